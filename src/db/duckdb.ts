@@ -1,0 +1,105 @@
+import { DuckDBConnection, DuckDBInstance, type DuckDBValue, quotedIdentifier, quotedString } from '@duckdb/node-api';
+
+export { quotedIdentifier, quotedString };
+
+/** Options for an embedded DuckDB instance. */
+export interface OpenDuckDbOptions {
+  /** Worker threads; defaults to DuckDB's own choice. */
+  threads?: number;
+  memoryLimit?: string;
+}
+
+/** Opens an in-memory DuckDB instance (the pipeline's and the query layer's engine). */
+export async function openDuckDb(options: OpenDuckDbOptions = {}): Promise<DuckDBInstance> {
+  const config: Record<string, string> = {};
+  if (options.threads !== undefined) config.threads = String(options.threads);
+  if (options.memoryLimit !== undefined) config.memory_limit = options.memoryLimit;
+  return DuckDBInstance.create(':memory:', config);
+}
+
+export type SqlParams = DuckDBValue[] | Record<string, DuckDBValue>;
+export type Row = Record<string, unknown>;
+
+/**
+ * Runs one statement with bound values and returns its rows as JSON-friendly objects
+ * (BIGINT, DECIMAL and TIMESTAMP come back as strings; format them at the edge).
+ */
+export async function readRows<T extends Row = Row>(
+  connection: DuckDBConnection,
+  sql: string,
+  params?: SqlParams,
+): Promise<T[]> {
+  const reader = await connection.runAndReadAll(sql, params);
+  return reader.getRowObjectsJson() as T[];
+}
+
+/** Runs one statement with bound values, ignoring its result. */
+export async function execute(connection: DuckDBConnection, sql: string, params?: SqlParams): Promise<void> {
+  await connection.run(sql, params);
+}
+
+/** Runs `fn` with a fresh connection of `instance` and closes the connection afterwards. */
+export async function withConnection<T>(
+  instance: DuckDBInstance,
+  fn: (connection: DuckDBConnection) => Promise<T>,
+): Promise<T> {
+  const connection = await instance.connect();
+  try {
+    return await fn(connection);
+  } finally {
+    connection.closeSync();
+  }
+}
+
+/** A CSV row read as text, with the line it came from (1-based, header is line 1). */
+export interface CsvRow {
+  line: number;
+  values: Record<string, string | null>;
+}
+
+/** Options for reading a CSV file as text through DuckDB. */
+export interface ReadCsvOptions {
+  delimiter?: string;
+  /** Header row present (default true). */
+  header?: boolean;
+  /** Explicit column names when the file has none. */
+  columnNames?: string[];
+  /** Character that starts a comment line. */
+  comment?: string;
+  /** Lines to skip before the header. */
+  skip?: number;
+  quote?: string;
+}
+
+/**
+ * Reads a CSV file with DuckDB's reader as all-text columns, preserving file order, so that
+ * parsers do the typing themselves and can name the line of a bad value. Line numbers assume
+ * one physical line per record, which holds for every publisher format we read.
+ */
+export async function readCsvFile(
+  connection: DuckDBConnection,
+  file: string,
+  options: ReadCsvOptions = {},
+): Promise<CsvRow[]> {
+  const header = options.header !== false;
+  const args = [
+    quotedString(file),
+    'all_varchar = true',
+    `header = ${header}`,
+    'strict_mode = false',
+    'null_padding = true',
+    `delim = ${quotedString(options.delimiter ?? ',')}`,
+    `quote = ${quotedString(options.quote ?? '"')}`,
+  ];
+  if (options.comment !== undefined) args.push(`comment = ${quotedString(options.comment)}`);
+  if (options.skip !== undefined) args.push(`skip = ${Math.trunc(options.skip)}`);
+  if (options.columnNames !== undefined) {
+    args.push(`names = [${options.columnNames.map(quotedString).join(', ')}]`);
+  }
+  const reader = await connection.runAndReadAll(`SELECT * FROM read_csv(${args.join(', ')})`);
+  const firstDataLine = (options.skip ?? 0) + (header ? 2 : 1);
+  return (reader.getRowObjectsJson() as Record<string, string | null>[]).map((values, index) => ({
+    line: firstDataLine + index,
+    values,
+  }));
+}
