@@ -24,7 +24,7 @@ export type Row = Record<string, unknown>;
  * Runs one statement with bound values and returns its rows as JSON-friendly objects
  * (BIGINT, DECIMAL and TIMESTAMP come back as strings; format them at the edge).
  */
-export async function readRows<T extends Row = Row>(
+export async function readRows<T extends object = Row>(
   connection: DuckDBConnection,
   sql: string,
   params?: SqlParams,

@@ -1,0 +1,110 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { openDuckDb, withConnection } from '../../db/duckdb.ts';
+import { findSource, SOURCES } from '../../ingest/sources.ts';
+import type { IngestOptions } from '../../ingest/source.ts';
+import { type AppendResult, appendBatch } from '../../store/append-batch.ts';
+import type { InputFile } from '../../store/batches.ts';
+import { resolveLayout } from '../../store/layout.ts';
+import { PIPELINE_VERSION } from '../../version.ts';
+import type { CommandContext } from '../context.ts';
+import { UsageError } from '../usage-error.ts';
+
+/** What to ingest: a source, its files and the flags a parser may use. */
+export interface IngestRequest {
+  source: string;
+  files: readonly string[];
+  options: IngestOptions;
+}
+
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** Parses source files and appends what is new to the store; the whole of `mmds ingest`. */
+export async function ingestFiles(context: CommandContext, request: IngestRequest): Promise<AppendResult> {
+  const source = findSource(request.source);
+  if (!source) {
+    throw new UsageError(`unknown source "${request.source}"; known: ${SOURCES.map((s) => s.id).join(', ')}`);
+  }
+  assertOptions(request.options);
+  const files = request.files.map((file) => resolve(file));
+  for (const file of files) {
+    if (!existsSync(file)) throw new UsageError(`${file}: no such file`);
+  }
+  const layout = resolveLayout(context.config.dataDir);
+  const db = await openDuckDb();
+  try {
+    return await withConnection(db, async (connection) => {
+      context.reporter.progress(`${source.id}: reading ${files.length} file(s)…`);
+      const parsed = await source.parse(files, { connection, now: context.now, options: request.options });
+      context.reporter.progress(`${source.id}: comparing with the store and writing a batch…`);
+      return appendBatch(layout, connection, parsed, {
+        source: source.id,
+        files: files.map(describeFile),
+        options: Object.fromEntries(Object.entries(request.options).filter(([, v]) => v !== undefined)),
+        collectorVersion: `mmds/${PIPELINE_VERSION} ${source.id}`,
+        now: context.now(),
+      });
+    });
+  } finally {
+    db.closeSync();
+  }
+}
+
+function assertOptions(options: IngestOptions): void {
+  if (options.observedAt !== undefined && !TIMESTAMP.test(options.observedAt)) {
+    throw new UsageError(`--observed-at must be a UTC timestamp YYYY-MM-DDTHH:MM:SSZ, got "${options.observedAt}"`);
+  }
+  if (options.vintage !== undefined && !DATE.test(options.vintage)) {
+    throw new UsageError(`--vintage must be a date YYYY-MM-DD, got "${options.vintage}"`);
+  }
+}
+
+function describeFile(file: string): InputFile {
+  if (!statSync(file).isFile()) return { name: basename(file), sha256: null, bytes: null };
+  const content = readFileSync(file);
+  return { name: basename(file), sha256: createHash('sha256').update(content).digest('hex'), bytes: content.length };
+}
+
+/** Prints the summary of an ingest. */
+export function reportIngest(context: CommandContext, source: string, result: AppendResult): void {
+  context.reporter.result({ source, ...result });
+  const tables = Object.entries(result.tables)
+    .map(([name, c]) => `${name} +${c.added} (unchanged ${c.unchanged}${c.stale ? `, stale ${c.stale}` : ''})`)
+    .join('; ');
+  context.reporter.line(
+    `${source}: read ${result.rows_read} rows, skipped ${result.rows_skipped} missing; ${tables || 'no records'}; ` +
+      (result.batch_id ? `batch ${result.batch_id}` : 'nothing new, store unchanged'),
+  );
+}
+
+/** Registers `mmds ingest`. */
+export function registerIngest(program: Command, getContext: () => CommandContext): void {
+  program
+    .command('ingest')
+    .description("parse a source's files, in the publisher's own format, into the store")
+    .argument('<source>', `one of: ${SOURCES.map((s) => s.id).join(', ')}`)
+    .argument('<file...>', 'files (or, for research, directories) to read')
+    .option('--observed-at <timestamp>', 'knowledge time of every value, UTC (YYYY-MM-DDTHH:MM:SSZ)')
+    .option('--series <key>', 'series key to file the values under (fred)')
+    .option('--vintage <date>', 'vintage date of a FRED/ALFRED download (fred)')
+    .addHelpText(
+      'after',
+      `
+Sources:
+${SOURCES.map((s) => `  ${s.id.padEnd(10)} ${s.description}`).join('\n')}
+
+Examples:
+  mmds ingest ecb eurofxref-hist.csv
+  mmds ingest cftc annual.txt FinFutYY.txt
+  mmds ingest fred PAYEMS.csv --series bls.CES0000000001 --vintage 2025-08-02
+  mmds ingest bls response.json --observed-at 2026-01-09T13:30:00Z`,
+    )
+    .action(async (source: string, files: string[], flags: { observedAt?: string; series?: string; vintage?: string }) => {
+      const context = getContext();
+      const result = await ingestFiles(context, { source, files, options: flags });
+      reportIngest(context, source, result);
+    });
+}

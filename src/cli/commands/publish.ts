@@ -1,0 +1,45 @@
+import type { Command } from 'commander';
+import { openDuckDb, withConnection } from '../../db/duckdb.ts';
+import { resolveLayout } from '../../store/layout.ts';
+import { publishSnapshot } from '../../store/publish.ts';
+import { PIPELINE_VERSION } from '../../version.ts';
+import type { CommandContext } from '../context.ts';
+import { UsageError } from '../usage-error.ts';
+
+/** Registers `mmds publish`. */
+export function registerPublish(program: Command, getContext: () => CommandContext): void {
+  program
+    .command('publish')
+    .description('make an immutable snapshot of the store, verify it, and switch CURRENT to it atomically')
+    .option('--keep <n>', 'snapshots to keep besides the current one and its parent')
+    .addHelpText('after', '\nExamples:\n  mmds publish\n  mmds publish --keep 10 --json')
+    .action(async (flags: { keep?: string }) => {
+      const context = getContext();
+      const keep = flags.keep === undefined ? context.config.keepSnapshots : Number(flags.keep);
+      if (!Number.isInteger(keep) || keep < 1) throw new UsageError(`--keep must be a whole number >= 1, got "${flags.keep}"`);
+      const db = await openDuckDb();
+      try {
+        context.reporter.progress('publishing: writing and verifying the snapshot…');
+        const result = await withConnection(db, (connection) =>
+          publishSnapshot(resolveLayout(context.config.dataDir), connection, {
+            now: context.now(),
+            pipelineVersion: PIPELINE_VERSION,
+            keep,
+          }),
+        );
+        for (const warning of result.warnings) context.reporter.warn(warning.message);
+        context.reporter.result(result);
+        const rows = Object.entries(result.tables)
+          .filter(([, n]) => n > 0)
+          .map(([name, n]) => `${name} ${n}`)
+          .join(', ');
+        context.reporter.line(
+          result.status === 'unchanged'
+            ? `nothing new since snapshot ${result.snapshot_id}; CURRENT unchanged`
+            : `published snapshot ${result.snapshot_id} (${rows})${result.pruned.length ? `; pruned ${result.pruned.length}` : ''}`,
+        );
+      } finally {
+        db.closeSync();
+      }
+    });
+}

@@ -1,0 +1,36 @@
+import type { Command } from 'commander';
+import { openDuckDb, withConnection } from '../../db/duckdb.ts';
+import { resolveLayout } from '../../store/layout.ts';
+import { verifyStore } from '../../store/verify-store.ts';
+import type { CommandContext } from '../context.ts';
+import { ReportedFailure } from '../reported-failure.ts';
+
+/** Registers `mmds verify`. */
+export function registerVerify(program: Command, getContext: () => CommandContext): void {
+  program
+    .command('verify')
+    .description('check batches and snapshots: checksums, revision chains, rights, reference integrity')
+    .addHelpText('after', '\nExits non-zero when it finds an error.\n\nExamples:\n  mmds verify\n  mmds verify --json')
+    .action(async () => {
+      const context = getContext();
+      const db = await openDuckDb();
+      try {
+        context.reporter.progress('verifying…');
+        const report = await withConnection(db, (connection) =>
+          verifyStore(resolveLayout(context.config.dataDir), connection),
+        );
+        context.reporter.result(report);
+        for (const problem of report.problems) {
+          context.reporter.line(`${problem.severity}: ${problem.check}: ${problem.message}`);
+        }
+        const errors = report.problems.filter((p) => p.severity === 'error').length;
+        context.reporter.line(
+          `verified ${report.batches} batch(es), ${report.snapshots} snapshot(s), current ${report.current ?? 'none'}: ` +
+            `${errors} error(s), ${report.problems.length - errors} warning(s)`,
+        );
+        if (errors > 0) throw new ReportedFailure(`verify found ${errors} error(s)`);
+      } finally {
+        db.closeSync();
+      }
+    });
+}

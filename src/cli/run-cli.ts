@@ -1,0 +1,106 @@
+import { Command, CommanderError } from 'commander';
+import { ConfigError } from '../config/load-config.ts';
+import { InputError } from '../ingest/input-error.ts';
+import { LockedError } from '../store/lock.ts';
+import { PublishRefusedError } from '../store/publish.ts';
+import { PIPELINE_VERSION } from '../version.ts';
+import { registerFetch } from './commands/fetch.ts';
+import { registerIngest } from './commands/ingest.ts';
+import { registerPublish } from './commands/publish.ts';
+import { registerVerify } from './commands/verify.ts';
+import type { CliContext, CommandContext } from './context.ts';
+import { createReporter } from './reporter.ts';
+import { ReportedFailure } from './reported-failure.ts';
+import { UsageError } from './usage-error.ts';
+
+/** Exit codes of `mmds` (sysexits-style where one fits). */
+export const EXIT = { ok: 0, failure: 1, usage: 2, locked: 75, config: 78, internal: 70 } as const;
+
+/** Builds the `mmds` program; commands get their context when they run. */
+export function createProgram(context: CliContext): Command {
+  const program = new Command('mmds')
+    .description('Market and Macro Data Service: publishing pipeline, static build and API server')
+    .version(PIPELINE_VERSION)
+    .option('--json', 'print the result as JSON on stdout (for scripts)')
+    .showHelpAfterError('(run mmds --help for usage)')
+    .configureOutput({
+      writeOut: (text) => context.stdout.write(text),
+      writeErr: (text) => context.stderr.write(text),
+    })
+    .addHelpText(
+      'after',
+      `
+Configuration (environment): MMDS_DATA_DIR (store and snapshots, default ./data), MMDS_STORAGE
+(key and counter state: file, memory or redis://...), PORT (default 4321).
+
+Examples:
+  mmds ingest ecb eurofxref-hist.csv
+  mmds publish
+  mmds verify`,
+    );
+  program.exitOverride();
+  const getContext = (): CommandContext => ({
+    ...context,
+    reporter: createReporter({
+      stdout: context.stdout,
+      stderr: context.stderr,
+      json: Boolean(program.opts().json),
+      interactive: context.interactive,
+    }),
+  });
+  registerIngest(program, getContext);
+  registerFetch(program, getContext);
+  registerPublish(program, getContext);
+  registerVerify(program, getContext);
+  for (const command of program.commands) command.exitOverride();
+  return program;
+}
+
+/**
+ * Runs `mmds` with the given arguments and returns the exit code. This is the one place where
+ * errors become a one-line message and an exit code.
+ */
+export async function runCli(argv: readonly string[], context: CliContext): Promise<number> {
+  const program = createProgram(context);
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return EXIT.ok;
+  } catch (error) {
+    return reportError(error, context);
+  }
+}
+
+function reportError(error: unknown, context: CliContext): number {
+  const say = (message: string) => context.stderr.write(`mmds: ${message}\n`);
+  if (error instanceof CommanderError) {
+    // Commander has printed help, the version or its own one-line message already.
+    return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+  }
+  if (error instanceof UsageError) {
+    say(error.message);
+    return EXIT.usage;
+  }
+  if (error instanceof InputError) {
+    say(`${error.message} (the store is unchanged)`);
+    return EXIT.failure;
+  }
+  if (error instanceof PublishRefusedError) {
+    for (const problem of error.problems) context.stderr.write(`  ${problem.check}: ${problem.message}\n`);
+    say(`${error.message}; CURRENT is unchanged`);
+    return EXIT.failure;
+  }
+  if (error instanceof ReportedFailure) {
+    say(error.message);
+    return EXIT.failure;
+  }
+  if (error instanceof LockedError) {
+    say(error.message);
+    return EXIT.locked;
+  }
+  if (error instanceof ConfigError) {
+    say(`configuration: ${error.message}`);
+    return EXIT.config;
+  }
+  say(`internal error: ${error instanceof Error ? error.message : String(error)} (please report it)`);
+  return EXIT.internal;
+}

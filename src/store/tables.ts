@@ -1,0 +1,193 @@
+/**
+ * The stored tables and their Parquet column types: the one place that says what a batch and a
+ * snapshot hold. Fact tables keep every revision; reference tables keep the latest row per key.
+ */
+
+const PROVENANCE_COLUMNS = {
+  source_ref: 'VARCHAR',
+  observed_at: 'TIMESTAMP',
+  collector_version: 'VARCHAR',
+  verification_status: 'VARCHAR',
+  confidence: 'DOUBLE',
+  data_class: 'VARCHAR',
+  revision_number: 'INTEGER',
+  supersedes_id: 'VARCHAR',
+  batch_id: 'VARCHAR',
+} as const;
+
+const COT_POSITION_TYPE =
+  'STRUCT(category VARCHAR, long BIGINT, short BIGINT, spread BIGINT, change_long BIGINT, ' +
+  'change_short BIGINT, change_spread BIGINT, pct_oi_long DOUBLE, pct_oi_short DOUBLE, pct_oi_spread DOUBLE, ' +
+  'traders_long INTEGER, traders_short INTEGER, traders_spread INTEGER)[]';
+
+/** A table of the store: column types, its key, and whether it keeps revisions. */
+export interface TableDefinition {
+  name: string;
+  kind: 'fact' | 'reference';
+  /** Column name to DuckDB type, in output order. */
+  columns: Readonly<Record<string, string>>;
+  /** Columns that identify a row (facts: series and period; revisions come on top). */
+  key: readonly string[];
+  /** Columns a fact's revisions are compared on, hashed into its fingerprint. */
+  fingerprint?: readonly string[];
+}
+
+/** Every table, in publish order. */
+export const TABLES: readonly TableDefinition[] = [
+  {
+    name: 'observations',
+    kind: 'fact',
+    columns: { id: 'VARCHAR', series_key: 'VARCHAR', period: 'VARCHAR', value: 'DOUBLE', ...PROVENANCE_COLUMNS },
+    key: ['series_key', 'period'],
+    fingerprint: ['value'],
+  },
+  {
+    name: 'cot_reports',
+    kind: 'fact',
+    columns: {
+      id: 'VARCHAR',
+      series_key: 'VARCHAR',
+      period: 'VARCHAR',
+      report_type: 'VARCHAR',
+      market_code: 'VARCHAR',
+      market_name: 'VARCHAR',
+      contract_units: 'VARCHAR',
+      open_interest: 'BIGINT',
+      change_open_interest: 'BIGINT',
+      traders_total: 'INTEGER',
+      conc_gross_le4_long: 'DOUBLE',
+      conc_gross_le4_short: 'DOUBLE',
+      conc_gross_le8_long: 'DOUBLE',
+      conc_gross_le8_short: 'DOUBLE',
+      positions: COT_POSITION_TYPE,
+      content_hash: 'VARCHAR',
+      ...PROVENANCE_COLUMNS,
+    },
+    key: ['series_key', 'period'],
+    fingerprint: ['content_hash'],
+  },
+  reference('regions', ['code'], {
+    code: 'VARCHAR',
+    name: 'VARCHAR',
+    slug: 'VARCHAR',
+    level: 'VARCHAR',
+    parent_code: 'VARCHAR',
+  }),
+  reference('countries', ['iso2'], {
+    iso2: 'VARCHAR',
+    iso3: 'VARCHAR',
+    numeric: 'VARCHAR',
+    name: 'VARCHAR',
+    region_code: 'VARCHAR',
+    region_name: 'VARCHAR',
+    sub_region_code: 'VARCHAR',
+    sub_region_name: 'VARCHAR',
+    intermediate_region_code: 'VARCHAR',
+    intermediate_region_name: 'VARCHAR',
+    ldc: 'BOOLEAN',
+    lldc: 'BOOLEAN',
+    sids: 'BOOLEAN',
+  }),
+  reference('country_currencies', ['iso2'], { iso2: 'VARCHAR', currencies: 'VARCHAR[]' }),
+  reference('time_zones', ['zone'], {
+    zone: 'VARCHAR',
+    countries: 'VARCHAR[]',
+    coordinates: 'VARCHAR',
+    comment: 'VARCHAR',
+  }),
+  reference('currencies', ['code'], {
+    code: 'VARCHAR',
+    numeric: 'VARCHAR',
+    name: 'VARCHAR',
+    minor_units: 'INTEGER',
+    is_fund: 'BOOLEAN',
+    entities: 'VARCHAR[]',
+    withdrawn: 'VARCHAR',
+  }),
+  reference('venues', ['mic'], {
+    mic: 'VARCHAR',
+    operating_mic: 'VARCHAR',
+    kind: 'VARCHAR',
+    name: 'VARCHAR',
+    legal_name: 'VARCHAR',
+    lei: 'VARCHAR',
+    category: 'VARCHAR',
+    acronym: 'VARCHAR',
+    country: 'VARCHAR',
+    city: 'VARCHAR',
+    website: 'VARCHAR',
+    status: 'VARCHAR',
+    created: 'VARCHAR',
+    updated: 'VARCHAR',
+    expiry: 'VARCHAR',
+    comments: 'VARCHAR',
+  }),
+  reference('research', ['id'], {
+    id: 'VARCHAR',
+    slug: 'VARCHAR',
+    title: 'VARCHAR',
+    published_at: 'TIMESTAMP',
+    authors: 'VARCHAR[]',
+    tags: 'VARCHAR[]',
+    summary: 'VARCHAR',
+    series: 'VARCHAR[]',
+    body_markdown: 'VARCHAR',
+    source_ref: 'VARCHAR',
+  }),
+  reference('sources', ['id'], {
+    id: 'VARCHAR',
+    name: 'VARCHAR',
+    publisher: 'VARCHAR',
+    url: 'VARCHAR',
+    licence: 'VARCHAR',
+    licence_url: 'VARCHAR',
+    rights: 'VARCHAR',
+    attribution: 'VARCHAR',
+    cadence: 'VARCHAR',
+    stale_after_days: 'INTEGER',
+    sample: 'BOOLEAN',
+  }),
+  reference('series', ['key'], {
+    key: 'VARCHAR',
+    slug: 'VARCHAR',
+    name: 'VARCHAR',
+    source: 'VARCHAR',
+    frequency: 'VARCHAR',
+    unit: 'VARCHAR',
+    country: 'VARCHAR',
+    region: 'VARCHAR',
+    currency: 'VARCHAR',
+    sector: 'VARCHAR',
+    seasonal_adjustment: 'VARCHAR',
+    macro: 'BOOLEAN',
+    description: 'VARCHAR',
+  }),
+  reference('markets', ['code'], {
+    slug: 'VARCHAR',
+    code: 'VARCHAR',
+    name: 'VARCHAR',
+    exchange: 'VARCHAR',
+    mic: 'VARCHAR',
+    sector: 'VARCHAR',
+    report_types: 'VARCHAR[]',
+  }),
+  reference('sectors', ['id'], { id: 'VARCHAR', name: 'VARCHAR', description: 'VARCHAR' }),
+];
+
+function reference(name: string, key: readonly string[], columns: Record<string, string>): TableDefinition {
+  return { name, kind: 'reference', key, columns: { ...columns, batch_id: 'VARCHAR', row_hash: 'VARCHAR' } };
+}
+
+/** Finds a table definition by name. */
+export function getTable(name: string): TableDefinition {
+  const table = TABLES.find((t) => t.name === name);
+  if (!table) throw new Error(`unknown table ${name}`);
+  return table;
+}
+
+/** The DuckDB struct type that read_json needs for the table's columns. */
+export function describeColumns(table: TableDefinition): string {
+  return `{${Object.entries(table.columns)
+    .map(([name, type]) => `'${name}': '${type}'`)
+    .join(', ')}}`;
+}
