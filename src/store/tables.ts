@@ -16,8 +16,8 @@ const PROVENANCE_COLUMNS = {
 } as const;
 
 const COT_POSITION_TYPE =
-  'STRUCT(category VARCHAR, long BIGINT, short BIGINT, spread BIGINT, change_long BIGINT, ' +
-  'change_short BIGINT, change_spread BIGINT, pct_oi_long DOUBLE, pct_oi_short DOUBLE, pct_oi_spread DOUBLE, ' +
+  'STRUCT(category VARCHAR, long INTEGER, short INTEGER, spread INTEGER, change_long INTEGER, ' +
+  'change_short INTEGER, change_spread INTEGER, pct_oi_long DOUBLE, pct_oi_short DOUBLE, pct_oi_spread DOUBLE, ' +
   'traders_long INTEGER, traders_short INTEGER, traders_spread INTEGER)[]';
 
 /** A table of the store: column types, its key, and whether it keeps revisions. */
@@ -52,8 +52,8 @@ export const TABLES: readonly TableDefinition[] = [
       market_code: 'VARCHAR',
       market_name: 'VARCHAR',
       contract_units: 'VARCHAR',
-      open_interest: 'BIGINT',
-      change_open_interest: 'BIGINT',
+      open_interest: 'INTEGER',
+      change_open_interest: 'INTEGER',
       traders_total: 'INTEGER',
       conc_gross_le4_long: 'DOUBLE',
       conc_gross_le4_short: 'DOUBLE',

@@ -1,0 +1,59 @@
+/** The error codes of CONTRACT section 1 and the HTTP status each one answers with. */
+export const ERROR_STATUS = {
+  invalid_parameter: 400,
+  unauthorized: 401,
+  insufficient_scope: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  payload_too_large: 413,
+  uri_too_long: 414,
+  rate_limited: 429,
+  header_fields_too_large: 431,
+  internal_error: 500,
+  unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** An error the API answers with: code, status and a message safe to show to the caller. */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  /** Extra response headers (WWW-Authenticate, Retry-After, Allow). */
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(code: ErrorCode, message: string, options: { headers?: Record<string, string>; cause?: unknown } = {}) {
+    super(message, { cause: options.cause });
+    this.name = 'ApiError';
+    this.code = code;
+    this.status = ERROR_STATUS[code];
+    this.headers = options.headers ?? {};
+  }
+}
+
+/** 400: a parameter is malformed, unknown, or names a code that does not exist. */
+export function invalidParameter(name: string, expected: string): ApiError {
+  return new ApiError('invalid_parameter', `invalid parameter "${name}": expected ${expected}`);
+}
+
+/** 404 for an unknown path, slug or series key. */
+export function notFound(what: string): ApiError {
+  return new ApiError('not_found', `${what} not found`);
+}
+
+/** 401 with the same body for a missing, malformed, unknown, expired or revoked key. */
+export function unauthorized(message = 'a valid API key is required: send Authorization: Bearer <key>'): ApiError {
+  return new ApiError('unauthorized', message, { headers: { 'WWW-Authenticate': 'Bearer' } });
+}
+
+/** 403: the key is valid but lacks the scope. */
+export function insufficientScope(scope: string): ApiError {
+  return new ApiError('insufficient_scope', `this endpoint needs an API key with scope ${scope}`, {
+    headers: { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${scope}"` },
+  });
+}
+
+/** 503 while no snapshot can be read. */
+export function unavailable(message: string, retryAfterSeconds = 5): ApiError {
+  return new ApiError('unavailable', message, { headers: { 'Retry-After': String(retryAfterSeconds) } });
+}

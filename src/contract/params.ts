@@ -1,0 +1,119 @@
+import { z } from 'zod';
+
+/** How one parameter is validated and documented. */
+export interface ParamSpec {
+  description: string;
+  /** Validates the raw text and converts it. */
+  schema: z.ZodType;
+  /** The expected format in words, for the 400 message and the OpenAPI description. */
+  expected: string;
+  /** JSON Schema fragment for the OpenAPI description. */
+  openapi: Record<string, unknown>;
+  /** Only accepted with a key (history parameters of keyed endpoints). */
+  keyedOnly?: boolean;
+  required?: boolean;
+  /** The reference list a well-formed value must also exist in (checked by the payload). */
+  reference?: 'countries' | 'regions' | 'currencies';
+}
+
+const SLUG = /^[a-z0-9-]{1,64}$/;
+const PERIOD = /^\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?|-Q[1-4])?$/;
+const TIMESTAMP = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\dZ$/;
+
+/** Timestamps must also be real instants (no 30 February). */
+function isRealInstant(text: string): boolean {
+  const date = new Date(text);
+  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 19) === text.slice(0, 19);
+}
+
+export const PARAMS = {
+  slug: {
+    description: 'Identifier of a market or series (lowercase letters, digits and hyphens).',
+    schema: z.string().regex(SLUG),
+    expected: 'a slug of lowercase letters, digits and hyphens, at most 64 characters',
+    openapi: { type: 'string', pattern: SLUG.source, maxLength: 64 },
+  },
+  country: {
+    description: 'ISO 3166-1 alpha-2 country code.',
+    schema: z.string().regex(/^[A-Z]{2}$/),
+    expected: 'an ISO 3166-1 alpha-2 code such as US, known to the reference list',
+    openapi: { type: 'string', pattern: '^[A-Z]{2}$' },
+    reference: 'countries',
+  },
+  currency: {
+    description: 'ISO 4217 alphabetic currency code.',
+    schema: z.string().regex(/^[A-Z]{3}$/),
+    expected: 'an ISO 4217 code such as USD, known to the reference list',
+    openapi: { type: 'string', pattern: '^[A-Z]{3}$' },
+    reference: 'currencies',
+  },
+  region: {
+    description: 'UN M49 area: a three-digit code (150) or its kebab-case English name (europe).',
+    schema: z.string().regex(/^(\d{3}|[a-z][a-z0-9-]{1,63})$/),
+    expected: 'a UN M49 code such as 150 or a name such as northern-europe, known to the reference list',
+    openapi: { type: 'string', pattern: '^(\\d{3}|[a-z][a-z0-9-]{1,63})$' },
+    reference: 'regions',
+  },
+  series: {
+    description: 'Series key `<source>.<native id>`, e.g. bls.CUUR0000SA0.',
+    schema: z.string().regex(/^[a-z0-9-]{1,32}\.[A-Za-z0-9_.-]{1,64}$/),
+    expected: 'a series key such as bls.CUUR0000SA0',
+    openapi: { type: 'string', pattern: '^[a-z0-9-]{1,32}\\.[A-Za-z0-9_.-]{1,64}$' },
+    required: true,
+  },
+  as_of: {
+    description:
+      'Point in time (UTC, YYYY-MM-DDTHH:MM:SSZ): only what had been observed at or before it, with the revision then in force marked.',
+    schema: z.string().regex(TIMESTAMP).refine(isRealInstant),
+    expected: 'a UTC timestamp YYYY-MM-DDTHH:MM:SSZ, not in the future',
+    openapi: { type: 'string', format: 'date-time', pattern: TIMESTAMP.source },
+    keyedOnly: true,
+  },
+  from: {
+    description: 'First period to include (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD).',
+    schema: z.string().regex(PERIOD),
+    expected: 'a period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD',
+    openapi: { type: 'string', pattern: PERIOD.source },
+    keyedOnly: true,
+  },
+  to: {
+    description: 'Last period to include (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD).',
+    schema: z.string().regex(PERIOD),
+    expected: 'a period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD',
+    openapi: { type: 'string', pattern: PERIOD.source },
+    keyedOnly: true,
+  },
+  limit: {
+    description: 'Rows per page, 1 to 10000 (default 1000).',
+    schema: z
+      .string()
+      .regex(/^[1-9]\d{0,4}$/)
+      .transform(Number)
+      .refine((n) => n <= 10_000),
+    expected: 'a whole number from 1 to 10000',
+    openapi: { type: 'integer', minimum: 1, maximum: 10000, default: 1000 },
+    keyedOnly: true,
+  },
+  cursor: {
+    description: 'Opaque cursor from meta.next_cursor of the previous page.',
+    schema: z.string().regex(/^[A-Za-z0-9_-]{1,200}$/),
+    expected: 'the opaque value of meta.next_cursor',
+    openapi: { type: 'string' },
+    keyedOnly: true,
+  },
+  format: {
+    description: 'Response format: json (default) or csv (RFC 4180 with a header row).',
+    schema: z.enum(['json', 'csv']),
+    expected: 'json or csv',
+    openapi: { type: 'string', enum: ['json', 'csv'], default: 'json' },
+    keyedOnly: true,
+  },
+  report_type: {
+    description: 'COT report: legacy, disaggregated or tff (default: the market\'s first tracked report).',
+    schema: z.enum(['legacy', 'disaggregated', 'tff']),
+    expected: 'legacy, disaggregated or tff',
+    openapi: { type: 'string', enum: ['legacy', 'disaggregated', 'tff'] },
+  },
+} satisfies Record<string, ParamSpec>;
+
+export type ParamName = keyof typeof PARAMS;

@@ -1,0 +1,52 @@
+import { invalidParameter, notFound } from './errors.ts';
+import { PARAMS, type ParamName } from './params.ts';
+import type { RouteDefinition } from './routes.ts';
+
+/** The validated parameters of one request. */
+export interface RequestParams {
+  slug: string | null;
+  /** Validated query values (converted: `limit` is a number). */
+  query: Partial<Record<ParamName, string | number>>;
+  /** Keyed-only parameters the request used (they need a key). */
+  keyedParams: ParamName[];
+}
+
+/** Maximum query parameters looked at; more is refused before any work. */
+const MAX_PARAMS = 20;
+
+/**
+ * Validates a request's slug and query string against its route: unknown, repeated, malformed
+ * and missing required parameters are `invalid_parameter`, a malformed slug is `not_found`.
+ * Whether the values exist in the reference lists is the payload's business.
+ */
+export function parseRequest(route: RouteDefinition, slug: string | null, search: URLSearchParams): RequestParams {
+  if (slug !== null && !PARAMS.slug.schema.safeParse(slug).success) throw notFound(`${route.path.replace(':slug', slug)}`);
+  const names = [...search.keys()];
+  if (names.length > MAX_PARAMS) throw invalidParameter('query', `at most ${MAX_PARAMS} parameters`);
+  const query: RequestParams['query'] = {};
+  const keyedParams: ParamName[] = [];
+  for (const name of new Set(names)) {
+    if (!(route.query as readonly string[]).includes(name)) {
+      const accepted = route.query.length ? `one of: ${route.query.join(', ')}` : 'no query parameters';
+      throw invalidParameter(printable(name), `a known parameter (${accepted})`);
+    }
+    const values = search.getAll(name);
+    const spec = PARAMS[name as ParamName];
+    if (values.length > 1) throw invalidParameter(name, `a single value (${spec.expected})`);
+    const parsed = spec.schema.safeParse(values[0]);
+    if (!parsed.success) throw invalidParameter(name, spec.expected);
+    query[name as ParamName] = parsed.data as string | number;
+    if ('keyedOnly' in spec && spec.keyedOnly) keyedParams.push(name as ParamName);
+  }
+  for (const name of route.query) {
+    const spec = PARAMS[name];
+    if ('required' in spec && spec.required && query[name] === undefined) throw invalidParameter(name, `${spec.expected} (required)`);
+  }
+  return { slug, query, keyedParams };
+}
+
+/** Parameter names are echoed in messages; keep them short and printable. */
+function printable(name: string): string {
+  const clean = name.replace(/[^\x20-\x7e]/g, '?');
+  return clean.length > 40 ? `${clean.slice(0, 40)}…` : clean;
+}

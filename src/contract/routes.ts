@@ -1,0 +1,237 @@
+import { PARAMS, type ParamName } from './params.ts';
+
+/** The scopes a key can hold (SPEC section 5). */
+export const SCOPES = ['cot:history', 'macro:history', 'observations:read'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+/** Who may call an endpoint. */
+export type Access =
+  | { kind: 'public' }
+  /** Public payload without a key; the scope unlocks the full history (endpoint 3). */
+  | { kind: 'public-or-scope'; scope: Scope }
+  | { kind: 'scope'; scope: Scope };
+
+/** What the static build writes for an endpoint. */
+export type Prerender =
+  /** Not pre-rendered: keyed only. */
+  | 'none'
+  /** One file, plus one per valid value of each single filter parameter. */
+  | 'filters'
+  /** One file per slug (and per report type). */
+  | 'per-slug';
+
+/** One endpoint of v1, declared once for the server, the static build, OpenAPI and the tests. */
+export interface RouteDefinition {
+  id: RouteId;
+  /** The endpoint's number in SPEC section 4. */
+  number: number;
+  /** Path with `:slug` for the path parameter. */
+  path: string;
+  summary: string;
+  description: string;
+  access: Access;
+  /** Query parameters accepted (keyed-only ones need a key). */
+  query: readonly ParamName[];
+  /** Seconds a shared cache may keep the public payload. */
+  maxAge: number;
+  prerender: Prerender;
+}
+
+export type RouteId =
+  | 'status'
+  | 'cot-summary'
+  | 'cot-market'
+  | 'macro-latest'
+  | 'macro-series'
+  | 'research'
+  | 'sources'
+  | 'observations'
+  | 'series'
+  | 'sectors'
+  | 'fx-ecb'
+  | 'countries'
+  | 'currencies'
+  | 'venues';
+
+const HISTORY: readonly ParamName[] = ['as_of', 'from', 'to', 'limit', 'cursor', 'format'];
+const LATEST_MAX_AGE = 300;
+const REFERENCE_MAX_AGE = 3600;
+
+/** The fourteen endpoints of SPEC section 4. */
+export const ROUTES: readonly RouteDefinition[] = [
+  {
+    id: 'status',
+    number: 1,
+    path: '/api/v1/status',
+    summary: 'Service and data freshness status',
+    description: 'Snapshot in service, and per source its last period, last observation time, cadence, next release due and staleness.',
+    access: { kind: 'public' },
+    query: [],
+    maxAge: 60,
+    prerender: 'filters',
+  },
+  {
+    id: 'cot-summary',
+    number: 2,
+    path: '/api/v1/markets/cot',
+    summary: 'Latest positioning summary for all tracked futures markets',
+    description: 'Per tracked market the latest Commitments of Traders report: open interest, long, short and net by trader category, week-on-week changes and percent of open interest.',
+    access: { kind: 'public' },
+    query: [],
+    maxAge: LATEST_MAX_AGE,
+    prerender: 'filters',
+  },
+  {
+    id: 'cot-market',
+    number: 3,
+    path: '/api/v1/markets/cot/:slug',
+    summary: 'Positioning history of one market',
+    description: 'Without a key: the 12 most recent weekly reports. With a key holding cot:history: the full history, with as_of, from, to, limit, cursor and format=csv.',
+    access: { kind: 'public-or-scope', scope: 'cot:history' },
+    query: ['report_type', ...HISTORY],
+    maxAge: LATEST_MAX_AGE,
+    prerender: 'per-slug',
+  },
+  {
+    id: 'macro-latest',
+    number: 4,
+    path: '/api/v1/macro',
+    summary: 'Latest value of each tracked BLS series',
+    description: 'Per tracked series the latest period and value, when it was published, and its revision number.',
+    access: { kind: 'public' },
+    query: [],
+    maxAge: LATEST_MAX_AGE,
+    prerender: 'filters',
+  },
+  {
+    id: 'macro-series',
+    number: 5,
+    path: '/api/v1/macro/:slug',
+    summary: 'History of one macro series, with every revision record',
+    description: 'Every revision of every period, oldest period first; as_of reconstructs what was known at an instant.',
+    access: { kind: 'scope', scope: 'macro:history' },
+    query: HISTORY,
+    maxAge: 0,
+    prerender: 'none',
+  },
+  {
+    id: 'research',
+    number: 6,
+    path: '/api/v1/research',
+    summary: 'Published research findings',
+    description: 'Findings, newest first, with the series they are about.',
+    access: { kind: 'public' },
+    query: [],
+    maxAge: REFERENCE_MAX_AGE,
+    prerender: 'filters',
+  },
+  {
+    id: 'sources',
+    number: 7,
+    path: '/api/v1/sources',
+    summary: 'Source catalog with licences and rights classification',
+    description: 'Every source with its licence, rights class, whether it is redistributable, and the attribution to show.',
+    access: { kind: 'public' },
+    query: [],
+    maxAge: REFERENCE_MAX_AGE,
+    prerender: 'filters',
+  },
+  {
+    id: 'observations',
+    number: 8,
+    path: '/api/v1/observations',
+    summary: 'Raw observations with full provenance and all revisions',
+    description: 'Every revision of every period of one series with its provenance; with as_of, only what had been observed by then, the revision in force marked in_force.',
+    access: { kind: 'scope', scope: 'observations:read' },
+    query: ['series', ...HISTORY],
+    maxAge: 0,
+    prerender: 'none',
+  },
+  {
+    id: 'series',
+    number: 9,
+    path: '/api/v1/series',
+    summary: 'Series catalogue with latest values (redistributable data only)',
+    description: 'Series of redistributable sources with their latest value; filter by country, region or currency.',
+    access: { kind: 'public' },
+    query: ['country', 'region', 'currency'],
+    maxAge: LATEST_MAX_AGE,
+    prerender: 'filters',
+  },
+  {
+    id: 'sectors',
+    number: 10,
+    path: '/api/v1/sectors',
+    summary: 'Sectors with measured coverage status and live counts',
+    description: 'Per sector the number of series and markets, how many are fresh, and a coverage status measured from the data.',
+    access: { kind: 'public' },
+    query: [],
+    maxAge: LATEST_MAX_AGE,
+    prerender: 'filters',
+  },
+  {
+    id: 'fx-ecb',
+    number: 11,
+    path: '/api/v1/fx/ecb',
+    summary: 'Latest euro reference exchange rates',
+    description: 'Latest ECB euro reference rate per currency (units per euro) and its date; filter by currency.',
+    access: { kind: 'public' },
+    query: ['currency'],
+    maxAge: LATEST_MAX_AGE,
+    prerender: 'filters',
+  },
+  {
+    id: 'countries',
+    number: 12,
+    path: '/api/v1/reference/countries',
+    summary: 'Countries with UN M49 region, ISO 4217 currency, IANA time zones and coverage',
+    description: 'ISO 3166-1 countries with their M49 classification, currencies, time zones and how much data covers them; filter by region.',
+    access: { kind: 'public' },
+    query: ['region'],
+    maxAge: REFERENCE_MAX_AGE,
+    prerender: 'filters',
+  },
+  {
+    id: 'currencies',
+    number: 13,
+    path: '/api/v1/reference/currencies',
+    summary: 'ISO 4217 currencies with minor units',
+    description: 'Current and withdrawn ISO 4217 currencies and funds with numeric code and minor units.',
+    access: { kind: 'public' },
+    query: [],
+    maxAge: REFERENCE_MAX_AGE,
+    prerender: 'filters',
+  },
+  {
+    id: 'venues',
+    number: 14,
+    path: '/api/v1/reference/venues',
+    summary: 'Trading venues with city, time zone and currencies',
+    description: 'ISO 10383 market identifier codes with city, time zone and the currencies of their country; filter by country.',
+    access: { kind: 'public' },
+    query: ['country'],
+    maxAge: REFERENCE_MAX_AGE,
+    prerender: 'filters',
+  },
+];
+
+/** Finds the route whose path matches, with its slug. */
+export function matchRoute(pathname: string): { route: RouteDefinition; slug: string | null } | null {
+  for (const route of ROUTES) {
+    if (!route.path.includes(':slug')) {
+      if (route.path === pathname) return { route, slug: null };
+      continue;
+    }
+    const prefix = route.path.slice(0, route.path.indexOf(':slug'));
+    if (pathname.startsWith(prefix)) {
+      const rest = pathname.slice(prefix.length);
+      if (rest !== '' && !rest.includes('/')) return { route, slug: rest };
+    }
+  }
+  return null;
+}
+
+/** The parameter specs of a route's query parameters. */
+export function routeParams(route: RouteDefinition) {
+  return route.query.map((name) => ({ name, spec: PARAMS[name] }));
+}

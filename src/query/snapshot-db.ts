@@ -1,0 +1,167 @@
+import { join } from 'node:path';
+import type { DuckDBConnection, DuckDBInstance, DuckDBPreparedStatement } from '@duckdb/node-api';
+import { execute, openDuckDb, quotedIdentifier, quotedString, readRows, type SqlParams } from '../db/duckdb.ts';
+import { type StoreLayout, snapshotDir } from '../store/layout.ts';
+import { readManifest, type SnapshotManifest } from '../store/manifest.ts';
+import { TABLES } from '../store/tables.ts';
+import { createDerivedTables } from './derived-tables.ts';
+
+/** Options for opening a snapshot for reading. */
+export interface OpenSnapshotOptions {
+  /** Connections, one per in-flight query (STACK: DuckDB connections are not for sharing). */
+  poolSize?: number;
+  /** Deadline of one query; past it the query is interrupted and the caller gets QueryTimeoutError. */
+  queryTimeoutMs?: number;
+  threads?: number;
+}
+
+/** A query ran past its deadline and was interrupted. */
+export class QueryTimeoutError extends Error {
+  constructor(ms: number) {
+    super(`query exceeded its ${ms} ms deadline`);
+    this.name = 'QueryTimeoutError';
+  }
+}
+
+/** A read-only view of one published snapshot: views over its Parquet files, a connection pool. */
+export interface SnapshotDb {
+  readonly id: string;
+  readonly manifest: SnapshotManifest;
+  /** Runs a read statement with bound values on a pooled connection (prepared once per connection). */
+  query<T extends object>(sql: string, params?: SqlParams): Promise<T[]>;
+  /** Waits for queries in flight, then closes the instance. */
+  close(): Promise<void>;
+  /** Settings that must hold once the views exist (asserted at server start). */
+  readSecuritySettings(): Promise<{ enable_external_access: boolean; lock_configuration: boolean }>;
+}
+
+interface PooledConnection {
+  connection: DuckDBConnection;
+  prepared: Map<string, DuckDBPreparedStatement>;
+}
+
+/**
+ * Opens a snapshot: one DuckDB instance whose views read the snapshot's Parquet files; file
+ * access is then limited to exactly those files and the configuration is locked, so no query
+ * can read, write or attach anything else.
+ */
+export async function openSnapshotDb(
+  layout: StoreLayout,
+  snapshotId: string,
+  options: OpenSnapshotOptions = {},
+): Promise<SnapshotDb> {
+  const manifest = readManifest(layout, snapshotId);
+  const dir = snapshotDir(layout, snapshotId);
+  const instance = await openDuckDb({ threads: options.threads ?? 2 });
+  const setup = await instance.connect();
+  const files: string[] = [];
+  try {
+    for (const table of TABLES) {
+      const entry = manifest.tables[table.name];
+      if (!entry) throw new Error(`snapshot ${snapshotId} has no ${table.name} table`);
+      const file = join(dir, entry.file);
+      files.push(file);
+      await execute(
+        setup,
+        `CREATE VIEW ${quotedIdentifier(table.name)} AS SELECT * FROM read_parquet(${quotedString(file)})`,
+      );
+    }
+    await createDerivedTables(setup);
+    await execute(setup, `SET allowed_paths = [${files.map(quotedString).join(', ')}]`);
+    await execute(setup, 'SET enable_external_access = false');
+    await execute(setup, 'SET lock_configuration = true');
+    // Touch every file once so that a damaged snapshot is refused here, not in a request.
+    for (const table of TABLES) await readRows(setup, `SELECT count(*) AS n FROM ${quotedIdentifier(table.name)}`);
+  } catch (error) {
+    setup.closeSync();
+    instance.closeSync();
+    throw error;
+  }
+  setup.closeSync();
+  return createPool(instance, snapshotId, manifest, options);
+}
+
+function createPool(
+  instance: DuckDBInstance,
+  id: string,
+  manifest: SnapshotManifest,
+  options: OpenSnapshotOptions,
+): SnapshotDb {
+  const size = options.poolSize ?? 4;
+  const timeoutMs = options.queryTimeoutMs ?? 10_000;
+  const idle: PooledConnection[] = [];
+  const waiters: Array<(pooled: PooledConnection) => void> = [];
+  let created = 0;
+  let inFlight = 0;
+  let closed = false;
+  const idleWaiters: Array<() => void> = [];
+
+  async function acquire(): Promise<PooledConnection> {
+    const ready = idle.pop();
+    if (ready) return ready;
+    if (created < size) {
+      created += 1;
+      return { connection: await instance.connect(), prepared: new Map() };
+    }
+    return new Promise((resolve) => waiters.push(resolve));
+  }
+
+  function release(pooled: PooledConnection): void {
+    const waiter = waiters.shift();
+    if (waiter) waiter(pooled);
+    else idle.push(pooled);
+  }
+
+  async function run<T>(pooled: PooledConnection, sql: string, params?: SqlParams): Promise<T[]> {
+    let statement = pooled.prepared.get(sql);
+    if (!statement) {
+      statement = await pooled.connection.prepare(sql);
+      pooled.prepared.set(sql, statement);
+    }
+    statement.clearBindings();
+    if (params) statement.bind(params);
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        pooled.connection.interrupt();
+        reject(new QueryTimeoutError(timeoutMs));
+      }, timeoutMs);
+    });
+    try {
+      const reader = await Promise.race([statement.runAndReadAll(), deadline]);
+      return reader.getRowObjectsJson() as T[];
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  return {
+    id,
+    manifest,
+    async query<T extends object>(sql: string, params?: SqlParams): Promise<T[]> {
+      if (closed) throw new Error('snapshot closed');
+      inFlight += 1;
+      const pooled = await acquire();
+      try {
+        return await run<T>(pooled, sql, params);
+      } finally {
+        release(pooled);
+        inFlight -= 1;
+        if (inFlight === 0) for (const notify of idleWaiters.splice(0)) notify();
+      }
+    },
+    async close() {
+      closed = true;
+      if (inFlight > 0) await new Promise<void>((resolve) => idleWaiters.push(resolve));
+      for (const pooled of idle) pooled.connection.closeSync();
+      idle.length = 0;
+      instance.closeSync();
+    },
+    async readSecuritySettings() {
+      const [row] = await this.query<{ e: boolean; l: boolean }>(
+        "SELECT current_setting('enable_external_access') AS e, current_setting('lock_configuration') AS l",
+      );
+      return { enable_external_access: Boolean(row?.e), lock_configuration: Boolean(row?.l) };
+    },
+  };
+}
