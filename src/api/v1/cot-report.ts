@@ -1,0 +1,67 @@
+import type { CotReportRow } from '../../query/cot.ts';
+
+/** One trader category of a report as the API shows it, with net positions derived. */
+export interface CategoryView {
+  long: number | null;
+  short: number | null;
+  spread: number | null;
+  net: number | null;
+  change_long: number | null;
+  change_short: number | null;
+  change_spread: number | null;
+  change_net: number | null;
+  pct_oi_long: number | null;
+  pct_oi_short: number | null;
+  pct_oi_spread: number | null;
+  traders_long: number | null;
+  traders_short: number | null;
+  traders_spread: number | null;
+}
+
+const difference = (a: number | null, b: number | null) => (a === null || b === null ? null : a - b);
+
+/** Shapes a stored report for the API: categories keyed by name, net = long - short. */
+export function presentCotReport(row: CotReportRow) {
+  const categories: Record<string, CategoryView> = {};
+  for (const p of row.positions) {
+    categories[p.category] = {
+      long: p.long,
+      short: p.short,
+      spread: p.spread,
+      net: difference(p.long, p.short),
+      change_long: p.change_long,
+      change_short: p.change_short,
+      change_spread: p.change_spread,
+      change_net: difference(p.change_long, p.change_short),
+      pct_oi_long: p.pct_oi_long,
+      pct_oi_short: p.pct_oi_short,
+      pct_oi_spread: p.pct_oi_spread,
+      traders_long: p.traders_long,
+      traders_short: p.traders_short,
+      traders_spread: p.traders_spread,
+    };
+  }
+  return {
+    report_date: row.period,
+    released_at: row.observed_at,
+    report_type: row.report_type,
+    market_name: row.market_name,
+    contract_units: row.contract_units,
+    open_interest: row.open_interest,
+    change_open_interest: row.change_open_interest,
+    traders_total: row.traders_total,
+    categories,
+    concentration: {
+      gross_top4_long: row.conc_gross_le4_long,
+      gross_top4_short: row.conc_gross_le4_short,
+      gross_top8_long: row.conc_gross_le8_long,
+      gross_top8_short: row.conc_gross_le8_short,
+    },
+    revision_number: row.revision_number,
+  };
+}
+
+/** The series key of a market's report of one type. */
+export function cotSeriesKey(code: string, reportType: string): string {
+  return `cftc.${code}.${reportType}`;
+}

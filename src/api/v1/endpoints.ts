@@ -1,0 +1,32 @@
+import type { RouteId } from '../../contract/routes.ts';
+import { getSources, getResearch } from './catalog.ts';
+import type { PayloadFunction } from './context.ts';
+import { getCotMarketPublic, getCotSummary } from './cot.ts';
+import { getCotHistory } from './cot-history.ts';
+import { getEcbRates } from './fx.ts';
+import { getMacroLatest } from './macro.ts';
+import { getMacroHistory } from './macro-history.ts';
+import { getObservations } from './observations.ts';
+import { getCountries, getCurrencies, getVenues } from './reference.ts';
+import { getSectors } from './sectors.ts';
+import { getSeriesCatalogue } from './series.ts';
+import { getStatus } from './status.ts';
+
+/** The payload function of every route: the one table the build and the server dispatch on. */
+export const PAYLOADS: Readonly<Record<RouteId, PayloadFunction>> = {
+  status: getStatus,
+  'cot-summary': getCotSummary,
+  'cot-market': (context, params) =>
+    context.keyed ? getCotHistory(context, params) : getCotMarketPublic(context, params),
+  'macro-latest': getMacroLatest,
+  'macro-series': getMacroHistory,
+  research: getResearch,
+  sources: getSources,
+  observations: getObservations,
+  series: getSeriesCatalogue,
+  sectors: getSectors,
+  'fx-ecb': getEcbRates,
+  countries: getCountries,
+  currencies: getCurrencies,
+  venues: getVenues,
+};

@@ -1,0 +1,25 @@
+import { readMacroLatest } from '../../query/macro.ts';
+import type { PayloadFunction } from './context.ts';
+
+/** Endpoint 4: per tracked macro series the latest period and value, when it was published, its revision. */
+export const getMacroLatest: PayloadFunction = async ({ db }) => {
+  const rows = await readMacroLatest(db);
+  return {
+    data: rows.map((row) => ({
+      key: row.key,
+      slug: row.slug,
+      name: row.name,
+      source: row.source,
+      frequency: row.frequency,
+      unit: row.unit,
+      seasonal_adjustment: row.seasonal_adjustment,
+      country: row.country,
+      latest:
+        row.period === null
+          ? null
+          : { period: row.period, value: row.value, published_at: row.published_at, revision_number: row.revision_number },
+      first_period: row.first_period,
+      periods: row.periods,
+    })),
+  };
+};

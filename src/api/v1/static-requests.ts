@@ -1,0 +1,76 @@
+import type { ParamName } from '../../contract/params.ts';
+import { PARAMS } from '../../contract/params.ts';
+import { ROUTES, type RouteDefinition } from '../../contract/routes.ts';
+import { readMarkets } from '../../query/cot.ts';
+import { listReferenceCodes, listRegionAliases } from '../../query/reference-codes.ts';
+import type { SnapshotDb } from '../../query/snapshot-db.ts';
+
+/** One public request the static build pre-renders, and the file it is written to. */
+export interface StaticRequest {
+  route: RouteDefinition;
+  slug: string | null;
+  query: Partial<Record<ParamName, string>>;
+  /** Path of the file under dist/, without a leading slash. */
+  file: string;
+  /** Other spellings of the same request (a region's name for its code). */
+  aliases: Array<Partial<Record<ParamName, string>>>;
+}
+
+/**
+ * Where the static build puts a public request: `<path>/index.json`, or
+ * `<path>/_by/<param>/<value>.json` for one filter. Every endpoint path becomes a directory,
+ * because some paths (markets/cot) also have children.
+ */
+export function staticFilePath(path: string, query: Partial<Record<string, string>> = {}): string {
+  const base = path.replace(/^\//, '');
+  const entries = Object.entries(query).filter(([, value]) => value !== undefined);
+  if (entries.length === 0) return `${base}/index.json`;
+  if (entries.length > 1) throw new Error('static files exist for at most one filter');
+  const [name, value] = entries[0]!;
+  return `${base}/_by/${name}/${value}.json`;
+}
+
+/** Lists every public request of the snapshot that the static build writes a file for. */
+export async function listStaticRequests(db: SnapshotDb): Promise<StaticRequest[]> {
+  const requests: StaticRequest[] = [];
+  for (const route of ROUTES) {
+    if (route.prerender === 'filters') requests.push(...(await listFilterRequests(db, route)));
+    if (route.prerender === 'per-slug') requests.push(...(await listMarketRequests(db, route)));
+  }
+  return requests;
+}
+
+async function listFilterRequests(db: SnapshotDb, route: RouteDefinition): Promise<StaticRequest[]> {
+  const requests: StaticRequest[] = [
+    { route, slug: null, query: {}, file: staticFilePath(route.path), aliases: [] },
+  ];
+  for (const name of route.query) {
+    const spec = PARAMS[name];
+    if (!('reference' in spec)) continue;
+    const slugs = spec.reference === 'regions' ? new Map((await listRegionAliases(db)).map((r) => [r.code, r.slug])) : null;
+    for (const code of await listReferenceCodes(db, spec.reference)) {
+      const alias = slugs?.get(code);
+      requests.push({
+        route,
+        slug: null,
+        query: { [name]: code },
+        file: staticFilePath(route.path, { [name]: code }),
+        aliases: alias ? [{ [name]: alias }] : [],
+      });
+    }
+  }
+  return requests;
+}
+
+async function listMarketRequests(db: SnapshotDb, route: RouteDefinition): Promise<StaticRequest[]> {
+  const requests: StaticRequest[] = [];
+  for (const market of await readMarkets(db)) {
+    const path = route.path.replace(':slug', market.slug);
+    requests.push({ route, slug: market.slug, query: {}, file: staticFilePath(path), aliases: [] });
+    for (const reportType of market.report_types) {
+      const query = { report_type: reportType };
+      requests.push({ route, slug: market.slug, query, file: staticFilePath(path, query), aliases: [] });
+    }
+  }
+  return requests;
+}

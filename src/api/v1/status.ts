@@ -1,0 +1,39 @@
+import { readSourceFreshness } from '../../query/freshness.ts';
+import type { PayloadFunction } from './context.ts';
+import { estimateNextRelease, isStale } from './freshness.ts';
+
+/** Endpoint 1: the snapshot in service and the freshness of every source, computed at `now`. */
+export const getStatus: PayloadFunction = async ({ db, now }) => {
+  const rows = await readSourceFreshness(db);
+  const sources = rows.map((row) => {
+    const hasData = row.last_observed_at !== null;
+    return {
+      id: row.id,
+      name: row.name,
+      sample: row.sample,
+      cadence: row.cadence,
+      series_count: row.series_count,
+      last_period: row.last_period,
+      last_observed_at: row.last_observed_at,
+      next_release_due: hasData ? estimateNextRelease(row.last_observed_at!, row.cadence) : null,
+      stale_after_days: row.stale_after_days,
+      stale: hasData ? isStale(row.last_observed_at!, row.stale_after_days, now) : null,
+    };
+  });
+  const withData = sources.filter((s) => s.stale !== null);
+  const staleCount = withData.filter((s) => s.stale).length;
+  return {
+    data: {
+      service: 'ok',
+      freshness: staleCount === 0 ? 'fresh' : staleCount === withData.length ? 'stale' : 'partially_stale',
+      checked_at: `${now.toISOString().slice(0, 19)}Z`,
+      snapshot: {
+        id: db.manifest.id,
+        published_at: db.manifest.created_at,
+        parent: db.manifest.parent,
+        pipeline_version: db.manifest.pipeline_version,
+      },
+      sources,
+    },
+  };
+};
