@@ -6,11 +6,12 @@ import { PublishRefusedError } from '../store/publish.ts';
 import { PIPELINE_VERSION } from '../version.ts';
 import { registerFetch } from './commands/fetch.ts';
 import { registerIngest } from './commands/ingest.ts';
+import { registerIngestPlan } from './commands/ingest-plan.ts';
 import { registerPublish } from './commands/publish.ts';
 import { registerVerify } from './commands/verify.ts';
 import type { CliContext, CommandContext } from './context.ts';
-import { createReporter } from './reporter.ts';
 import { ReportedFailure } from './reported-failure.ts';
+import { createReporter } from './reporter.ts';
 import { UsageError } from './usage-error.ts';
 
 /** Exit codes of `mmds` (sysexits-style where one fits). */
@@ -49,6 +50,7 @@ Examples:
     }),
   });
   registerIngest(program, getContext);
+  registerIngestPlan(program, getContext);
   registerFetch(program, getContext);
   registerPublish(program, getContext);
   registerVerify(program, getContext);

@@ -15,7 +15,9 @@ async function download(url: string, dir: string): Promise<string> {
   try {
     response = await fetch(url, { signal: AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS), redirect: 'follow' });
   } catch (error) {
-    throw new UsageError(`${url}: download failed (${(error as Error).message}); check --base-url and the network`);
+    throw new UsageError(
+      `${url}: download failed (${(error as Error).message}); check --base-url and the network`,
+    );
   }
   if (!response.ok) throw new UsageError(`${url}: HTTP ${response.status}; check --base-url`);
   const body = new Uint8Array(await response.arrayBuffer());
@@ -26,7 +28,8 @@ async function download(url: string, dir: string): Promise<string> {
     return path;
   }
   const members = Object.entries(unzipSync(body)).filter(([member]) => !member.endsWith('/'));
-  if (members.length !== 1) throw new UsageError(`${url}: expected one file in the zip, found ${members.length}`);
+  if (members.length !== 1)
+    throw new UsageError(`${url}: expected one file in the zip, found ${members.length}`);
   const [member, content] = members[0]!;
   const path = join(dir, member.split('/').pop()!);
   writeFileSync(path, content);
@@ -48,9 +51,11 @@ export function registerFetch(program: Command, getContext: () => CommandContext
     .action(async (id: string, flags: { baseUrl?: string }) => {
       const context = getContext();
       const source = findSource(id);
-      if (!source?.fetch) throw new UsageError(`cannot fetch "${id}"; fetchable sources: ${fetchable.join(', ')}`);
+      if (!source?.fetch)
+        throw new UsageError(`cannot fetch "${id}"; fetchable sources: ${fetchable.join(', ')}`);
       const base = flags.baseUrl ?? source.fetch.defaultBaseUrl;
-      if (!/^https?:\/\//.test(base)) throw new UsageError(`--base-url must be an http(s) URL, got "${base}"`);
+      if (!/^https?:\/\//.test(base))
+        throw new UsageError(`--base-url must be an http(s) URL, got "${base}"`);
       mkdirSync(context.config.dataDir, { recursive: true });
       const dir = mkdtempSync(join(context.config.dataDir, '.download-'));
       try {
@@ -60,7 +65,11 @@ export function registerFetch(program: Command, getContext: () => CommandContext
           context.reporter.progress(`downloading ${url}…`);
           files.push(await download(url, dir));
         }
-        reportIngest(context, source.id, await ingestFiles(context, { source: source.id, files, options: {} }));
+        reportIngest(
+          context,
+          source.id,
+          await ingestFiles(context, { source: source.id, files, options: {} }),
+        );
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }

@@ -3,8 +3,8 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { openDuckDb, withConnection } from '../../db/duckdb.ts';
-import { findSource, SOURCES } from '../../ingest/sources.ts';
 import type { IngestOptions } from '../../ingest/source.ts';
+import { findSource, SOURCES } from '../../ingest/sources.ts';
 import { type AppendResult, appendBatch } from '../../store/append-batch.ts';
 import type { InputFile } from '../../store/batches.ts';
 import { resolveLayout } from '../../store/layout.ts';
@@ -55,7 +55,9 @@ export async function ingestFiles(context: CommandContext, request: IngestReques
 
 function assertOptions(options: IngestOptions): void {
   if (options.observedAt !== undefined && !TIMESTAMP.test(options.observedAt)) {
-    throw new UsageError(`--observed-at must be a UTC timestamp YYYY-MM-DDTHH:MM:SSZ, got "${options.observedAt}"`);
+    throw new UsageError(
+      `--observed-at must be a UTC timestamp YYYY-MM-DDTHH:MM:SSZ, got "${options.observedAt}"`,
+    );
   }
   if (options.vintage !== undefined && !DATE.test(options.vintage)) {
     throw new UsageError(`--vintage must be a date YYYY-MM-DD, got "${options.vintage}"`);
@@ -65,14 +67,20 @@ function assertOptions(options: IngestOptions): void {
 function describeFile(file: string): InputFile {
   if (!statSync(file).isFile()) return { name: basename(file), sha256: null, bytes: null };
   const content = readFileSync(file);
-  return { name: basename(file), sha256: createHash('sha256').update(content).digest('hex'), bytes: content.length };
+  return {
+    name: basename(file),
+    sha256: createHash('sha256').update(content).digest('hex'),
+    bytes: content.length,
+  };
 }
 
 /** Prints the summary of an ingest. */
 export function reportIngest(context: CommandContext, source: string, result: AppendResult): void {
   context.reporter.result({ source, ...result });
   const tables = Object.entries(result.tables)
-    .map(([name, c]) => `${name} +${c.added} (unchanged ${c.unchanged}${c.stale ? `, stale ${c.stale}` : ''})`)
+    .map(
+      ([name, c]) => `${name} +${c.added} (unchanged ${c.unchanged}${c.stale ? `, stale ${c.stale}` : ''})`,
+    )
     .join('; ');
   context.reporter.line(
     `${source}: read ${result.rows_read} rows, skipped ${result.rows_skipped} missing; ${tables || 'no records'}; ` +
@@ -102,9 +110,15 @@ Examples:
   mmds ingest fred PAYEMS.csv --series bls.CES0000000001 --vintage 2025-08-02
   mmds ingest bls response.json --observed-at 2026-01-09T13:30:00Z`,
     )
-    .action(async (source: string, files: string[], flags: { observedAt?: string; series?: string; vintage?: string }) => {
-      const context = getContext();
-      const result = await ingestFiles(context, { source, files, options: flags });
-      reportIngest(context, source, result);
-    });
+    .action(
+      async (
+        source: string,
+        files: string[],
+        flags: { observedAt?: string; series?: string; vintage?: string },
+      ) => {
+        const context = getContext();
+        const result = await ingestFiles(context, { source, files, options: flags });
+        reportIngest(context, source, result);
+      },
+    );
 }

@@ -16,7 +16,8 @@ export function registerPublish(program: Command, getContext: () => CommandConte
     .action(async (flags: { keep?: string }) => {
       const context = getContext();
       const keep = flags.keep === undefined ? context.config.keepSnapshots : Number(flags.keep);
-      if (!Number.isInteger(keep) || keep < 1) throw new UsageError(`--keep must be a whole number >= 1, got "${flags.keep}"`);
+      if (!Number.isInteger(keep) || keep < 1)
+        throw new UsageError(`--keep must be a whole number >= 1, got "${flags.keep}"`);
       const db = await openDuckDb();
       try {
         context.reporter.progress('publishing: writing and verifying the snapshot…');

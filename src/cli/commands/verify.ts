@@ -10,7 +10,10 @@ export function registerVerify(program: Command, getContext: () => CommandContex
   program
     .command('verify')
     .description('check batches and snapshots: checksums, revision chains, rights, reference integrity')
-    .addHelpText('after', '\nExits non-zero when it finds an error.\n\nExamples:\n  mmds verify\n  mmds verify --json')
+    .addHelpText(
+      'after',
+      '\nExits non-zero when it finds an error.\n\nExamples:\n  mmds verify\n  mmds verify --json',
+    )
     .action(async () => {
       const context = getContext();
       const db = await openDuckDb();

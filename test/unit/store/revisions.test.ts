@@ -16,7 +16,10 @@ describe('planRevisions', () => {
 
   it('adds nothing for the value in force, and a revision for a different one', () => {
     const inForce = new Map<string, InForce>([
-      [factKey('bls.X', '2025-01'), { id: 'obs_a', revision_number: 1, fingerprint: '1', observed_at: '2025-02-07T13:30:00Z' }],
+      [
+        factKey('bls.X', '2025-01'),
+        { id: 'obs_a', revision_number: 1, fingerprint: '1', observed_at: '2025-02-07T13:30:00Z' },
+      ],
     ]);
     const decisions = planRevisions(
       [candidate('2025-01', '1', '2025-03-07T13:30:00Z'), candidate('2025-01', '2', '2025-03-07T13:30:00Z')],
@@ -41,12 +44,17 @@ describe('planRevisions', () => {
     expect(byRevision).toEqual([3, 1, 2]);
     const first = decisions[1]!;
     const second = decisions[2]!;
-    expect(second.kind === 'append' && first.kind === 'append' && second.supersedes_id === first.id).toBe(true);
+    expect(second.kind === 'append' && first.kind === 'append' && second.supersedes_id === first.id).toBe(
+      true,
+    );
   });
 
   it('reports older knowledge as stale instead of splicing it into a chain', () => {
     const inForce = new Map<string, InForce>([
-      [factKey('bls.X', '2025-01'), { id: 'obs_a', revision_number: 2, fingerprint: '5', observed_at: '2026-01-01T00:00:00Z' }],
+      [
+        factKey('bls.X', '2025-01'),
+        { id: 'obs_a', revision_number: 2, fingerprint: '5', observed_at: '2026-01-01T00:00:00Z' },
+      ],
     ]);
     const [decision] = planRevisions([candidate('2025-01', '4', '2025-06-01T00:00:00Z')], inForce, 'obs');
     expect(decision).toEqual({ kind: 'stale', in_force_observed_at: '2026-01-01T00:00:00Z' });

@@ -4,10 +4,17 @@ import { type ChainRow, validateChains } from '../../../src/store/validate-chain
 
 /** A valid history: per (series, period) a chain of 1..4 revisions with rising observed_at. */
 const validHistory = fc
-  .array(fc.record({ series: fc.constantFrom('a', 'b'), period: fc.constantFrom('2025-01', '2025-02', '2025-03'), length: fc.integer({ min: 1, max: 4 }) }), {
-    minLength: 1,
-    maxLength: 6,
-  })
+  .array(
+    fc.record({
+      series: fc.constantFrom('a', 'b'),
+      period: fc.constantFrom('2025-01', '2025-02', '2025-03'),
+      length: fc.integer({ min: 1, max: 4 }),
+    }),
+    {
+      minLength: 1,
+      maxLength: 6,
+    },
+  )
   .map((specs) => {
     const rows: ChainRow[] = [];
     const seen = new Set<string>();
@@ -35,7 +42,10 @@ const MUTATIONS: Record<string, Mutation> = {
   dropped: (rows, i) => {
     const row = rows[i]!;
     // Dropping the last revision of a chain leaves a valid shorter chain; drop an inner one.
-    const hasLater = rows.some((r) => r.series_key === row.series_key && r.period === row.period && r.revision_number > row.revision_number);
+    const hasLater = rows.some(
+      (r) =>
+        r.series_key === row.series_key && r.period === row.period && r.revision_number > row.revision_number,
+    );
     return hasLater ? rows.filter((_, j) => j !== i) : null;
   },
   duplicated: (rows, i) => [...rows, { ...rows[i]! }],
@@ -57,7 +67,10 @@ const MUTATIONS: Record<string, Mutation> = {
 
 describe('validateChains', () => {
   it('flags no valid chain', () => {
-    fc.assert(fc.property(validHistory, (rows) => validateChains(rows).length === 0), { numRuns: 300 });
+    fc.assert(
+      fc.property(validHistory, (rows) => validateChains(rows).length === 0),
+      { numRuns: 300 },
+    );
   });
 
   for (const [name, mutate] of Object.entries(MUTATIONS)) {
@@ -75,7 +88,14 @@ describe('validateChains', () => {
 
   it('names the series and period of a broken chain', () => {
     const problems = validateChains([
-      { id: 'x1', series_key: 'ecb.USD', period: '2025-01-02', revision_number: 2, supersedes_id: null, observed_at: '2025-01-02T15:00:00Z' },
+      {
+        id: 'x1',
+        series_key: 'ecb.USD',
+        period: '2025-01-02',
+        revision_number: 2,
+        supersedes_id: null,
+        observed_at: '2025-01-02T15:00:00Z',
+      },
     ]);
     expect(problems[0]).toMatchObject({ series_key: 'ecb.USD', period: '2025-01-02' });
   });

@@ -1,0 +1,266 @@
+import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { z } from 'zod';
+import { readCsvFile } from '../db/duckdb.ts';
+import { formatTimestamp, zonedTimeToUtc } from '../lib/zoned-time.ts';
+import type { ObservationInput, ParsedBatch } from '../model/records.ts';
+import { InputError } from './input-error.ts';
+import { convertBlsPeriod, formatMonthPeriod, isMonthPeriod, parseIsoDate } from './periods.ts';
+import { createEmptyBatch, type IngestContext, type Source } from './source.ts';
+import { cleanText, parseNumber } from './values.ts';
+
+/** Period codes that are not periods of the series itself: M13 annual average, S01/S02 half-years. */
+const SKIPPED_PERIODS = new Set(['M13', 'S01', 'S02']);
+const CPI_HEADER = 'Date,Index,Inflation';
+const CPI_SERIES_KEY = 'bls.CUUR0000SA0';
+/** The Employment Situation is released at 08:30 Eastern. */
+const RELEASE_TIME = '08:30';
+const RELEASE_ZONE = 'America/New_York';
+
+const apiStatusSchema = z.object({ status: z.string(), message: z.array(z.string()).optional() });
+
+// Objects are not strict: `catalog`, `calculations`, `latest` and footnotes are ignored.
+const apiResponseSchema = z.object({
+  status: z.literal('REQUEST_SUCCEEDED'),
+  Results: z.object({
+    series: z.array(
+      z.object({
+        seriesID: z.string().regex(/^[A-Z0-9]+$/, 'expected a BLS series id'),
+        data: z.array(
+          z.object({
+            year: z.string().regex(/^\d{4}$/, 'expected a four-digit year'),
+            period: z.string(),
+            value: z.string(),
+          }),
+        ),
+      }),
+    ),
+  }),
+});
+
+const vintageSchema = z.object({
+  dataset_id: z.string(),
+  series_id: z.string().regex(/^[A-Z0-9]+$/, 'expected a BLS series id'),
+  records: z.array(
+    z.object({
+      observation_month: z.string().refine(isMonthPeriod, 'expected YYYY-MM'),
+      release_date: z.string().refine((text) => parseIsoDate(text) !== null, 'expected a date YYYY-MM-DD'),
+      revision_stage: z.string(),
+      value_thousands: z.number().nullable(),
+      source_document_id: z.string().min(1),
+    }),
+  ),
+});
+
+/** An observation with the place it was read, for duplicate messages. */
+interface Located {
+  observation: ObservationInput;
+  file: string;
+  line: number | null;
+}
+
+interface FileContext {
+  file: string;
+  /** The fallback knowledge time: collection time, or the --observed-at override. */
+  collectedAt: string;
+  override: string | undefined;
+  batch: ParsedBatch;
+  out: Located[];
+}
+
+/**
+ * BLS data: Public Data API v2 JSON responses, the third-party CES release-vintage compilation
+ * (JSON) and the datahub CPI-U CSV; the format of each file is detected from its content.
+ * No fetch plan: the API is a POST with a registration key, not a file download.
+ */
+export const blsSource: Source = {
+  id: 'bls',
+  description: 'BLS API v2 JSON responses, CES release-vintage JSON, datahub CPI-U CSV',
+  async parse(files, context) {
+    const batch = createEmptyBatch();
+    const override = context.options.observedAt;
+    const collectedAt = override ?? formatTimestamp(context.now());
+    const out: Located[] = [];
+    for (const file of files) {
+      const fileContext: FileContext = { file, collectedAt, override, batch, out };
+      const text = await readText(file);
+      const start = text.replace(/^\uFEFF/, '').trimStart();
+      if (start === '') throw new InputError(file, null, 'file is empty');
+      if (start.startsWith('{')) readJson(text, fileContext);
+      else if (start.split(/\r?\n/, 1)[0]?.trimEnd() === CPI_HEADER) await readCpiCsv(context, fileContext);
+      else throw new InputError(file, 1, `not a BLS format this parser knows (${EXPECTED_FORMATS})`);
+    }
+    batch.observations = sortAndCheckDuplicates(out);
+    return batch;
+  },
+};
+
+const EXPECTED_FORMATS = `BLS API v2 JSON, the CES release-vintage JSON, or a CSV with header ${CPI_HEADER}`;
+
+async function readText(file: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    throw new InputError(file, null, `cannot read file: ${(error as Error).message}`);
+  }
+}
+
+function readJson(text: string, target: FileContext): void {
+  let json: unknown;
+  try {
+    json = JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch (error) {
+    throw new InputError(target.file, null, `invalid JSON: ${(error as Error).message}`);
+  }
+  if (json !== null && typeof json === 'object' && ('Results' in json || 'status' in json)) {
+    readApiResponse(json, target);
+  } else if (json !== null && typeof json === 'object' && 'records' in json) {
+    readVintages(json, target);
+  } else {
+    throw new InputError(target.file, null, `JSON is not a format this parser knows (${EXPECTED_FORMATS})`);
+  }
+}
+
+function readApiResponse(json: object, target: FileContext): void {
+  const status = validate(apiStatusSchema, json, target.file);
+  if (status.status !== 'REQUEST_SUCCEEDED') {
+    const message = status.message?.join(' ') || 'no message';
+    throw new InputError(target.file, null, `BLS API request failed (${status.status}): ${message}`);
+  }
+  const response = validate(apiResponseSchema, json, target.file);
+  const name = basename(target.file);
+  for (const series of response.Results.series) {
+    for (const point of series.data) {
+      target.batch.rows_read++;
+      const locator = `${series.seriesID}/${point.year}${point.period}`;
+      const value = cleanText(point.value);
+      if (SKIPPED_PERIODS.has(point.period) || value === null || value === '-') {
+        target.batch.rows_skipped++;
+        continue;
+      }
+      const period = convertBlsPeriod(point.year, point.period);
+      if (period === null)
+        throw new InputError(target.file, null, `${locator}: unknown BLS period "${point.period}"`);
+      const number = Number(value.replace(/,/g, ''));
+      if (!Number.isFinite(number))
+        throw new InputError(target.file, null, `${locator}: value "${value}" is not a number`);
+      push(target, null, {
+        series_key: `bls.${series.seriesID}`,
+        period,
+        value: number,
+        source_ref: `${name}#${locator}`,
+        observed_at: target.collectedAt,
+        verification_status: 'verified',
+        confidence: 1,
+        data_class: 'official',
+      });
+    }
+  }
+}
+
+function readVintages(json: object, target: FileContext): void {
+  const compilation = validate(vintageSchema, json, target.file);
+  const name = basename(target.file);
+  for (const record of compilation.records) {
+    target.batch.rows_read++;
+    if (record.value_thousands === null) {
+      target.batch.rows_skipped++;
+      continue;
+    }
+    push(target, null, {
+      series_key: `bls.${compilation.series_id}.change`,
+      period: record.observation_month,
+      value: record.value_thousands,
+      source_ref: `${name}#${record.source_document_id}`,
+      observed_at: target.override ?? zonedTimeToUtc(record.release_date, RELEASE_TIME, RELEASE_ZONE),
+      // A third party copied these from the news releases by hand.
+      verification_status: 'unverified',
+      confidence: 0.8,
+      data_class: 'official',
+    });
+  }
+}
+
+async function readCpiCsv(context: IngestContext, target: FileContext): Promise<void> {
+  const rows = await readCsvFile(context.connection, target.file);
+  if (rows.length === 0) throw new InputError(target.file, 1, 'header only, no data rows');
+  const name = basename(target.file);
+  for (const row of rows) {
+    target.batch.rows_read++;
+    const text = cleanText(row.values.Date) ?? '';
+    const date = parseIsoDate(text);
+    if (date === null || date.day !== 1) {
+      throw new InputError(
+        target.file,
+        row.line,
+        `column "Date": expected the first of a month, got "${text}"`,
+      );
+    }
+    // Inflation is datahub's own month-on-month computation, not a BLS figure.
+    const value = parseNumber(row.values.Index, { file: target.file, line: row.line, column: 'Index' });
+    if (value === null) {
+      target.batch.rows_skipped++;
+      continue;
+    }
+    push(target, row.line, {
+      series_key: CPI_SERIES_KEY,
+      period: formatMonthPeriod(date.year, date.month),
+      value,
+      source_ref: `${name}:${row.line}`,
+      observed_at: target.collectedAt,
+      verification_status: 'unverified',
+      confidence: 0.9,
+      data_class: 'official',
+    });
+  }
+}
+
+function push(target: FileContext, line: number | null, observation: ObservationInput): void {
+  target.out.push({ observation, file: target.file, line });
+}
+
+/** Validates JSON with a zod schema; a failure names the file and the JSON path of the first issue. */
+function validate<T>(schema: z.ZodType<T>, json: unknown, file: string): T {
+  const result = schema.safeParse(json);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const path = (issue?.path ?? [])
+    .map((key) => (typeof key === 'number' ? `[${key}]` : `.${String(key)}`))
+    .join('');
+  throw new InputError(file, null, `at JSON path $${path}: ${issue?.message ?? 'invalid'}`);
+}
+
+/**
+ * Sorts by series key, period and knowledge time; several values of one (series, period) are
+ * revisions only when their knowledge times differ, so an exact repeat is refused.
+ */
+function sortAndCheckDuplicates(located: Located[]): ObservationInput[] {
+  const key = (item: Located) => [
+    item.observation.series_key,
+    item.observation.period,
+    item.observation.observed_at,
+  ];
+  located.sort((a, b) => compareKeys(key(a), key(b)));
+  for (let index = 1; index < located.length; index++) {
+    const previous = located[index - 1];
+    const current = located[index];
+    if (previous && current && compareKeys(key(previous), key(current)) === 0) {
+      const { series_key, period, observed_at } = current.observation;
+      throw new InputError(
+        current.file,
+        current.line,
+        `duplicate value for ${series_key} ${period} observed at ${observed_at} (also ${previous.observation.source_ref})`,
+      );
+    }
+  }
+  return located.map((item) => item.observation);
+}
+
+function compareKeys(a: readonly string[], b: readonly string[]): number {
+  for (let index = 0; index < a.length; index++) {
+    const left = a[index] ?? '';
+    const right = b[index] ?? '';
+    if (left !== right) return left < right ? -1 : 1;
+  }
+  return 0;
+}

@@ -1,0 +1,242 @@
+import { stat } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { type CsvRow, readCsvFile } from '../db/duckdb.ts';
+import { addDays, zonedTimeToUtc } from '../lib/zoned-time.ts';
+import type { CotPosition, CotReportInput } from '../model/records.ts';
+import {
+  isPercentField,
+  listLayoutColumns,
+  type PositionField,
+  REPORT_LAYOUTS,
+  type ReportField,
+  type ReportLayout,
+} from './cftc-columns.ts';
+import { InputError } from './input-error.ts';
+import { parseIsoDate } from './periods.ts';
+import { createEmptyBatch, type IngestContext, type Source } from './source.ts';
+import { cleanText, parseNumber } from './values.ts';
+
+/** Codes are zero-padded alphanumerics; consolidated markets end in `+` (`13874+`). */
+const MARKET_CODE = /^[0-9A-Z]+\+?$/;
+const EXTRA_COLUMN = /^column\d+$/;
+const RELEASE_TIME = '15:30';
+const RELEASE_ZONE = 'America/New_York';
+
+/** One data row being read: where it is, its values, and the file's column names after trimming. */
+interface RowReader {
+  file: string;
+  line: number;
+  values: Record<string, string | null>;
+  keys: ReadonlyMap<string, string>;
+  /** Counts the missing-value markers (`.`) read as null. */
+  onMissing: () => void;
+  /** Throws an InputError naming the file and line. */
+  fail: (message: string) => never;
+}
+
+/**
+ * CFTC Commitments of Traders, futures only: the legacy, disaggregated and Traders in Financial
+ * Futures text files, told apart by their header. The knowledge time is the usual Friday 15:30
+ * New York release of the Tuesday positions; releases delayed by holidays or shutdowns are not
+ * modelled, so pass `observedAt` for those weeks.
+ */
+export const cftcSource: Source = {
+  id: 'cftc',
+  description: 'CFTC Commitments of Traders, futures only: legacy, disaggregated and TFF text files',
+  fetch: { defaultBaseUrl: 'https://www.cftc.gov/files/dea/history/', files: ['deacot2026.zip'] },
+  async parse(files, context) {
+    const batch = createEmptyBatch();
+    const reports: CotReportInput[] = [];
+    const seen = new Map<string, string>();
+    const onMissing = () => {
+      batch.rows_skipped++;
+    };
+    for (const file of files) {
+      const rows = await readRows(file, context);
+      const columns = Object.keys(rows[0]?.values ?? {});
+      const keys = new Map(columns.map((column) => [column.trim(), column]));
+      const layout = resolveLayout(file, keys);
+      assertNoExtraFields(file, rows, columns);
+      const lastColumn = columns[columns.length - 1] ?? '';
+      for (const row of rows) {
+        batch.rows_read++;
+        assertComplete(file, row, columns, lastColumn);
+        const fail = (message: string): never => {
+          throw new InputError(file, row.line, message);
+        };
+        const report = readReport(
+          { file, line: row.line, values: row.values, keys, onMissing, fail },
+          layout,
+          context,
+        );
+        const key = `${report.series_key} ${report.period}`;
+        const previous = seen.get(key);
+        if (previous !== undefined) {
+          throw new InputError(file, row.line, `duplicate report ${key}: also at ${previous}`);
+        }
+        seen.set(key, report.source_ref);
+        reports.push(report);
+      }
+    }
+    batch.cot_reports = reports;
+    return batch;
+  },
+};
+
+async function readRows(file: string, context: IngestContext): Promise<CsvRow[]> {
+  let size: number;
+  try {
+    size = (await stat(file)).size;
+  } catch (error) {
+    throw new InputError(file, null, `cannot read file: ${(error as Error).message}`);
+  }
+  if (size === 0) throw new InputError(file, null, 'file is empty');
+  let rows: CsvRow[];
+  try {
+    rows = await readCsvFile(context.connection, file);
+  } catch (error) {
+    // DuckDB's first line says what failed; an open quote usually means a file cut short.
+    const reason = (error as Error).message.split('\n')[0];
+    throw new InputError(file, null, `not readable as comma-separated text (truncated file?): ${reason}`);
+  }
+  if (rows.length === 0) throw new InputError(file, 1, 'no data rows (header only?)');
+  return rows;
+}
+
+/** Recognises the report type by its marker column, then checks every mapped column is there. */
+function resolveLayout(file: string, keys: ReadonlyMap<string, string>): ReportLayout {
+  const layout = REPORT_LAYOUTS.find((candidate) => keys.has(candidate.marker));
+  if (layout === undefined) {
+    const markers = REPORT_LAYOUTS.map((candidate) => `"${candidate.marker}"`).join(', ');
+    throw new InputError(
+      file,
+      1,
+      `not a CFTC Commitments of Traders file: the header has none of ${markers}`,
+    );
+  }
+  const missing = listLayoutColumns(layout).filter((column) => !keys.has(column));
+  if (missing.length > 0) {
+    throw new InputError(
+      file,
+      1,
+      `header of a ${layout.reportType} COT file lacks ${missing.map((column) => `"${column}"`).join(', ')}`,
+    );
+  }
+  return layout;
+}
+
+/** DuckDB names the fields beyond the header `column<n>`; a row that fills one is malformed. */
+function assertNoExtraFields(file: string, rows: readonly CsvRow[], columns: readonly string[]): void {
+  const extra = columns.filter((column) => EXTRA_COLUMN.test(column));
+  if (extra.length === 0) return;
+  const row = rows.find((candidate) => extra.some((column) => candidate.values[column] !== null));
+  const header = columns.length - extra.length;
+  throw new InputError(file, row?.line ?? null, `row has more fields than the header (${header})`);
+}
+
+/** DuckDB pads a short row with nulls, so an empty last column means the line ends early. */
+function assertComplete(file: string, row: CsvRow, columns: readonly string[], lastColumn: string): void {
+  if (row.values[lastColumn] !== null && row.values[lastColumn] !== undefined) return;
+  let fields = columns.length;
+  while (fields > 0 && row.values[columns[fields - 1] ?? ''] === null) fields--;
+  throw new InputError(
+    file,
+    row.line,
+    `row ends early: ${fields} of ${columns.length} fields, "${lastColumn.trim()}" missing (truncated file?)`,
+  );
+}
+
+function readReport(row: RowReader, layout: ReportLayout, context: IngestContext): CotReportInput {
+  const period = readPeriod(row, layout);
+  const marketCode = readText(row, layout.marketCode, true);
+  if (!MARKET_CODE.test(marketCode)) {
+    row.fail(`column "${layout.marketCode}": not a market code: "${marketCode}"`);
+  }
+  if (layout.scope !== null && readText(row, layout.scope, true) !== 'FutOnly') {
+    row.fail(`column "${layout.scope}": only futures-only reports are supported`);
+  }
+  const total = (field: ReportField) => readNumber(row, layout.totals[field], field);
+  return {
+    series_key: `cftc.${marketCode}.${layout.reportType}`,
+    report_type: layout.reportType,
+    market_code: marketCode,
+    period,
+    market_name: readText(row, layout.marketName, true),
+    contract_units: readText(row, layout.contractUnits, false),
+    open_interest: total('open_interest'),
+    change_open_interest: total('change_open_interest'),
+    traders_total: total('traders_total'),
+    conc_gross_le4_long: total('conc_gross_le4_long'),
+    conc_gross_le4_short: total('conc_gross_le4_short'),
+    conc_gross_le8_long: total('conc_gross_le8_long'),
+    conc_gross_le8_short: total('conc_gross_le8_short'),
+    positions: layout.categories.map(({ category, columns }) => readPosition(row, category, columns)),
+    source_ref: `${basename(row.file)}:${row.line}`,
+    observed_at: context.options.observedAt ?? zonedTimeToUtc(addDays(period, 3), RELEASE_TIME, RELEASE_ZONE),
+    verification_status: 'verified',
+    confidence: 1,
+    data_class: 'official',
+  };
+}
+
+function readPosition(
+  row: RowReader,
+  category: string,
+  columns: Partial<Record<PositionField, string>>,
+): CotPosition {
+  // A field without a column is one the CFTC does not publish for this category.
+  const value = (field: PositionField) => {
+    const column = columns[field];
+    return column === undefined ? null : readNumber(row, column, field);
+  };
+  return {
+    category,
+    long: value('long'),
+    short: value('short'),
+    spread: value('spread'),
+    change_long: value('change_long'),
+    change_short: value('change_short'),
+    change_spread: value('change_spread'),
+    pct_oi_long: value('pct_oi_long'),
+    pct_oi_short: value('pct_oi_short'),
+    pct_oi_spread: value('pct_oi_spread'),
+    traders_long: value('traders_long'),
+    traders_short: value('traders_short'),
+    traders_spread: value('traders_spread'),
+  };
+}
+
+/** The report date, which must agree with the YYMMDD copy the CFTC publishes beside it. */
+function readPeriod(row: RowReader, layout: ReportLayout): string {
+  const period = readText(row, layout.dateIso, true);
+  if (parseIsoDate(period) === null) {
+    row.fail(`column "${layout.dateIso}": expected a date YYYY-MM-DD, got "${period}"`);
+  }
+  const yymmdd = readText(row, layout.dateYymmdd, true);
+  if (yymmdd !== period.slice(2).replaceAll('-', '')) {
+    row.fail(`column "${layout.dateYymmdd}" says ${yymmdd} but "${layout.dateIso}" says ${period}`);
+  }
+  return period;
+}
+
+function readText(row: RowReader, column: string, required: true): string;
+function readText(row: RowReader, column: string, required: false): string | null;
+function readText(row: RowReader, column: string, required: boolean): string | null {
+  const text = cleanText(row.values[row.keys.get(column) ?? column]);
+  if (text === null && required) row.fail(`column "${column}": value missing`);
+  return text;
+}
+
+function readNumber(row: RowReader, column: string, field: PositionField | ReportField): number | null {
+  const value = parseNumber(row.values[row.keys.get(column) ?? column], {
+    file: row.file,
+    line: row.line,
+    column,
+  });
+  if (value === null) {
+    row.onMissing();
+  } else if (!isPercentField(field) && !Number.isInteger(value)) {
+    row.fail(`column "${column}": expected a whole number, got ${value}`);
+  }
+  return value;
+}

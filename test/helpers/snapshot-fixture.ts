@@ -1,0 +1,108 @@
+import { join } from 'node:path';
+import { openSnapshotDb, type SnapshotDb } from '../../src/query/snapshot-db.ts';
+import { resolveLayout } from '../../src/store/layout.ts';
+import { readCurrentId } from '../../src/store/manifest.ts';
+import { REPO_ROOT, SAMPLE_DATA, SHARED_DATA } from './paths.ts';
+import { type CliRun, runMmds } from './run-cli.ts';
+import { createTempDir } from './temp-dir.ts';
+
+/** A published snapshot in a temporary data directory. */
+export interface SnapshotFixture {
+  dataDir: string;
+  env: Record<string, string>;
+  snapshotId: string;
+  open(): Promise<SnapshotDb>;
+  remove(): void;
+}
+
+const shared = (path: string) => join(SHARED_DATA, path);
+
+/** The ingests that load every real publisher file of ../shared/data, in dependency order. */
+export const REAL_DATA_STEPS: ReadonlyArray<readonly string[]> = [
+  ['catalog', join(REPO_ROOT, 'data/catalog/catalog.yaml')],
+  ['m49', shared('iso/unsd_m49_overview_en.csv')],
+  ['countries', shared('iso/country-codes.csv')],
+  ['tz', shared('tz/zone1970.tab'), shared('tz/zone.tab')],
+  ['iso4217', shared('iso/iso4217_codes-all.csv')],
+  ['mic', shared('mic/ISO10383_MIC.csv')],
+  ['ecb', shared('ecb/eurofxref-hist.csv')],
+  ['ecb', shared('ecb/eurofxref.csv')],
+  ['ecb', shared('ecb/eurofxref-daily.xml')],
+  [
+    'cftc',
+    shared('cftc/legacy_futures_only_2025_annual.txt'),
+    shared('cftc/tff_futures_only_2026_FinFutYY.txt'),
+    shared('cftc/disaggregated_futures_only_2021_f_year.txt'),
+  ],
+  ['bls', shared('bls/bls_api_v2_cps_situation_2015.json'), '--observed-at', '2016-02-01T00:00:00Z'],
+  [
+    'bls',
+    shared('bls/bls_api_v2_sae_north_dakota_mining_2014_2015.json'),
+    '--observed-at',
+    '2016-02-01T00:00:00Z',
+  ],
+  ['bls', shared('bls/datahub_cpi-us_cpiai.csv'), '--observed-at', '2026-07-01T00:00:00Z'],
+  ['bls', shared('bls/ces_total_nonfarm_change_release_vintages_2025-12_to_2026-07.json')],
+  [
+    'fred',
+    shared('bls/fred_PAYEMS_vintage_2025-08-02.csv'),
+    '--series',
+    'bls.CES0000000001',
+    '--vintage',
+    '2025-08-02',
+  ],
+  [
+    'fred',
+    shared('bls/fred_PAYEMS_vintage_latest-2026-09_trimmed_2023-07_onward.csv'),
+    '--series',
+    'bls.CES0000000001',
+    '--vintage',
+    '2026-10-02',
+  ],
+  ['research', join(SAMPLE_DATA, 'research')],
+];
+
+async function expectOk(run: Promise<CliRun>, what: string): Promise<void> {
+  const result = await run;
+  if (result.code !== 0) throw new Error(`${what} failed (${result.code}): ${result.stderr}`);
+}
+
+/** Runs the sample pipeline (data/sample/pipeline.json) and publishes. */
+export async function createSampleSnapshot(): Promise<SnapshotFixture> {
+  return createFixture(async (env) => {
+    await expectOk(runMmds(['ingest-plan', join(SAMPLE_DATA, 'pipeline.json')], env), 'sample ingest');
+  });
+}
+
+/** Ingests every real file of ../shared/data and publishes. */
+export async function createRealSnapshot(): Promise<SnapshotFixture> {
+  return createFixture(async (env) => {
+    for (const [source, ...rest] of REAL_DATA_STEPS) {
+      await expectOk(runMmds(['ingest', source!, ...rest], env), `ingest ${source}`);
+    }
+  });
+}
+
+async function createFixture(
+  ingest: (env: Record<string, string>) => Promise<void>,
+): Promise<SnapshotFixture> {
+  const temp = createTempDir('mmds-fixture-');
+  const dataDir = join(temp.dir, 'data');
+  const env = { MMDS_DATA_DIR: dataDir, MMDS_DIST_DIR: join(temp.dir, 'dist') };
+  try {
+    await ingest(env);
+    await expectOk(runMmds(['publish'], env), 'publish');
+  } catch (error) {
+    temp.remove();
+    throw error;
+  }
+  const layout = resolveLayout(dataDir);
+  const snapshotId = readCurrentId(layout)!;
+  return {
+    dataDir,
+    env,
+    snapshotId,
+    open: () => openSnapshotDb(layout, snapshotId),
+    remove: temp.remove,
+  };
+}

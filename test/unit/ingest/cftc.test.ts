@@ -1,0 +1,349 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDuckDb } from '../../../src/db/duckdb.ts';
+import { cftcSource } from '../../../src/ingest/cftc.ts';
+import { InputError } from '../../../src/ingest/input-error.ts';
+import type { IngestContext, IngestOptions } from '../../../src/ingest/source.ts';
+import type { CotReportInput } from '../../../src/model/records.ts';
+import { SHARED_DATA } from '../../helpers/paths.ts';
+
+const CFTC = join(SHARED_DATA, 'cftc');
+const LEGACY_SELECTED = join(CFTC, 'legacy_futures_only_2025_selected_markets.txt');
+const LEGACY_ANNUAL = join(CFTC, 'legacy_futures_only_2025_annual.txt');
+const DISAGG_SELECTED = join(CFTC, 'disaggregated_futures_only_2021_selected_markets.txt');
+const DISAGG_ANNUAL = join(CFTC, 'disaggregated_futures_only_2021_f_year.txt');
+const TFF_SELECTED = join(CFTC, 'tff_futures_only_2026_selected_markets.txt');
+const TFF_ANNUAL = join(CFTC, 'tff_futures_only_2026_FinFutYY.txt');
+
+let db: DuckDBInstance;
+let connection: DuckDBConnection;
+const tmp = mkdtempSync(join(tmpdir(), 'cftc-test-'));
+
+beforeAll(async () => {
+  db = await openDuckDb();
+  connection = await db.connect();
+});
+
+afterAll(() => {
+  connection.closeSync();
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+function context(options: IngestOptions = {}): IngestContext {
+  return { connection, now: () => new Date('2026-11-23T12:00:00Z'), options };
+}
+
+async function parse(files: string[], options: IngestOptions = {}) {
+  const batch = await cftcSource.parse(files, context(options));
+  return { batch, reports: batch.cot_reports ?? [] };
+}
+
+function find(reports: CotReportInput[], code: string, period: string): CotReportInput {
+  const report = reports.find((r) => r.market_code === code && r.period === period);
+  if (report === undefined) throw new Error(`no report ${code} ${period}`);
+  return report;
+}
+
+function position(report: CotReportInput, category: string) {
+  const entry = report.positions.find((p) => p.category === category);
+  if (entry === undefined) throw new Error(`no category ${category}`);
+  return entry;
+}
+
+/** The real file's lines (line 1 is the header), without line endings. */
+function readLines(file: string): string[] {
+  return readFileSync(file, 'utf8').split(/\r?\n/);
+}
+
+function writeTemp(name: string, lines: string[], ending = '\n'): string {
+  const file = join(tmp, name);
+  writeFileSync(file, lines.join(ending) + ending);
+  return file;
+}
+
+async function expectInputError(files: string[], pattern: RegExp): Promise<void> {
+  const error = await cftcSource.parse(files, context()).catch((caught: unknown) => caught);
+  expect(error).toBeInstanceOf(InputError);
+  expect((error as Error).message).toMatch(pattern);
+}
+
+describe('cftcSource: real CFTC files', () => {
+  it.each([
+    [LEGACY_SELECTED, 'legacy', 100],
+    [LEGACY_ANNUAL, 'legacy', 3190],
+    [DISAGG_SELECTED, 'disaggregated', 55],
+    [DISAGG_ANNUAL, 'disaggregated', 2178],
+    [TFF_SELECTED, 'tff', 55],
+    [TFF_ANNUAL, 'tff', 908],
+  ])('reads %s as %s with %i reports', async (file, type, count) => {
+    const { batch, reports } = await parse([file]);
+    expect(batch.rows_read).toBe(count);
+    expect(reports).toHaveLength(count);
+    expect(new Set(reports.map((r) => r.report_type))).toEqual(new Set([type]));
+    for (const report of reports) expect(report.series_key).toBe(`cftc.${report.market_code}.${type}`);
+  });
+
+  it('reads CORN 002602 on 2025-03-11 from the legacy file, line 2', async () => {
+    const { batch, reports } = await parse([LEGACY_SELECTED]);
+    expect(batch.rows_skipped).toBe(0);
+    const corn = find(reports, '002602', '2025-03-11');
+    expect(corn).toMatchObject({
+      series_key: 'cftc.002602.legacy',
+      market_name: 'CORN - CHICAGO BOARD OF TRADE',
+      contract_units: '(CONTRACTS OF 5,000 BUSHELS)',
+      open_interest: 1829935,
+      change_open_interest: -19179,
+      traders_total: 794,
+      conc_gross_le4_long: 9.9,
+      conc_gross_le4_short: 8.6,
+      conc_gross_le8_long: 17.6,
+      conc_gross_le8_short: 15.2,
+      source_ref: 'legacy_futures_only_2025_selected_markets.txt:2',
+      observed_at: '2025-03-14T19:30:00Z',
+      verification_status: 'verified',
+      confidence: 1,
+      data_class: 'official',
+    });
+    expect(corn.positions.map((p) => p.category)).toEqual([
+      'noncommercial',
+      'commercial',
+      'total_reportable',
+      'nonreportable',
+    ]);
+    expect(position(corn, 'noncommercial')).toEqual({
+      category: 'noncommercial',
+      long: 449005,
+      short: 180648,
+      spread: 476938,
+      change_long: -43873,
+      change_short: 23208,
+      change_spread: -10398,
+      pct_oi_long: 24.5,
+      pct_oi_short: 9.9,
+      pct_oi_spread: 26.1,
+      traders_long: 159,
+      traders_short: 127,
+      traders_spread: 166,
+    });
+    // The CFTC publishes no spreads for commercials and no trader counts for nonreportables.
+    expect(position(corn, 'commercial')).toMatchObject({ long: 774827, short: 991546, spread: null });
+    expect(position(corn, 'commercial')).toMatchObject({ traders_short: 396, traders_spread: null });
+    // " Total Reportable Positions-Long (All)" is published with a leading space.
+    expect(position(corn, 'total_reportable')).toMatchObject({ long: 1700770, short: 1649132 });
+    expect(position(corn, 'nonreportable')).toMatchObject({ change_short: -6628, traders_long: null });
+  });
+
+  it('reads E-MINI S&P 500 13874A on 2026-03-17 from the TFF file', async () => {
+    const { reports } = await parse([TFF_SELECTED]);
+    const spx = find(reports, '13874A', '2026-03-17');
+    expect(spx).toMatchObject({
+      series_key: 'cftc.13874A.tff',
+      market_name: 'E-MINI S&P 500 - CHICAGO MERCANTILE EXCHANGE',
+      open_interest: 2330659,
+      traders_total: 449,
+      source_ref: 'tff_futures_only_2026_selected_markets.txt:24',
+    });
+    expect(spx.positions.map((p) => p.category)).toEqual([
+      'dealer',
+      'asset_manager',
+      'leveraged_funds',
+      'other_reportable',
+      'total_reportable',
+      'nonreportable',
+    ]);
+    expect(position(spx, 'leveraged_funds')).toMatchObject({
+      long: 149731,
+      short: 490238,
+      change_long: -6566,
+      pct_oi_long: 6.4,
+      traders_long: 70,
+    });
+    expect(position(spx, 'asset_manager').long).toBe(1086532);
+    expect(position(spx, 'other_reportable').traders_spread).toBe(6);
+  });
+
+  it('reads a "." as null: fewer than four JPY other-reportable spreaders on 2026-03-17', async () => {
+    const { batch, reports } = await parse([TFF_SELECTED]);
+    expect(batch.rows_skipped).toBeGreaterThan(0);
+    const yen = find(reports, '097741', '2026-03-17');
+    expect(position(yen, 'other_reportable')).toMatchObject({
+      traders_long: 11,
+      traders_short: 5,
+      traders_spread: null,
+    });
+  });
+
+  it('reads GOLD 088691 on 2021-03-16 from the disaggregated file, double underscore included', async () => {
+    const { reports } = await parse([DISAGG_SELECTED]);
+    const gold = find(reports, '088691', '2021-03-16');
+    expect(gold).toMatchObject({
+      series_key: 'cftc.088691.disaggregated',
+      market_name: 'GOLD - COMMODITY EXCHANGE INC.',
+      open_interest: 476467,
+      conc_gross_le4_long: 20.3,
+      source_ref: 'disaggregated_futures_only_2021_selected_markets.txt:46',
+    });
+    expect(gold.positions.map((p) => p.category)).toEqual([
+      'producer_merchant',
+      'swap_dealer',
+      'managed_money',
+      'other_reportable',
+      'total_reportable',
+      'nonreportable',
+    ]);
+    expect(position(gold, 'managed_money')).toMatchObject({
+      long: 100669,
+      short: 59548,
+      change_long: 4446,
+      pct_oi_long: 21.1,
+      traders_long: 68,
+    });
+    expect(position(gold, 'swap_dealer')).toMatchObject({ short: 194866, spread: 35779 });
+    expect(position(gold, 'producer_merchant')).toMatchObject({ spread: null, traders_spread: null });
+  });
+
+  it('keeps market 067651 under one code while its name changes between 2021 and 2025', async () => {
+    const { reports: disaggregated } = await parse([DISAGG_SELECTED]);
+    const { reports: legacy } = await parse([LEGACY_ANNUAL]);
+    expect(find(disaggregated, '067651', '2021-01-05').market_name).toBe(
+      'CRUDE OIL, LIGHT SWEET - NEW YORK MERCANTILE EXCHANGE',
+    );
+    expect(find(legacy, '067651', '2025-01-07').market_name).toBe(
+      'WTI-PHYSICAL - NEW YORK MERCANTILE EXCHANGE',
+    );
+  });
+
+  it('keeps leading zeros and letters in market codes', async () => {
+    const { reports } = await parse([LEGACY_SELECTED]);
+    const codes = new Set(reports.map((r) => r.market_code));
+    expect(codes).toContain('002602');
+    expect(codes).toContain('023651');
+    expect(codes).toContain('13874A');
+  });
+
+  it('reads a "." change as null for a market new that week (0063DK on 2025-02-11)', async () => {
+    const { reports } = await parse([LEGACY_ANNUAL]);
+    const report = find(reports, '0063DK', '2025-02-11');
+    expect(report.open_interest).toBe(9380);
+    expect(report.change_open_interest).toBeNull();
+    expect(position(report, 'noncommercial').change_long).toBeNull();
+  });
+
+  it('dates each report to the Friday 15:30 New York release, EST and EDT', async () => {
+    const { reports } = await parse([LEGACY_SELECTED]);
+    expect(find(reports, '002602', '2025-01-07').observed_at).toBe('2025-01-10T20:30:00Z');
+    expect(find(reports, '002602', '2025-03-11').observed_at).toBe('2025-03-14T19:30:00Z');
+  });
+
+  it('lets options.observedAt override the release time', async () => {
+    const { reports } = await parse([LEGACY_SELECTED], { observedAt: '2025-04-01T00:00:00Z' });
+    expect(new Set(reports.map((r) => r.observed_at))).toEqual(new Set(['2025-04-01T00:00:00Z']));
+  });
+
+  it.each([LEGACY_ANNUAL, DISAGG_ANNUAL, TFF_ANNUAL])(
+    'has no duplicate (series_key, period) in %s',
+    async (file) => {
+      const { reports } = await parse([file]);
+      expect(new Set(reports.map((r) => `${r.series_key} ${r.period}`)).size).toBe(reports.length);
+    },
+  );
+
+  it('reads a CRLF copy of the LF legacy file the same way', async () => {
+    const crlf = writeTemp('legacy-crlf.txt', readLines(LEGACY_SELECTED).filter(Boolean), '\r\n');
+    const { reports } = await parse([crlf]);
+    const { reports: original } = await parse([LEGACY_SELECTED]);
+    expect(reports.map(({ source_ref: _ref, ...rest }) => rest)).toEqual(
+      original.map(({ source_ref: _ref, ...rest }) => rest),
+    );
+  });
+
+  it('plans the fetch of the legacy futures-only annual zip', () => {
+    expect(cftcSource.id).toBe('cftc');
+    expect(cftcSource.fetch).toEqual({
+      defaultBaseUrl: 'https://www.cftc.gov/files/dea/history/',
+      files: ['deacot2026.zip'],
+    });
+  });
+});
+
+describe('cftcSource: bad input', () => {
+  const [header = '', first = '', second = ''] = readLines(LEGACY_SELECTED);
+
+  it('refuses a file of another publisher (ECB CSV)', async () => {
+    await expectInputError(
+      [join(SHARED_DATA, 'ecb', 'eurofxref-hist.csv')],
+      /eurofxref-hist\.csv:1: not a CFTC/,
+    );
+  });
+
+  it('refuses a duplicate (market_code, period) and names both lines', async () => {
+    const file = writeTemp('duplicate.txt', [header, first, second, first]);
+    await expectInputError(
+      [file],
+      /duplicate\.txt:4: duplicate report cftc\.002602\.legacy 2025-03-11: also at duplicate\.txt:2/,
+    );
+  });
+
+  it('refuses a non-numeric value and names the column', async () => {
+    const file = writeTemp('letters.txt', [header, first.replace(' 1829935,', ' 18x9935,')]);
+    await expectInputError(
+      [file],
+      /letters\.txt:2: column "Open Interest \(All\)": expected a number, got "18x9935"/,
+    );
+  });
+
+  it('refuses a truncated last row and names its line', async () => {
+    const file = writeTemp('truncated.txt', [header, first, second.slice(0, 300)]);
+    await expectInputError([file], /truncated\.txt:3: row ends early: \d+ of 129 fields/);
+  });
+
+  it('refuses a last row cut inside a quoted field', async () => {
+    const file = writeTemp('open-quote.txt', [header, first, second.slice(0, 15)]);
+    await expectInputError(
+      [file],
+      /open-quote\.txt: not readable as comma-separated text \(truncated file\?\)/,
+    );
+  });
+
+  it('refuses a row with more fields than the header and names its line', async () => {
+    const file = writeTemp('extra-field.txt', [header, first, `${second},42`]);
+    await expectInputError([file], /extra-field\.txt:3: row has more fields than the header \(129\)/);
+  });
+
+  it('refuses an impossible date', async () => {
+    const file = writeTemp('bad-date.txt', [header, first.replace('250311,2025-03-11', '250230,2025-02-30')]);
+    await expectInputError([file], /bad-date\.txt:2: .*expected a date YYYY-MM-DD, got "2025-02-30"/);
+  });
+
+  it('refuses a YYMMDD date that disagrees with the YYYY-MM-DD date', async () => {
+    const file = writeTemp('dates-disagree.txt', [header, first.replace('250311,', '250312,')]);
+    await expectInputError([file], /dates-disagree\.txt:2: .*says 250312 but .* says 2025-03-11/);
+  });
+
+  it('refuses a header that lacks a mapped column', async () => {
+    const file = writeTemp('renamed.txt', [
+      header.replace('"Traders-Total (All)"', '"Traders (All)"'),
+      first,
+    ]);
+    await expectInputError(
+      [file],
+      /renamed\.txt:1: header of a legacy COT file lacks "Traders-Total \(All\)"/,
+    );
+  });
+
+  it('refuses a futures-and-options combined report', async () => {
+    const [tffHeader = '', tffFirst = ''] = readLines(TFF_SELECTED);
+    const file = writeTemp('combined.txt', [tffHeader, tffFirst.replace('"FutOnly"', '"Combined"')]);
+    await expectInputError([file], /combined\.txt:2: .*only futures-only reports/);
+  });
+
+  it('refuses a header-only file and an empty file', async () => {
+    await expectInputError([writeTemp('header-only.txt', [header])], /no data rows/);
+    const empty = join(tmp, 'empty.txt');
+    writeFileSync(empty, '');
+    await expectInputError([empty], /file is empty/);
+  });
+});

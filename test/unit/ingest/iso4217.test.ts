@@ -1,0 +1,205 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDuckDb } from '../../../src/db/duckdb.ts';
+import { iso4217Source } from '../../../src/ingest/iso4217.ts';
+import type { IngestContext } from '../../../src/ingest/source.ts';
+import type { Currency } from '../../../src/model/records.ts';
+import { SHARED_DATA } from '../../helpers/paths.ts';
+
+const LIST_ONE = join(SHARED_DATA, 'iso', 'iso4217_list_one_table_a1.xml');
+const LIST_THREE = join(SHARED_DATA, 'iso', 'iso4217_list_three_table_a3_historic.xml');
+const CODES_CSV = join(SHARED_DATA, 'iso', 'iso4217_codes-all.csv');
+const ECB_XML = join(SHARED_DATA, 'ecb', 'eurofxref-daily.xml');
+const M49 = join(SHARED_DATA, 'iso', 'unsd_m49_overview_en.csv');
+
+let db: DuckDBInstance;
+let connection: DuckDBConnection;
+const tmp = mkdtempSync(join(tmpdir(), 'iso4217-test-'));
+
+beforeAll(async () => {
+  db = await openDuckDb();
+  connection = await db.connect();
+});
+
+afterAll(() => {
+  connection.closeSync();
+});
+
+function context(): IngestContext {
+  return { connection, now: () => new Date('2026-11-23T12:00:00Z'), options: {} };
+}
+
+function writeTemp(name: string, content: string): string {
+  const file = join(tmp, name);
+  writeFileSync(file, content);
+  return file;
+}
+
+async function parse(files: string[]) {
+  const batch = await iso4217Source.parse(files, context());
+  const currencies = batch.currencies ?? [];
+  const get = (code: string): Currency | undefined => currencies.find((c) => c.code === code);
+  return { batch, currencies, get };
+}
+
+describe('iso4217Source: list one XML (Pblshd 2024-06-25)', () => {
+  it('reads 280 entries into 179 distinct codes; 3 entries without a currency are skipped', async () => {
+    const { batch, currencies } = await parse([LIST_ONE]);
+    expect(batch.rows_read).toBe(280);
+    expect(batch.rows_skipped).toBe(3);
+    expect(currencies).toHaveLength(179);
+    expect(currencies.every((c) => c.withdrawn === null)).toBe(true);
+  });
+
+  it('keeps numeric codes as zero-padded text and reads minor units', async () => {
+    const { get } = await parse([LIST_ONE]);
+    expect(get('ALL')).toEqual({
+      code: 'ALL',
+      numeric: '008',
+      name: 'Lek',
+      minor_units: 2,
+      is_fund: false,
+      entities: ['ALBANIA'],
+      withdrawn: null,
+    });
+    expect(get('XAU')).toMatchObject({ numeric: '959', name: 'Gold', minor_units: null });
+    expect(get('XDR')?.minor_units).toBeNull();
+    expect(get('JPY')).toMatchObject({ numeric: '392', minor_units: 0 });
+    expect(get('BHD')).toMatchObject({ numeric: '048', minor_units: 3 });
+    expect(get('XCG')).toBeUndefined();
+    expect(get('ZWG')).toMatchObject({ numeric: '924', entities: ['ZIMBABWE'] });
+  });
+
+  it('collects entities across rows and reads the IsFund attribute', async () => {
+    const { get } = await parse([LIST_ONE]);
+    const eur = get('EUR');
+    expect(eur?.entities).toHaveLength(36);
+    expect(eur?.entities).toEqual(expect.arrayContaining(['ÅLAND ISLANDS', 'GERMANY', 'CROATIA']));
+    expect(get('BOV')).toMatchObject({ name: 'Mvdol', is_fund: true });
+    expect(get('CHE')).toMatchObject({ name: 'WIR Euro', is_fund: true });
+    expect(get('USD')?.is_fund).toBe(false);
+    expect(get('XDR')?.entities).toEqual(['INTERNATIONAL MONETARY FUND (IMF)']);
+  });
+});
+
+describe('iso4217Source: list three (historic) and the merge', () => {
+  it('reads 165 historic entries into 135 withdrawn codes, each at its latest withdrawal', async () => {
+    const { batch, currencies, get } = await parse([LIST_THREE]);
+    expect(batch.rows_read).toBe(165);
+    expect(currencies).toHaveLength(135);
+    expect(get('HRK')).toMatchObject({
+      name: 'Kuna',
+      numeric: '191',
+      withdrawn: '2023-01',
+      entities: ['CROATIA'],
+    });
+    expect(get('RUR')?.withdrawn).toBe('2004-01');
+    expect(get('RUR')?.entities).toHaveLength(11);
+    expect(get('FRF')?.withdrawn).toBe('2002-03');
+    expect(get('XFO')).toMatchObject({ numeric: null, minor_units: null });
+  });
+
+  it('treats a code both current and historic as current (withdrawn null)', async () => {
+    const { currencies, get } = await parse([LIST_ONE, LIST_THREE]);
+    // 179 current codes + 135 historic, of which 9 (ANG, EUR, IDR, ...) are also current.
+    expect(currencies).toHaveLength(305);
+    expect(get('EUR')).toMatchObject({ withdrawn: null, minor_units: 2 });
+    expect(get('EUR')?.entities).not.toContain('SERBIA AND MONTENEGRO');
+    expect(get('ANG')).toMatchObject({ withdrawn: null, entities: ['CURAÇAO', 'SINT MAARTEN (DUTCH PART)'] });
+    expect(get('HRK')?.withdrawn).toBe('2023-01');
+  });
+});
+
+describe('iso4217Source: the flattened CSV (2026-02)', () => {
+  it('reads 449 rows into 307 codes, with XCG current and ANG withdrawn 2025-03', async () => {
+    const { batch, currencies, get } = await parse([CODES_CSV]);
+    expect(batch.rows_read).toBe(449);
+    expect(batch.rows_skipped).toBe(3);
+    expect(currencies).toHaveLength(307);
+    expect(get('XCG')).toEqual({
+      code: 'XCG',
+      numeric: '532',
+      name: 'Caribbean Guilder',
+      minor_units: 2,
+      is_fund: false,
+      entities: ['CURAÇAO', 'SINT MAARTEN (DUTCH PART)'],
+      withdrawn: null,
+    });
+    expect(get('ANG')).toMatchObject({ withdrawn: '2025-03', minor_units: null });
+    expect(get('ALL')).toMatchObject({ numeric: '008', minor_units: 2, withdrawn: null });
+    expect(get('XAU')?.minor_units).toBeNull();
+    expect(get('JPY')?.minor_units).toBe(0);
+    expect(get('BHD')?.minor_units).toBe(3);
+  });
+});
+
+describe('iso4217Source: bad input', () => {
+  const xml = readFileSync(LIST_ONE, 'utf8');
+
+  it('refuses XML of another format (the ECB daily rates)', async () => {
+    await expect(parse([ECB_XML])).rejects.toThrow(
+      /eurofxref-daily\.xml: not an ISO 4217 list: root element is <gesmes:Envelope>/,
+    );
+  });
+
+  it('refuses a CSV of another format (the M49 overview)', async () => {
+    await expect(parse([M49])).rejects.toThrow(
+      /unsd_m49_overview_en\.csv:1: not an ISO 4217 CSV: missing columns/,
+    );
+  });
+
+  it('refuses a CSV missing a required column', async () => {
+    const file = writeTemp(
+      'no-minor.csv',
+      'Entity,Currency,AlphabeticCode,NumericCode,WithdrawalDate\nJAPAN,Yen,JPY,392,\n',
+    );
+    await expect(parse([file])).rejects.toThrow(/no-minor\.csv:1: .*missing columns MinorUnit/);
+  });
+
+  it('refuses a malformed currency code, naming the line of its XML entry', async () => {
+    const file = writeTemp('bad-code.xml', xml.replace('<Ccy>ALL</Ccy>', '<Ccy>AL1</Ccy>'));
+    // The ALBANIA <CcyNtry> opens on line 18 (after the non-ASCII ÅLAND ISLANDS entry).
+    await expect(parse([file])).rejects.toThrow(/bad-code\.xml:18: expected a 3-letter code, got "AL1"/);
+  });
+
+  it('refuses malformed minor units and numeric codes in the CSV', async () => {
+    const header = 'Entity,Currency,AlphabeticCode,NumericCode,MinorUnit,WithdrawalDate';
+    const units = writeTemp('bad-units.csv', `${header}\nJAPAN,Yen,JPY,392,zero,\n`);
+    await expect(parse([units])).rejects.toThrow(/bad-units\.csv:2: currency JPY: bad minor units "zero"/);
+    const numeric = writeTemp('bad-numeric.csv', `${header}\nJAPAN,Yen,JPY,3920,0,\n`);
+    await expect(parse([numeric])).rejects.toThrow(
+      /bad-numeric\.csv:2: currency JPY: expected a numeric code/,
+    );
+  });
+
+  it('refuses a truncated XML file', async () => {
+    const file = writeTemp('truncated.xml', xml.slice(0, xml.indexOf('<CtryNm>JAPAN</CtryNm>')));
+    const lines = xml.slice(0, xml.indexOf('<CtryNm>JAPAN</CtryNm>')).split('\n').length;
+    await expect(parse([file])).rejects.toThrow(
+      `truncated.xml:${lines}: XML ends with elements still open (truncated file?)`,
+    );
+  });
+
+  it('refuses malformed XML, naming the line', async () => {
+    const file = writeTemp('mismatched.xml', xml.replace('<Ccy>ALL</Ccy>', '<Ccy>ALL</Cc>'));
+    await expect(parse([file])).rejects.toThrow(/mismatched\.xml:21: malformed XML: /);
+  });
+
+  it('refuses a truncated CSV file (last line cut inside the code)', async () => {
+    const text = readFileSync(CODES_CSV, 'utf8');
+    const file = writeTemp(
+      'truncated.csv',
+      text.slice(0, text.indexOf('JAPAN,Yen,JP') + 'JAPAN,Yen,JP'.length),
+    );
+    await expect(parse([file])).rejects.toThrow(/truncated\.csv:123: expected a 3-letter code, got "JP"/);
+  });
+
+  it('refuses a historic entry without a withdrawal date', async () => {
+    const historic = readFileSync(LIST_THREE, 'utf8').replace('<WthdrwlDt>2003-01</WthdrwlDt>', '');
+    const file = writeTemp('no-date.xml', historic);
+    await expect(parse([file])).rejects.toThrow(/no-date\.xml:4: historic entry AFA has no <WthdrwlDt>/);
+  });
+});
