@@ -11,6 +11,8 @@ export interface PipelineStep {
   series?: string;
   /** Vintage date `YYYY-MM-DD` (`--vintage`). */
   vintage?: string;
+  /** The values are invented sample values (`--sample`): stored as unverified, source_ref `sample:`. */
+  sample?: boolean;
 }
 
 /** Returns the demo's ingest steps: catalog, reference lists, facts, research. */
@@ -22,18 +24,24 @@ export function makePipeline(files: { bls: readonly string[] }): PipelineStep[] 
     { source: 'tz', files: ['reference/zone1970.tab'] },
     { source: 'iso4217', files: ['reference/iso4217_codes-all.csv'] },
     { source: 'mic', files: ['reference/ISO10383_MIC.csv'] },
-    { source: 'ecb', files: ['ecb/eurofxref-hist.csv', 'ecb/eurofxref-daily.xml'] },
-    { source: 'cftc', files: ['cftc/legacy_futures_only_sample.txt', 'cftc/tff_futures_only_sample.txt'] },
+    { source: 'ecb', files: ['ecb/eurofxref-hist.csv', 'ecb/eurofxref-daily.xml'], sample: true },
+    {
+      source: 'cftc',
+      files: ['cftc/legacy_futures_only_sample.txt', 'cftc/tff_futures_only_sample.txt'],
+      sample: true,
+    },
     ...BLS_VINTAGES.map((vintage, index) => ({
       source: 'bls',
       files: [files.bls[index]!],
       observed_at: vintage.observedAt,
+      sample: true,
     })),
     {
       source: 'fred',
       files: ['fred/northwind_FCI_sample.csv'],
       series: FRED_SAMPLE.series,
       vintage: FRED_SAMPLE.vintage,
+      sample: true,
     },
     { source: 'research', files: ['research'] },
   ];

@@ -2,6 +2,8 @@ import { loadConfig } from '../config/load-config.ts';
 import { runCli } from './run-cli.ts';
 
 // Composition root of the `mmds` executable: the only place the CLI reads the environment.
+// Astro would otherwise try to send usage telemetry from `mmds build`.
+process.env.ASTRO_TELEMETRY_DISABLED ??= '1';
 let config: ReturnType<typeof loadConfig>;
 try {
   config = loadConfig(process.env, process.cwd());

@@ -4,10 +4,13 @@ import { InputError } from '../ingest/input-error.ts';
 import { LockedError } from '../store/lock.ts';
 import { PublishRefusedError } from '../store/publish.ts';
 import { PIPELINE_VERSION } from '../version.ts';
+import { registerBuild } from './commands/build.ts';
 import { registerFetch } from './commands/fetch.ts';
 import { registerIngest } from './commands/ingest.ts';
 import { registerIngestPlan } from './commands/ingest-plan.ts';
+import { registerKeys } from './commands/keys.ts';
 import { registerPublish } from './commands/publish.ts';
+import { registerServe } from './commands/serve.ts';
 import { registerVerify } from './commands/verify.ts';
 import type { CliContext, CommandContext } from './context.ts';
 import { ReportedFailure } from './reported-failure.ts';
@@ -54,6 +57,9 @@ Examples:
   registerFetch(program, getContext);
   registerPublish(program, getContext);
   registerVerify(program, getContext);
+  registerKeys(program, getContext);
+  registerBuild(program, getContext);
+  registerServe(program, getContext);
   for (const command of program.commands) command.exitOverride();
   return program;
 }

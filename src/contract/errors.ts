@@ -22,7 +22,11 @@ export class ApiError extends Error {
   /** Extra response headers (WWW-Authenticate, Retry-After, Allow). */
   readonly headers: Readonly<Record<string, string>>;
 
-  constructor(code: ErrorCode, message: string, options: { headers?: Record<string, string>; cause?: unknown } = {}) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { headers?: Record<string, string>; cause?: unknown } = {},
+  ) {
     super(message, { cause: options.cause });
     this.name = 'ApiError';
     this.code = code;
@@ -42,7 +46,9 @@ export function notFound(what: string): ApiError {
 }
 
 /** 401 with the same body for a missing, malformed, unknown, expired or revoked key. */
-export function unauthorized(message = 'a valid API key is required: send Authorization: Bearer <key>'): ApiError {
+export function unauthorized(
+  message = 'a valid API key is required: send Authorization: Bearer <key>',
+): ApiError {
   return new ApiError('unauthorized', message, { headers: { 'WWW-Authenticate': 'Bearer' } });
 }
 

@@ -109,7 +109,7 @@ export const PARAMS = {
     keyedOnly: true,
   },
   report_type: {
-    description: 'COT report: legacy, disaggregated or tff (default: the market\'s first tracked report).',
+    description: "COT report: legacy, disaggregated or tff (default: the market's first tracked report).",
     schema: z.enum(['legacy', 'disaggregated', 'tff']),
     expected: 'legacy, disaggregated or tff',
     openapi: { type: 'string', enum: ['legacy', 'disaggregated', 'tff'] },

@@ -19,8 +19,13 @@ const MAX_PARAMS = 20;
  * and missing required parameters are `invalid_parameter`, a malformed slug is `not_found`.
  * Whether the values exist in the reference lists is the payload's business.
  */
-export function parseRequest(route: RouteDefinition, slug: string | null, search: URLSearchParams): RequestParams {
-  if (slug !== null && !PARAMS.slug.schema.safeParse(slug).success) throw notFound(`${route.path.replace(':slug', slug)}`);
+export function parseRequest(
+  route: RouteDefinition,
+  slug: string | null,
+  search: URLSearchParams,
+): RequestParams {
+  if (slug !== null && !PARAMS.slug.schema.safeParse(slug).success)
+    throw notFound(`${route.path.replace(':slug', slug)}`);
   const names = [...search.keys()];
   if (names.length > MAX_PARAMS) throw invalidParameter('query', `at most ${MAX_PARAMS} parameters`);
   const query: RequestParams['query'] = {};
@@ -40,7 +45,8 @@ export function parseRequest(route: RouteDefinition, slug: string | null, search
   }
   for (const name of route.query) {
     const spec = PARAMS[name];
-    if ('required' in spec && spec.required && query[name] === undefined) throw invalidParameter(name, `${spec.expected} (required)`);
+    if ('required' in spec && spec.required && query[name] === undefined)
+      throw invalidParameter(name, `${spec.expected} (required)`);
   }
   return { slug, query, keyedParams };
 }

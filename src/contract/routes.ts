@@ -64,7 +64,8 @@ export const ROUTES: readonly RouteDefinition[] = [
     number: 1,
     path: '/api/v1/status',
     summary: 'Service and data freshness status',
-    description: 'Snapshot in service, and per source its last period, last observation time, cadence, next release due and staleness.',
+    description:
+      'Snapshot in service, and per source its last period, last observation time, cadence, next release due and staleness.',
     access: { kind: 'public' },
     query: [],
     maxAge: 60,
@@ -75,7 +76,8 @@ export const ROUTES: readonly RouteDefinition[] = [
     number: 2,
     path: '/api/v1/markets/cot',
     summary: 'Latest positioning summary for all tracked futures markets',
-    description: 'Per tracked market the latest Commitments of Traders report: open interest, long, short and net by trader category, week-on-week changes and percent of open interest.',
+    description:
+      'Per tracked market the latest Commitments of Traders report: open interest, long, short and net by trader category, week-on-week changes and percent of open interest.',
     access: { kind: 'public' },
     query: [],
     maxAge: LATEST_MAX_AGE,
@@ -86,7 +88,8 @@ export const ROUTES: readonly RouteDefinition[] = [
     number: 3,
     path: '/api/v1/markets/cot/:slug',
     summary: 'Positioning history of one market',
-    description: 'Without a key: the 12 most recent weekly reports. With a key holding cot:history: the full history, with as_of, from, to, limit, cursor and format=csv.',
+    description:
+      'Without a key: the 12 most recent weekly reports. With a key holding cot:history: the full history, with as_of, from, to, limit, cursor and format=csv.',
     access: { kind: 'public-or-scope', scope: 'cot:history' },
     query: ['report_type', ...HISTORY],
     maxAge: LATEST_MAX_AGE,
@@ -97,7 +100,8 @@ export const ROUTES: readonly RouteDefinition[] = [
     number: 4,
     path: '/api/v1/macro',
     summary: 'Latest value of each tracked BLS series',
-    description: 'Per tracked series the latest period and value, when it was published, and its revision number.',
+    description:
+      'Per tracked series the latest period and value, when it was published, and its revision number.',
     access: { kind: 'public' },
     query: [],
     maxAge: LATEST_MAX_AGE,
@@ -108,7 +112,8 @@ export const ROUTES: readonly RouteDefinition[] = [
     number: 5,
     path: '/api/v1/macro/:slug',
     summary: 'History of one macro series, with every revision record',
-    description: 'Every revision of every period, oldest period first; as_of reconstructs what was known at an instant.',
+    description:
+      'Every revision of every period, oldest period first; as_of reconstructs what was known at an instant.',
     access: { kind: 'scope', scope: 'macro:history' },
     query: HISTORY,
     maxAge: 0,
@@ -130,7 +135,8 @@ export const ROUTES: readonly RouteDefinition[] = [
     number: 7,
     path: '/api/v1/sources',
     summary: 'Source catalog with licences and rights classification',
-    description: 'Every source with its licence, rights class, whether it is redistributable, and the attribution to show.',
+    description:
+      'Every source with its licence, rights class, whether it is redistributable, and the attribution to show.',
     access: { kind: 'public' },
     query: [],
     maxAge: REFERENCE_MAX_AGE,
@@ -141,7 +147,8 @@ export const ROUTES: readonly RouteDefinition[] = [
     number: 8,
     path: '/api/v1/observations',
     summary: 'Raw observations with full provenance and all revisions',
-    description: 'Every revision of every period of one series with its provenance; with as_of, only what had been observed by then, the revision in force marked in_force.',
+    description:
+      'Every revision of every period of one series with its provenance; with as_of, only what had been observed by then, the revision in force marked in_force.',
     access: { kind: 'scope', scope: 'observations:read' },
     query: ['series', ...HISTORY],
     maxAge: 0,
@@ -152,7 +159,8 @@ export const ROUTES: readonly RouteDefinition[] = [
     number: 9,
     path: '/api/v1/series',
     summary: 'Series catalogue with latest values (redistributable data only)',
-    description: 'Series of redistributable sources with their latest value; filter by country, region or currency.',
+    description:
+      'Series of redistributable sources with their latest value; filter by country, region or currency.',
     access: { kind: 'public' },
     query: ['country', 'region', 'currency'],
     maxAge: LATEST_MAX_AGE,
@@ -163,7 +171,8 @@ export const ROUTES: readonly RouteDefinition[] = [
     number: 10,
     path: '/api/v1/sectors',
     summary: 'Sectors with measured coverage status and live counts',
-    description: 'Per sector the number of series and markets, how many are fresh, and a coverage status measured from the data.',
+    description:
+      'Per sector the number of series and markets, how many are fresh, and a coverage status measured from the data.',
     access: { kind: 'public' },
     query: [],
     maxAge: LATEST_MAX_AGE,
@@ -174,7 +183,8 @@ export const ROUTES: readonly RouteDefinition[] = [
     number: 11,
     path: '/api/v1/fx/ecb',
     summary: 'Latest euro reference exchange rates',
-    description: 'Latest ECB euro reference rate per currency (units per euro) and its date; filter by currency.',
+    description:
+      'Latest ECB euro reference rate per currency (units per euro) and its date; filter by currency.',
     access: { kind: 'public' },
     query: ['currency'],
     maxAge: LATEST_MAX_AGE,
@@ -185,7 +195,8 @@ export const ROUTES: readonly RouteDefinition[] = [
     number: 12,
     path: '/api/v1/reference/countries',
     summary: 'Countries with UN M49 region, ISO 4217 currency, IANA time zones and coverage',
-    description: 'ISO 3166-1 countries with their M49 classification, currencies, time zones and how much data covers them; filter by region.',
+    description:
+      'ISO 3166-1 countries with their M49 classification, currencies, time zones and how much data covers them; filter by region.',
     access: { kind: 'public' },
     query: ['region'],
     maxAge: REFERENCE_MAX_AGE,
@@ -207,7 +218,8 @@ export const ROUTES: readonly RouteDefinition[] = [
     number: 14,
     path: '/api/v1/reference/venues',
     summary: 'Trading venues with city, time zone and currencies',
-    description: 'ISO 10383 market identifier codes with city, time zone and the currencies of their country; filter by country.',
+    description:
+      'ISO 10383 market identifier codes with city, time zone and the currencies of their country; filter by country.',
     access: { kind: 'public' },
     query: ['country'],
     maxAge: REFERENCE_MAX_AGE,

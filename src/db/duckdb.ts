@@ -1,4 +1,10 @@
-import { DuckDBConnection, DuckDBInstance, type DuckDBValue, quotedIdentifier, quotedString } from '@duckdb/node-api';
+import {
+  type DuckDBConnection,
+  DuckDBInstance,
+  type DuckDBValue,
+  quotedIdentifier,
+  quotedString,
+} from '@duckdb/node-api';
 
 export { quotedIdentifier, quotedString };
 

@@ -9,6 +9,11 @@ export interface IngestOptions {
   series?: string;
   /** Vintage date `YYYY-MM-DD` of a FRED/ALFRED download. */
   vintage?: string;
+  /**
+   * The files hold invented sample values in the publisher's format (the demo data): facts are
+   * stored as unverified with a `sample:` source_ref, whatever the format suggests.
+   */
+  sample?: boolean;
 }
 
 /** What a parser gets besides its files: a DuckDB connection for CSV reading, and the clock. */

@@ -1,6 +1,6 @@
 import type { CotPosition } from '../model/records.ts';
-import { rfc3339 } from './sql.ts';
 import type { SnapshotDb } from './snapshot-db.ts';
+import { rfc3339 } from './sql.ts';
 
 /** A tracked market from the catalog. */
 export interface MarketRow {
@@ -62,7 +62,11 @@ export async function readLatestReports(db: SnapshotDb): Promise<CotReportRow[]>
 }
 
 /** Reads the in-force revision of the `weeks` most recent reports of one series, oldest first. */
-export async function readRecentReports(db: SnapshotDb, seriesKey: string, weeks: number): Promise<CotReportRow[]> {
+export async function readRecentReports(
+  db: SnapshotDb,
+  seriesKey: string,
+  weeks: number,
+): Promise<CotReportRow[]> {
   return db.query<CotReportRow>(
     `SELECT * FROM (
        SELECT ${REPORT_COLUMNS} FROM cot_reports WHERE series_key = $key

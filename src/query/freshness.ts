@@ -1,5 +1,5 @@
-import { rfc3339 } from './sql.ts';
 import type { SnapshotDb } from './snapshot-db.ts';
+import { rfc3339 } from './sql.ts';
 
 /** A source's catalog entry joined with the newest data the snapshot holds of it. */
 export interface SourceFreshnessRow {

@@ -1,5 +1,5 @@
-import { rfc3339 } from './sql.ts';
 import type { SnapshotDb } from './snapshot-db.ts';
+import { rfc3339 } from './sql.ts';
 
 /** The latest ECB reference rate of one currency. */
 export interface EcbRateRow {

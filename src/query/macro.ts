@@ -1,5 +1,5 @@
-import { rfc3339 } from './sql.ts';
 import type { SnapshotDb } from './snapshot-db.ts';
+import { rfc3339 } from './sql.ts';
 
 /** A tracked macro series with its latest value (nulls if the snapshot has none yet). */
 export interface MacroLatestRow {

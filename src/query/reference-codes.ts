@@ -22,7 +22,10 @@ export async function resolveRegion(db: SnapshotDb, value: string): Promise<stri
 }
 
 /** Every code of a reference list, for pre-rendering one file per filter value. */
-export async function listReferenceCodes(db: SnapshotDb, list: 'countries' | 'currencies' | 'regions'): Promise<string[]> {
+export async function listReferenceCodes(
+  db: SnapshotDb,
+  list: 'countries' | 'currencies' | 'regions',
+): Promise<string[]> {
   const sql = {
     countries: 'SELECT iso2 AS code FROM countries ORDER BY 1',
     currencies: 'SELECT code FROM currencies ORDER BY 1',

@@ -1,6 +1,13 @@
 import { join } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance, DuckDBPreparedStatement } from '@duckdb/node-api';
-import { execute, openDuckDb, quotedIdentifier, quotedString, readRows, type SqlParams } from '../db/duckdb.ts';
+import {
+  execute,
+  openDuckDb,
+  quotedIdentifier,
+  quotedString,
+  readRows,
+  type SqlParams,
+} from '../db/duckdb.ts';
 import { type StoreLayout, snapshotDir } from '../store/layout.ts';
 import { readManifest, type SnapshotManifest } from '../store/manifest.ts';
 import { TABLES } from '../store/tables.ts';
@@ -71,7 +78,8 @@ export async function openSnapshotDb(
     await execute(setup, 'SET enable_external_access = false');
     await execute(setup, 'SET lock_configuration = true');
     // Touch every file once so that a damaged snapshot is refused here, not in a request.
-    for (const table of TABLES) await readRows(setup, `SELECT count(*) AS n FROM ${quotedIdentifier(table.name)}`);
+    for (const table of TABLES)
+      await readRows(setup, `SELECT count(*) AS n FROM ${quotedIdentifier(table.name)}`);
   } catch (error) {
     setup.closeSync();
     instance.closeSync();

@@ -2,9 +2,15 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { ParsedBatch } from '../model/records.ts';
 import { formatTimestamp } from '../lib/zoned-time.ts';
-import { type BatchRecord, type InputFile, listBatches, listTableFiles, nextBatchSequence } from './batches.ts';
+import type { ParsedBatch } from '../model/records.ts';
+import {
+  type BatchRecord,
+  type InputFile,
+  listBatches,
+  listTableFiles,
+  nextBatchSequence,
+} from './batches.ts';
 import { fsyncPath, renameDurably } from './durable-fs.ts';
 import type { StoreLayout } from './layout.ts';
 import { withStoreLock } from './lock.ts';
@@ -39,7 +45,13 @@ export interface AppendResult {
 }
 
 const FACT_ID_PREFIX: Record<string, string> = { observations: 'obs', cot_reports: 'cot' };
-const PROVENANCE_ONLY = new Set(['source_ref', 'observed_at', 'verification_status', 'confidence', 'data_class']);
+const PROVENANCE_ONLY = new Set([
+  'source_ref',
+  'observed_at',
+  'verification_status',
+  'confidence',
+  'data_class',
+]);
 
 /**
  * Appends what a parser produced to the store as one new batch: facts become new revisions

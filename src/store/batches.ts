@@ -28,11 +28,17 @@ export function listBatches(layout: StoreLayout): BatchRecord[] {
   return readdirSync(layout.batchesDir)
     .filter((name) => BATCH_ID_PATTERN.test(name))
     .sort()
-    .map((name) => JSON.parse(readFileSync(join(layout.batchesDir, name, 'batch.json'), 'utf8')) as BatchRecord);
+    .map(
+      (name) => JSON.parse(readFileSync(join(layout.batchesDir, name, 'batch.json'), 'utf8')) as BatchRecord,
+    );
 }
 
 /** Paths of every batch file of one table, oldest first. */
-export function listTableFiles(layout: StoreLayout, batches: readonly BatchRecord[], table: string): string[] {
+export function listTableFiles(
+  layout: StoreLayout,
+  batches: readonly BatchRecord[],
+  table: string,
+): string[] {
   return batches.flatMap((batch) => {
     const entry = batch.tables[table];
     return entry ? [join(layout.batchesDir, batch.id, entry.file)] : [];

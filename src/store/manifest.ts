@@ -30,5 +30,7 @@ export function readCurrentId(layout: StoreLayout): string | null {
 /** Reads a snapshot's manifest. */
 export function readManifest(layout: StoreLayout, snapshotId: string): SnapshotManifest {
   if (!SNAPSHOT_ID_PATTERN.test(snapshotId)) throw new Error(`not a snapshot id: ${snapshotId}`);
-  return JSON.parse(readFileSync(join(snapshotDir(layout, snapshotId), 'manifest.json'), 'utf8')) as SnapshotManifest;
+  return JSON.parse(
+    readFileSync(join(snapshotDir(layout, snapshotId), 'manifest.json'), 'utf8'),
+  ) as SnapshotManifest;
 }

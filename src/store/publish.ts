@@ -55,7 +55,8 @@ export async function publishSnapshot(
 ): Promise<PublishResult> {
   return withStoreLock(layout.lockFile, async () => {
     const batches = listBatches(layout);
-    if (batches.length === 0) throw new Error('nothing to publish: the store is empty; run mmds ingest first');
+    if (batches.length === 0)
+      throw new Error('nothing to publish: the store is empty; run mmds ingest first');
     const inputHash = createHash('sha256')
       .update(JSON.stringify([SCHEMA_VERSION, batches.map((b) => b.id)]))
       .digest('hex');
@@ -63,7 +64,14 @@ export async function publishSnapshot(
     if (parent !== null) {
       const current = readManifest(layout, parent);
       if (current.input_hash === inputHash) {
-        return { status: 'unchanged', snapshot_id: parent, parent: current.parent, tables: rowCounts(current), warnings: [], pruned: [] };
+        return {
+          status: 'unchanged',
+          snapshot_id: parent,
+          parent: current.parent,
+          tables: rowCounts(current),
+          warnings: [],
+          pruned: [],
+        };
       }
     }
     const id = `${formatTimestamp(options.now).replace(/[-:]/g, '')}-${inputHash.slice(0, 8)}`;
@@ -87,7 +95,10 @@ export async function publishSnapshot(
         const files = listTableFiles(layout, batches, table.name);
         if (files.length > 0) await execute(connection, selectForSnapshot(table, scratch, files));
         const file = `${table.name}.parquet`;
-        manifest.tables[table.name] = { file, ...(await copyToParquet(connection, table, scratch, join(staging, file))) };
+        manifest.tables[table.name] = {
+          file,
+          ...(await copyToParquet(connection, table, scratch, join(staging, file))),
+        };
       }
       writeFileSync(join(staging, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
       fsyncPath(join(staging, 'manifest.json'));
@@ -119,7 +130,8 @@ export async function publishSnapshot(
 function selectForSnapshot(table: TableDefinition, scratch: string, files: readonly string[]): string {
   const columns = Object.keys(table.columns).map(quotedIdentifier).join(', ');
   const source = `read_parquet([${files.map(quotedString).join(', ')}], union_by_name = true)`;
-  if (table.kind === 'fact') return `INSERT INTO ${quotedIdentifier(scratch)} SELECT ${columns} FROM ${source}`;
+  if (table.kind === 'fact')
+    return `INSERT INTO ${quotedIdentifier(scratch)} SELECT ${columns} FROM ${source}`;
   const key = table.key.map(quotedIdentifier).join(', ');
   return `INSERT INTO ${quotedIdentifier(scratch)} SELECT ${columns} FROM ${source}
           QUALIFY row_number() OVER (PARTITION BY ${key} ORDER BY batch_id DESC) = 1`;
@@ -139,9 +151,13 @@ export function pruneSnapshots(layout: StoreLayout, keep: number): string[] {
   const protectedIds = new Set([current, current ? readManifest(layout, current).parent : null]);
   const entries = readdirSync(layout.snapshotsDir);
   for (const name of entries) {
-    if (name.startsWith('.staging-')) rmSync(join(layout.snapshotsDir, name), { recursive: true, force: true });
+    if (name.startsWith('.staging-'))
+      rmSync(join(layout.snapshotsDir, name), { recursive: true, force: true });
   }
-  const ids = entries.filter((name) => SNAPSHOT_ID_PATTERN.test(name)).sort().reverse();
+  const ids = entries
+    .filter((name) => SNAPSHOT_ID_PATTERN.test(name))
+    .sort()
+    .reverse();
   const removed = ids.slice(Math.max(keep, 0)).filter((id) => !protectedIds.has(id));
   for (const id of removed) rmSync(snapshotDir(layout, id), { recursive: true, force: true });
   return removed;

@@ -70,7 +70,12 @@ export function planRevisions(
     const revision = (current?.revision_number ?? 0) + 1;
     const id = createFactId(idPrefix, candidate.series_key, candidate.period, revision);
     decisions[index] = { kind: 'append', id, revision_number: revision, supersedes_id: current?.id ?? null };
-    state.set(key, { id, revision_number: revision, fingerprint: candidate.fingerprint, observed_at: candidate.observed_at });
+    state.set(key, {
+      id,
+      revision_number: revision,
+      fingerprint: candidate.fingerprint,
+      observed_at: candidate.observed_at,
+    });
   }
   return decisions;
 }

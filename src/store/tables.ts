@@ -37,7 +37,13 @@ export const TABLES: readonly TableDefinition[] = [
   {
     name: 'observations',
     kind: 'fact',
-    columns: { id: 'VARCHAR', series_key: 'VARCHAR', period: 'VARCHAR', value: 'DOUBLE', ...PROVENANCE_COLUMNS },
+    columns: {
+      id: 'VARCHAR',
+      series_key: 'VARCHAR',
+      period: 'VARCHAR',
+      value: 'DOUBLE',
+      ...PROVENANCE_COLUMNS,
+    },
     key: ['series_key', 'period'],
     fingerprint: ['value'],
   },

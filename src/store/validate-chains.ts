@@ -55,10 +55,14 @@ function validateChain(chain: ChainRow[]): ChainProblem[] {
       return;
     }
     if (row.supersedes_id !== previous.id) {
-      report(`revision ${expected} (${row.id}) supersedes ${row.supersedes_id ?? 'nothing'}, not ${previous.id}`);
+      report(
+        `revision ${expected} (${row.id}) supersedes ${row.supersedes_id ?? 'nothing'}, not ${previous.id}`,
+      );
     }
     if (row.observed_at < previous.observed_at) {
-      report(`revision ${expected} observed at ${row.observed_at}, before revision ${index} (${previous.observed_at})`);
+      report(
+        `revision ${expected} observed at ${row.observed_at}, before revision ${index} (${previous.observed_at})`,
+      );
     }
   });
   return problems;

@@ -27,8 +27,10 @@ export async function verifySnapshotFiles(dir: string, manifest: SnapshotManifes
     }
     const file = join(dir, entry.file);
     if (!existsSync(file)) error(`${manifest.id}/${entry.file}: missing`);
-    else if (statSync(file).size !== entry.bytes) error(`${manifest.id}/${entry.file}: size differs from the manifest`);
-    else if ((await hashFile(file)) !== entry.sha256) error(`${manifest.id}/${entry.file}: SHA-256 differs from the manifest`);
+    else if (statSync(file).size !== entry.bytes)
+      error(`${manifest.id}/${entry.file}: size differs from the manifest`);
+    else if ((await hashFile(file)) !== entry.sha256)
+      error(`${manifest.id}/${entry.file}: SHA-256 differs from the manifest`);
   }
   return problems;
 }
@@ -50,7 +52,11 @@ export async function verifySnapshotContent(
       `CREATE OR REPLACE TEMP VIEW ${quotedIdentifier(`v_${table.name}`)} AS SELECT * FROM read_parquet(${quotedString(join(dir, entry.file))})`,
     );
   }
-  return [...(await checkChains(connection)), ...(await checkRights(connection)), ...(await checkReferences(connection))];
+  return [
+    ...(await checkChains(connection)),
+    ...(await checkRights(connection)),
+    ...(await checkReferences(connection)),
+  ];
 }
 
 async function checkChains(connection: DuckDBConnection): Promise<Problem[]> {
@@ -133,7 +139,10 @@ const REFERENCE_CHECKS = [
 async function checkReferences(connection: DuckDBConnection): Promise<Problem[]> {
   const problems: Problem[] = [];
   for (const check of REFERENCE_CHECKS) {
-    const [size] = await readRows<{ n: number }>(connection, `SELECT count(*)::INTEGER AS n FROM ${check.list}`);
+    const [size] = await readRows<{ n: number }>(
+      connection,
+      `SELECT count(*)::INTEGER AS n FROM ${check.list}`,
+    );
     if (Number(size?.n ?? 0) === 0) {
       problems.push({
         severity: 'warning',
@@ -143,7 +152,11 @@ async function checkReferences(connection: DuckDBConnection): Promise<Problem[]>
       continue;
     }
     for (const row of await readRows<{ owner: string; code: string }>(connection, check.sql)) {
-      problems.push({ severity: 'error', check: 'reference', message: `${row.owner}: unknown ${check.what} ${row.code}` });
+      problems.push({
+        severity: 'error',
+        check: 'reference',
+        message: `${row.owner}: unknown ${check.what} ${row.code}`,
+      });
     }
   }
   return problems;

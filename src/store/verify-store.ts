@@ -27,9 +27,17 @@ export async function verifyStore(layout: StoreLayout, connection: DuckDBConnect
     for (const [table, entry] of Object.entries(batch.tables)) {
       const file = join(layout.batchesDir, batch.id, entry.file);
       if (!existsSync(file)) {
-        problems.push({ severity: 'error', check: 'checksum', message: `batch ${batch.id}: ${table} file missing` });
+        problems.push({
+          severity: 'error',
+          check: 'checksum',
+          message: `batch ${batch.id}: ${table} file missing`,
+        });
       } else if ((await hashFile(file)) !== entry.sha256) {
-        problems.push({ severity: 'error', check: 'checksum', message: `batch ${batch.id}: ${table} SHA-256 differs` });
+        problems.push({
+          severity: 'error',
+          check: 'checksum',
+          message: `batch ${batch.id}: ${table} SHA-256 differs`,
+        });
       }
     }
   }
@@ -38,7 +46,11 @@ export async function verifyStore(layout: StoreLayout, connection: DuckDBConnect
     : [];
   const current = readCurrentId(layout);
   if (current !== null && !snapshotIds.includes(current)) {
-    problems.push({ severity: 'error', check: 'checksum', message: `CURRENT names ${current}, which does not exist` });
+    problems.push({
+      severity: 'error',
+      check: 'checksum',
+      message: `CURRENT names ${current}, which does not exist`,
+    });
   }
   for (const id of snapshotIds.sort()) {
     const dir = snapshotDir(layout, id);

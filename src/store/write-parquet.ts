@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream, rmSync, statSync } from 'node:fs';
 import { once } from 'node:events';
+import { createReadStream, createWriteStream, rmSync, statSync } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { execute, quotedIdentifier, quotedString, readRows } from '../db/duckdb.ts';
 import { fsyncPath } from './durable-fs.ts';
@@ -20,7 +20,10 @@ export function orderClause(table: TableDefinition): string {
 }
 
 /** Creates (or empties) a typed temporary table shaped like `table`. */
-export async function createScratchTable(connection: DuckDBConnection, table: TableDefinition): Promise<string> {
+export async function createScratchTable(
+  connection: DuckDBConnection,
+  table: TableDefinition,
+): Promise<string> {
   const name = `scratch_${table.name}`;
   const columns = Object.entries(table.columns)
     .map(([column, type]) => `${quotedIdentifier(column)} ${type}`)

@@ -41,7 +41,12 @@ const SERIES: SeriesEntry = {
   description: null,
 };
 
-function observation(period: string, value: number, observed_at: string, series_key = 'bls.X'): ObservationInput {
+function observation(
+  period: string,
+  value: number,
+  observed_at: string,
+  series_key = 'bls.X',
+): ObservationInput {
   return {
     series_key,
     period,
@@ -65,7 +70,13 @@ describe('store: append-only batches and snapshots', () => {
   let connection: DuckDBConnection;
   let clock = 0;
   const now = () => new Date(Date.UTC(2026, 10, 23, 12, 0, clock++));
-  const meta = (): BatchMeta => ({ source: 'test', files: [], options: {}, collectorVersion: 'mmds/test', now: now() });
+  const meta = (): BatchMeta => ({
+    source: 'test',
+    files: [],
+    options: {},
+    collectorVersion: 'mmds/test',
+    now: now(),
+  });
   const publish = () => publishSnapshot(layout, connection, { now: now(), pipelineVersion: 'test', keep: 2 });
 
   beforeEach(async () => {
@@ -85,7 +96,12 @@ describe('store: append-only batches and snapshots', () => {
     const first = await appendBatch(
       layout,
       connection,
-      batch({ observations: [observation('2025-01', 100, '2025-02-07T13:30:00Z'), observation('2025-02', 101, '2025-03-07T13:30:00Z')] }),
+      batch({
+        observations: [
+          observation('2025-01', 100, '2025-02-07T13:30:00Z'),
+          observation('2025-02', 101, '2025-03-07T13:30:00Z'),
+        ],
+      }),
       meta(),
     );
     expect(first.tables.observations).toEqual({ added: 2, unchanged: 0, stale: 0 });
@@ -94,18 +110,34 @@ describe('store: append-only batches and snapshots', () => {
     expect(readCurrentId(layout)).toBe(published.snapshot_id);
 
     // The same values again: no batch, and the publish is a no-op.
-    const again = await appendBatch(layout, connection, batch({ observations: [observation('2025-01', 100, '2025-04-04T13:30:00Z')] }), meta());
+    const again = await appendBatch(
+      layout,
+      connection,
+      batch({ observations: [observation('2025-01', 100, '2025-04-04T13:30:00Z')] }),
+      meta(),
+    );
     expect(again.batch_id).toBeNull();
     expect((await publish()).status).toBe('unchanged');
     expect(listBatches(layout)).toHaveLength(2);
 
     // A different value is revision 2, pointing at revision 1.
-    const revised = await appendBatch(layout, connection, batch({ observations: [observation('2025-01', 99.5, '2025-03-07T13:30:00Z')] }), meta());
+    const revised = await appendBatch(
+      layout,
+      connection,
+      batch({ observations: [observation('2025-01', 99.5, '2025-03-07T13:30:00Z')] }),
+      meta(),
+    );
     expect(revised.tables.observations?.added).toBe(1);
     const second = await publish();
     expect(second.parent).toBe(published.snapshot_id);
     const dir = snapshotDir(layout, second.snapshot_id);
-    const rows = await readRows<{ period: string; value: number; revision_number: number; id: string; supersedes_id: string | null }>(
+    const rows = await readRows<{
+      period: string;
+      value: number;
+      revision_number: number;
+      id: string;
+      supersedes_id: string | null;
+    }>(
       connection,
       `SELECT period, value, revision_number, id, supersedes_id FROM read_parquet('${join(dir, 'observations.parquet')}') ORDER BY period, revision_number`,
     );
@@ -124,9 +156,23 @@ describe('store: append-only batches and snapshots', () => {
   });
 
   it('refuses to publish a series whose source has no rights class, leaving CURRENT as it was', async () => {
-    await appendBatch(layout, connection, batch({ sources: [SOURCE], series: [SERIES], observations: [observation('2025-01', 1, '2025-02-07T13:30:00Z')] }), meta());
+    await appendBatch(
+      layout,
+      connection,
+      batch({
+        sources: [SOURCE],
+        series: [SERIES],
+        observations: [observation('2025-01', 1, '2025-02-07T13:30:00Z')],
+      }),
+      meta(),
+    );
     const good = await publish();
-    await appendBatch(layout, connection, batch({ observations: [observation('2025-01', 1, '2025-02-07T13:30:00Z', 'nobody.Y')] }), meta());
+    await appendBatch(
+      layout,
+      connection,
+      batch({ observations: [observation('2025-01', 1, '2025-02-07T13:30:00Z', 'nobody.Y')] }),
+      meta(),
+    );
     await expect(publish()).rejects.toBeInstanceOf(PublishRefusedError);
     expect(readCurrentId(layout)).toBe(good.snapshot_id);
   });
@@ -146,7 +192,12 @@ describe('store: append-only batches and snapshots', () => {
     await appendBatch(layout, connection, batch({ sources: [SOURCE], series: [SERIES] }), meta());
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
-      await appendBatch(layout, connection, batch({ observations: [observation('2025-01', i, `2025-0${i + 2}-07T13:30:00Z`)] }), meta());
+      await appendBatch(
+        layout,
+        connection,
+        batch({ observations: [observation('2025-01', i, `2025-0${i + 2}-07T13:30:00Z`)] }),
+        meta(),
+      );
       ids.push((await publish()).snapshot_id);
     }
     const remaining = (await verifyStore(layout, connection)).snapshots;

@@ -1,6 +1,12 @@
 import { invalidParameter, notFound } from '../../contract/errors.ts';
 import { readSourceTerms } from '../../query/catalog.ts';
-import { type MarketRow, readLatestReports, readMarket, readMarkets, readRecentReports } from '../../query/cot.ts';
+import {
+  type MarketRow,
+  readLatestReports,
+  readMarket,
+  readMarkets,
+  readRecentReports,
+} from '../../query/cot.ts';
 import type { PayloadFunction } from './context.ts';
 import { cotSeriesKey, presentCotReport } from './cot-report.ts';
 
@@ -29,7 +35,9 @@ export const getCotSummary: PayloadFunction = async ({ db }) => {
   const [markets, latest] = await Promise.all([readMarkets(db), readLatestReports(db)]);
   const bySeries = new Map(latest.map((row) => [row.series_key, row]));
   const data = markets.flatMap((market) => {
-    const report = market.report_types.map((type) => bySeries.get(cotSeriesKey(market.code, type))).find(Boolean);
+    const report = market.report_types
+      .map((type) => bySeries.get(cotSeriesKey(market.code, type)))
+      .find(Boolean);
     return report ? [{ ...presentMarket(market), latest: presentCotReport(report) }] : [];
   });
   return { data, meta: await cftcTerms(db) };
@@ -60,7 +68,10 @@ export const getCotMarketPublic: PayloadFunction = async ({ db }, params) => {
 };
 
 /** Finds a tracked market by slug or answers 404. */
-export async function resolveMarket(db: Parameters<PayloadFunction>[0]['db'], slug: string | null): Promise<MarketRow> {
+export async function resolveMarket(
+  db: Parameters<PayloadFunction>[0]['db'],
+  slug: string | null,
+): Promise<MarketRow> {
   const market = slug === null ? null : await readMarket(db, slug);
   if (!market) throw notFound(`market ${slug}`);
   return market;
@@ -70,7 +81,10 @@ export async function resolveMarket(db: Parameters<PayloadFunction>[0]['db'], sl
 export function resolveReportType(market: MarketRow, requested: string | number | undefined): string {
   if (requested === undefined) return market.report_types[0]!;
   if (!market.report_types.includes(String(requested))) {
-    throw invalidParameter('report_type', `one of the report types tracked for ${market.slug}: ${market.report_types.join(', ')}`);
+    throw invalidParameter(
+      'report_type',
+      `one of the report types tracked for ${market.slug}: ${market.report_types.join(', ')}`,
+    );
   }
   return String(requested);
 }

@@ -1,5 +1,5 @@
 import type { RouteId } from '../../contract/routes.ts';
-import { getSources, getResearch } from './catalog.ts';
+import { getResearch, getSources } from './catalog.ts';
 import type { PayloadFunction } from './context.ts';
 import { getCotMarketPublic, getCotSummary } from './cot.ts';
 import { getCotHistory } from './cot-history.ts';

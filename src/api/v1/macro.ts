@@ -17,7 +17,12 @@ export const getMacroLatest: PayloadFunction = async ({ db }) => {
       latest:
         row.period === null
           ? null
-          : { period: row.period, value: row.value, published_at: row.published_at, revision_number: row.revision_number },
+          : {
+              period: row.period,
+              value: row.value,
+              published_at: row.published_at,
+              revision_number: row.revision_number,
+            },
       first_period: row.first_period,
       periods: row.periods,
     })),

@@ -47,7 +47,10 @@ async function listFilterRequests(db: SnapshotDb, route: RouteDefinition): Promi
   for (const name of route.query) {
     const spec = PARAMS[name];
     if (!('reference' in spec)) continue;
-    const slugs = spec.reference === 'regions' ? new Map((await listRegionAliases(db)).map((r) => [r.code, r.slug])) : null;
+    const slugs =
+      spec.reference === 'regions'
+        ? new Map((await listRegionAliases(db)).map((r) => [r.code, r.slug]))
+        : null;
     for (const code of await listReferenceCodes(db, spec.reference)) {
       const alias = slugs?.get(code);
       requests.push({

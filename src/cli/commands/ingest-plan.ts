@@ -13,6 +13,7 @@ const STEP = z
     observed_at: z.string().optional(),
     series: z.string().optional(),
     vintage: z.string().optional(),
+    sample: z.boolean().optional(),
   })
   .strict();
 const PLAN = z.array(STEP).min(1);
@@ -43,7 +44,12 @@ export async function ingestPlan(context: CommandContext, file: string): Promise
     const result = await ingestFiles(context, {
       source: step.source,
       files: step.files.map((f) => resolve(base, f)),
-      options: { observedAt: step.observed_at, series: step.series, vintage: step.vintage },
+      options: {
+        observedAt: step.observed_at,
+        series: step.series,
+        vintage: step.vintage,
+        sample: step.sample,
+      },
     });
     reportIngest(context, step.source, result);
   }

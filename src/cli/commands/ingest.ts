@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { openDuckDb, withConnection } from '../../db/duckdb.ts';
 import type { IngestOptions } from '../../ingest/source.ts';
 import { findSource, SOURCES } from '../../ingest/sources.ts';
+import type { ParsedBatch } from '../../model/records.ts';
 import { type AppendResult, appendBatch } from '../../store/append-batch.ts';
 import type { InputFile } from '../../store/batches.ts';
 import { resolveLayout } from '../../store/layout.ts';
@@ -38,7 +39,10 @@ export async function ingestFiles(context: CommandContext, request: IngestReques
   try {
     return await withConnection(db, async (connection) => {
       context.reporter.progress(`${source.id}: reading ${files.length} file(s)…`);
-      const parsed = await source.parse(files, { connection, now: context.now, options: request.options });
+      const parsed = markSample(
+        await source.parse(files, { connection, now: context.now, options: request.options }),
+        request.options.sample === true,
+      );
       context.reporter.progress(`${source.id}: comparing with the store and writing a batch…`);
       return appendBatch(layout, connection, parsed, {
         source: source.id,
@@ -51,6 +55,17 @@ export async function ingestFiles(context: CommandContext, request: IngestReques
   } finally {
     db.closeSync();
   }
+}
+
+/** Sample values keep their format's provenance shape but never pass as verified data. */
+function markSample(batch: ParsedBatch, sample: boolean): ParsedBatch {
+  if (!sample) return batch;
+  const mark = <T extends { source_ref: string; verification_status: string }>(fact: T): T => ({
+    ...fact,
+    source_ref: `sample:${fact.source_ref}`,
+    verification_status: 'unverified',
+  });
+  return { ...batch, observations: batch.observations?.map(mark), cot_reports: batch.cot_reports?.map(mark) };
 }
 
 function assertOptions(options: IngestOptions): void {
@@ -98,6 +113,7 @@ export function registerIngest(program: Command, getContext: () => CommandContex
     .option('--observed-at <timestamp>', 'knowledge time of every value, UTC (YYYY-MM-DDTHH:MM:SSZ)')
     .option('--series <key>', 'series key to file the values under (fred)')
     .option('--vintage <date>', 'vintage date of a FRED/ALFRED download (fred)')
+    .option('--sample', 'the files hold invented sample values: store them as unverified')
     .addHelpText(
       'after',
       `
@@ -114,7 +130,7 @@ Examples:
       async (
         source: string,
         files: string[],
-        flags: { observedAt?: string; series?: string; vintage?: string },
+        flags: { observedAt?: string; series?: string; vintage?: string; sample?: boolean },
       ) => {
         const context = getContext();
         const result = await ingestFiles(context, { source, files, options: flags });

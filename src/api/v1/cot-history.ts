@@ -1,0 +1,43 @@
+import { readSourceTerms } from '../../query/catalog.ts';
+import { readCotHistory } from '../../query/history.ts';
+import type { PayloadFunction } from './context.ts';
+import { resolveMarket, resolveReportType } from './cot.ts';
+import { cotSeriesKey, presentCotReport } from './cot-report.ts';
+import { describeHistoryPage, resolveHistoryQuery } from './observations.ts';
+
+/**
+ * Endpoint 3 for a key holding cot:history: every weekly report of the market's report type,
+ * one per report date (the revision in force at as_of, else the latest), oldest first, paged.
+ */
+export const getCotHistory: PayloadFunction = async ({ db, now }, params) => {
+  const market = await resolveMarket(db, params.slug);
+  const reportType = resolveReportType(market, params.query.report_type);
+  const query = resolveHistoryQuery(params, now);
+  const page = await readCotHistory(db, cotSeriesKey(market.code, reportType), query);
+  const terms = await readSourceTerms(db, 'cftc');
+  return {
+    data: page.rows.map((row) => ({ ...presentCotReport(row), supersedes_id: row.supersedes_id })),
+    meta: {
+      market: {
+        slug: market.slug,
+        code: market.code,
+        name: market.name,
+        exchange: market.exchange,
+        mic: market.mic,
+        sector: market.sector,
+        report_types: market.report_types,
+      },
+      report_type: reportType,
+      // The window describes this page; further pages follow through next_cursor.
+      window: {
+        weeks: page.rows.length,
+        from: page.rows[0]?.period ?? null,
+        to: page.rows.at(-1)?.period ?? null,
+        full_history: true,
+      },
+      ...describeHistoryPage(query, page.rows.at(-1), page.more),
+      attribution: terms?.attribution ?? null,
+      licence: terms?.licence ?? null,
+    },
+  };
+};

@@ -1,0 +1,15 @@
+import { notFound } from '../../contract/errors.ts';
+import { readMacroSeries, readObservationHistory } from '../../query/history.ts';
+import type { PayloadFunction } from './context.ts';
+import { presentSeriesHistory, resolveHistoryQuery } from './observations.ts';
+
+/**
+ * Endpoint 5: the history of one series tracked on /macro, every revision record with its
+ * provenance, in the same row layout as endpoint 8; a slug that is not a macro series is 404.
+ */
+export const getMacroHistory: PayloadFunction = async ({ db, now }, params) => {
+  const query = resolveHistoryQuery(params, now);
+  const series = params.slug === null ? null : await readMacroSeries(db, params.slug);
+  if (!series) throw notFound(`macro series ${params.slug}`);
+  return presentSeriesHistory(series, query, await readObservationHistory(db, series.key, query));
+};

@@ -1,0 +1,108 @@
+import type { Payload } from '../../contract/envelope.ts';
+import { invalidParameter, notFound } from '../../contract/errors.ts';
+import { PARAMS } from '../../contract/params.ts';
+import type { RequestParams } from '../../contract/parse-request.ts';
+import {
+  type HistoryPage,
+  type HistoryQuery,
+  type ObservationRow,
+  readObservationHistory,
+  readSeriesInfo,
+  type SeriesInfo,
+} from '../../query/history.ts';
+import type { PayloadFunction } from './context.ts';
+import { decodeCursor, encodeCursor } from './cursor.ts';
+
+/** Rows per page when the request names no `limit` (CONTRACT section 6). */
+export const DEFAULT_LIMIT = 1000;
+
+/**
+ * Reads the history parameters shared by endpoints 3 (keyed), 5 and 8: as_of (never after
+ * `now`), the period range, the page size and where the previous page ended. Formats were
+ * checked by parseRequest; what is left is what needs the clock or the cursor codec.
+ */
+export function resolveHistoryQuery(params: RequestParams, now: Date): HistoryQuery {
+  const { as_of: asOf, from, to, limit, cursor } = params.query;
+  if (typeof asOf === 'string' && Date.parse(asOf) > now.getTime())
+    throw invalidParameter('as_of', PARAMS.as_of.expected);
+  return {
+    asOf: typeof asOf === 'string' ? asOf : null,
+    from: typeof from === 'string' ? from : null,
+    to: typeof to === 'string' ? to : null,
+    after: typeof cursor === 'string' ? decodeCursor(cursor) : null,
+    limit: typeof limit === 'number' ? limit : DEFAULT_LIMIT,
+  };
+}
+
+/** The meta fields every history payload shares: knowledge time, filters and the next page. */
+export function describeHistoryPage(
+  query: HistoryQuery,
+  last: { period: string; revision_number: number } | undefined,
+  more: boolean,
+) {
+  return {
+    as_of: query.asOf,
+    filters: { from: query.from, to: query.to },
+    next_cursor: more && last ? encodeCursor(last) : null,
+  };
+}
+
+function presentObservation(row: ObservationRow) {
+  return {
+    id: row.id,
+    series_key: row.series_key,
+    period: row.period,
+    value: row.value,
+    source_ref: row.source_ref,
+    observed_at: row.observed_at,
+    collector_version: row.collector_version,
+    verification_status: row.verification_status,
+    confidence: row.confidence,
+    data_class: row.data_class,
+    revision_number: row.revision_number,
+    supersedes_id: row.supersedes_id,
+    in_force: row.in_force,
+  };
+}
+
+/**
+ * Shapes one page of a series' revision records with their provenance, and the series'
+ * catalog description; shared by endpoint 8 and endpoint 5 so that one row layout (and one
+ * CSV layout) serves both.
+ */
+export function presentSeriesHistory(
+  series: SeriesInfo,
+  query: HistoryQuery,
+  page: HistoryPage<ObservationRow>,
+): Payload {
+  return {
+    data: page.rows.map(presentObservation),
+    meta: {
+      series: {
+        key: series.key,
+        slug: series.slug,
+        name: series.name,
+        unit: series.unit,
+        frequency: series.frequency,
+        source: series.source,
+      },
+      ...describeHistoryPage(query, page.rows.at(-1), page.more),
+      licence: series.licence,
+      attribution: series.attribution,
+    },
+  };
+}
+
+/**
+ * Endpoint 8: every revision of every period of one series with full provenance, or with
+ * as_of only what was known then, the revision in force marked. Keyed callers see licensed
+ * series too; only an unknown key is a 404.
+ */
+export const getObservations: PayloadFunction = async ({ db, now }, params) => {
+  const key = String(params.query.series);
+  const query = resolveHistoryQuery(params, now);
+  // Both reads start at once; the rows of an unknown key are simply dropped.
+  const [series, page] = await Promise.all([readSeriesInfo(db, key), readObservationHistory(db, key, query)]);
+  if (!series) throw notFound(`series ${key}`);
+  return presentSeriesHistory(series, query, page);
+};

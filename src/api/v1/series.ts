@@ -1,0 +1,59 @@
+import { readSourceTerms } from '../../query/catalog.ts';
+import { readSeriesCatalogue } from '../../query/catalog-lists.ts';
+import type { PayloadFunction } from './context.ts';
+import { resolveGeoFilters } from './filters.ts';
+
+/**
+ * Endpoint 9: the catalog series of redistributable sources with their latest value, filtered
+ * by country, region and currency (all given filters must hold). Series of other sources are
+ * never listed, not even without values.
+ */
+export const getSeriesCatalogue: PayloadFunction = async ({ db }, params) => {
+  const filters = await resolveGeoFilters(db, params);
+  const rows = await readSeriesCatalogue(db, {
+    country: filters.country ?? '',
+    region: filters.region ?? '',
+    currency: filters.currency ?? '',
+  });
+  const sources = [...new Set(rows.map((row) => row.source))].sort();
+  const terms = await Promise.all(sources.map((id) => readSourceTerms(db, id)));
+  return {
+    data: rows.map((row) => ({
+      key: row.key,
+      slug: row.slug,
+      name: row.name,
+      source: row.source,
+      frequency: row.frequency,
+      unit: row.unit,
+      country: row.country,
+      region: row.region,
+      currency: row.currency,
+      sector: row.sector,
+      seasonal_adjustment: row.seasonal_adjustment,
+      latest:
+        row.period === null
+          ? null
+          : {
+              period: row.period,
+              value: row.value,
+              observed_at: row.observed_at,
+              revision_number: row.revision_number,
+            },
+    })),
+    meta: {
+      filters,
+      attribution: terms.flatMap((term) =>
+        term === null
+          ? []
+          : [
+              {
+                source: term.id,
+                attribution: term.attribution,
+                licence: term.licence,
+                licence_url: term.licence_url,
+              },
+            ],
+      ),
+    },
+  };
+};

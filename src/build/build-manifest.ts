@@ -1,0 +1,32 @@
+import type { BuiltFile } from './finish-dist.ts';
+
+/** A request the static host answers from a file: path, exact query, file, status, caching. */
+export interface StaticRoute {
+  path: string;
+  query: Record<string, string>;
+  file: string;
+  status: number;
+  cache_control: string;
+  route_id: string | null;
+}
+
+/** `dist/build-manifest.json`: what the build wrote and how requests map to files. */
+export interface BuildManifest {
+  format: 1;
+  snapshot: string;
+  pipeline_version: string;
+  generated_at: string;
+  routes: StaticRoute[];
+  files: BuiltFile[];
+}
+
+/** Cache-Control of error bodies: a CDN must never pin a 404 or a 429. */
+export const NO_STORE = 'no-store';
+
+/** Cache-Control of a public payload kept `maxAge` seconds. */
+export function publicCacheControl(maxAge: number): string {
+  return `public, max-age=${maxAge}`;
+}
+
+/** The file name of the manifest inside dist/. */
+export const BUILD_MANIFEST_FILE = 'build-manifest.json';

@@ -1,0 +1,77 @@
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { extname, join, relative } from 'node:path';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+
+/** What the build manifest records of one file. */
+export interface BuiltFile {
+  /** Path under dist/, with a leading slash. */
+  file: string;
+  bytes: number;
+  /** Strong ETag: a hash of the bytes. */
+  etag: string;
+  content_type: string;
+  gzip_bytes: number | null;
+  br_bytes: number | null;
+}
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.json': 'application/json; charset=utf-8',
+  '.html': 'text/html; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.css': 'text/css; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.txt': 'text/plain; charset=utf-8',
+  '.xml': 'application/xml',
+};
+
+/** Content type of a built file by its extension. */
+export function contentTypeOf(file: string): string {
+  return CONTENT_TYPES[extname(file)] ?? 'application/octet-stream';
+}
+
+/** Compressed copies pay off only above a few hundred bytes. */
+const COMPRESS_MIN_BYTES = 256;
+
+/** Lists every regular file under a directory (relative paths, sorted). */
+export function listFiles(root: string, dir = root): string[] {
+  return readdirSync(dir)
+    .flatMap((name) => {
+      const path = join(dir, name);
+      return statSync(path).isDirectory() ? listFiles(root, path) : [relative(root, path)];
+    })
+    .sort();
+}
+
+/**
+ * Writes gzip and brotli copies beside each compressible file and returns every file's
+ * size, strong ETag and content type for the build manifest.
+ */
+export function compressAndDescribe(outDir: string, skip: ReadonlySet<string>): BuiltFile[] {
+  const described: BuiltFile[] = [];
+  for (const file of listFiles(outDir)) {
+    if (file.endsWith('.gz') || file.endsWith('.br') || skip.has(file)) continue;
+    const path = join(outDir, file);
+    const body = readFileSync(path);
+    const contentType = contentTypeOf(file);
+    let gzipBytes: number | null = null;
+    let brBytes: number | null = null;
+    if (body.length >= COMPRESS_MIN_BYTES && /json|html|svg|css|javascript|text|xml/.test(contentType)) {
+      const gz = gzipSync(body, { level: 9 });
+      const br = brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } });
+      writeFileSync(`${path}.gz`, gz);
+      writeFileSync(`${path}.br`, br);
+      gzipBytes = gz.length;
+      brBytes = br.length;
+    }
+    described.push({
+      file: `/${file}`,
+      bytes: body.length,
+      etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`,
+      content_type: contentType,
+      gzip_bytes: gzipBytes,
+      br_bytes: brBytes,
+    });
+  }
+  return described;
+}

@@ -1,0 +1,174 @@
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { renderPayload } from '../api/v1/render.ts';
+import { listStaticRequests, type StaticRequest } from '../api/v1/static-requests.ts';
+import { openSnapshotDb } from '../query/snapshot-db.ts';
+import type { StoreLayout } from '../store/layout.ts';
+import { type BridgeFile, setBuildBridge } from './build-bridge.ts';
+import {
+  BUILD_MANIFEST_FILE,
+  type BuildManifest,
+  NO_STORE,
+  publicCacheControl,
+  type StaticRoute,
+} from './build-manifest.ts';
+import { compressAndDescribe } from './finish-dist.ts';
+import { renderHeadersFile, renderRedirectsFile } from './host-rules.ts';
+import { invalidFilterError, listStaticErrors } from './static-errors.ts';
+
+/** Options of `mmds build`. */
+export interface StaticBuildOptions {
+  layout: StoreLayout;
+  snapshotId: string;
+  /** The project root (where astro.config.mjs is). */
+  root: string;
+  outDir: string;
+  now: Date;
+  pipelineVersion: string;
+  /** Rebuild even if dist/ already holds this snapshot. */
+  force?: boolean;
+  progress?: (message: string) => void;
+}
+
+/** The outcome of a build. */
+export interface StaticBuildResult {
+  status: 'built' | 'unchanged';
+  snapshot: string;
+  files: number;
+  bytes: number;
+  routes: number;
+  seconds: number;
+}
+
+/**
+ * Renders every public endpoint of a snapshot to static files with Astro, then writes the
+ * compressed copies, ETags, build manifest and static-host rules. The new tree is built beside
+ * the old one and swapped in at the end, so a failed build leaves the old dist/ whole.
+ */
+export async function runStaticBuild(options: StaticBuildOptions): Promise<StaticBuildResult> {
+  const started = performance.now();
+  const existing = readExistingManifest(options.outDir);
+  if (
+    !options.force &&
+    existing?.snapshot === options.snapshotId &&
+    existing.pipeline_version === options.pipelineVersion
+  ) {
+    return summarise(existing, 'unchanged', started);
+  }
+  const db = await openSnapshotDb(options.layout, options.snapshotId);
+  const staging = `${options.outDir}.staging`;
+  rmSync(staging, { recursive: true, force: true });
+  try {
+    options.progress?.('build: listing public requests…');
+    const requests = await listStaticRequests(db);
+    const files: BridgeFile[] = requests.map((request) => ({
+      file: request.file,
+      render: async () =>
+        JSON.stringify(
+          await renderPayload(
+            db,
+            request.route,
+            { slug: request.slug, query: request.query, keyedParams: [] },
+            {
+              now: options.now,
+              keyed: false,
+            },
+          ),
+        ),
+    }));
+    setBuildBridge({ files });
+    options.progress?.(`build: rendering ${files.length} files with Astro…`);
+    const { build } = await import('astro');
+    await build({ root: options.root, outDir: staging, logLevel: 'error', mode: 'production' });
+    const errors = listStaticErrors();
+    for (const error of errors) writeBody(staging, error.file, error.body);
+    const routes = listStaticRoutes(requests);
+    const filterErrors = new Map(
+      requests.flatMap((r) => Object.keys(r.query)).map((name) => [name, invalidFilterError(name as never)]),
+    );
+    writeBody(staging, '_headers', renderHeadersFile(routes, errors));
+    writeBody(staging, '_redirects', renderRedirectsFile(routes, filterErrors));
+    options.progress?.('build: compressing and hashing…');
+    const manifest: BuildManifest = {
+      format: 1,
+      snapshot: options.snapshotId,
+      pipeline_version: options.pipelineVersion,
+      generated_at: `${options.now.toISOString().slice(0, 19)}Z`,
+      routes: [
+        ...routes,
+        ...errors.map((e) => ({
+          path: '',
+          query: {},
+          file: e.file,
+          status: e.status,
+          cache_control: NO_STORE,
+          route_id: null,
+        })),
+      ],
+      files: compressAndDescribe(staging, new Set(['_headers', '_redirects'])),
+    };
+    writeBody(staging, BUILD_MANIFEST_FILE, `${JSON.stringify(manifest, null, 1)}\n`);
+    swapInto(staging, options.outDir);
+    return summarise(manifest, 'built', started);
+  } finally {
+    setBuildBridge(null);
+    rmSync(staging, { recursive: true, force: true });
+    await db.close();
+  }
+}
+
+function listStaticRoutes(requests: readonly StaticRequest[]): StaticRoute[] {
+  return requests.flatMap((request) => {
+    const path = request.route.path.replace(':slug', request.slug ?? '');
+    const base = {
+      path,
+      file: request.file,
+      status: 200,
+      cache_control: publicCacheControl(request.route.maxAge),
+      route_id: request.route.id,
+    };
+    return [
+      { ...base, query: { ...request.query } },
+      ...request.aliases.map((alias) => ({ ...base, query: { ...alias } })),
+    ] as StaticRoute[];
+  });
+}
+
+function writeBody(root: string, file: string, body: string): void {
+  const path = join(root, file);
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, body);
+}
+
+function readExistingManifest(outDir: string): BuildManifest | null {
+  const path = join(outDir, BUILD_MANIFEST_FILE);
+  if (!existsSync(path)) return null;
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as BuildManifest;
+  } catch {
+    return null;
+  }
+}
+
+function swapInto(staging: string, outDir: string): void {
+  const old = `${outDir}.old`;
+  rmSync(old, { recursive: true, force: true });
+  if (existsSync(outDir)) renameSync(outDir, old);
+  renameSync(staging, outDir);
+  rmSync(old, { recursive: true, force: true });
+}
+
+function summarise(
+  manifest: BuildManifest,
+  status: StaticBuildResult['status'],
+  started: number,
+): StaticBuildResult {
+  return {
+    status,
+    snapshot: manifest.snapshot,
+    files: manifest.files.length,
+    bytes: manifest.files.reduce((sum, f) => sum + f.bytes, 0),
+    routes: manifest.routes.length,
+    seconds: Math.round((performance.now() - started) / 10) / 100,
+  };
+}

@@ -1,0 +1,49 @@
+import { failure } from '../contract/envelope.ts';
+import { ERROR_STATUS, type ErrorCode } from '../contract/errors.ts';
+import { PARAMS } from '../contract/params.ts';
+import { ROUTES } from '../contract/routes.ts';
+
+/** An error body the static host answers with (it cannot mint request ids: `static`). */
+export interface StaticError {
+  file: string;
+  status: number;
+  body: string;
+}
+
+function errorFile(name: string, code: ErrorCode, message: string): StaticError {
+  return {
+    file: `api/v1/_errors/${name}.json`,
+    status: ERROR_STATUS[code],
+    body: JSON.stringify(failure(code, message, 'static')),
+  };
+}
+
+/** The not-found body for unknown paths and slugs. */
+export const NOT_FOUND = errorFile('not_found', 'not_found', 'no such endpoint, market or series');
+
+/** The body for keyed endpoints on a static host without a proxy to `mmds serve`. */
+export const KEY_REQUIRED = errorFile(
+  'unauthorized',
+  'unauthorized',
+  'this endpoint needs an API key: send Authorization: Bearer <key> to the keyed API',
+);
+
+/** The 400 body for an unknown value of a filter parameter. */
+export function invalidFilterError(name: keyof typeof PARAMS): StaticError {
+  return errorFile(
+    `invalid_${name}`,
+    'invalid_parameter',
+    `invalid parameter "${name}": expected ${PARAMS[name].expected}`,
+  );
+}
+
+/** Every static error body the host rules refer to. */
+export function listStaticErrors(): StaticError[] {
+  const filters = new Set(ROUTES.flatMap((route) => (route.prerender === 'filters' ? route.query : [])));
+  return [
+    NOT_FOUND,
+    KEY_REQUIRED,
+    invalidFilterError('report_type'),
+    ...[...filters].map(invalidFilterError),
+  ];
+}

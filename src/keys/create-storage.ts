@@ -1,0 +1,44 @@
+import type { Cluster, Redis } from 'ioredis';
+import { createStorage, type Storage } from 'unstorage';
+import fsDriver from 'unstorage/drivers/fs';
+import memoryDriver from 'unstorage/drivers/memory';
+import redisDriver from 'unstorage/drivers/redis';
+import { ConfigError } from '../config/load-config.ts';
+import { resolveLayout } from '../store/layout.ts';
+
+/** Namespace of every key the service writes to a shared Redis. */
+export const REDIS_BASE = 'mmds';
+
+/**
+ * Creates the storage for key records and other server state from MMDS_STORAGE: `file` (the fs
+ * driver under `<dataDir>/state`), `memory` (one process only), or a `redis://` / `rediss://` URL
+ * (shared by every instance). The caller disposes it (`storage.dispose()`).
+ */
+export function createStateStorage(spec: string, dataDir: string): Storage {
+  if (spec === 'file') return createStorage({ driver: fsDriver({ base: resolveLayout(dataDir).stateDir }) });
+  if (spec === 'memory') return createStorage({ driver: memoryDriver() });
+  if (/^rediss?:\/\/./.test(spec)) {
+    return createStorage({
+      driver: redisDriver({
+        url: spec,
+        base: REDIS_BASE,
+        // Fail a command after a short while instead of queueing it forever while Redis is away:
+        // a CLI command then exits with an error, and the server can fall back or answer 503.
+        connectTimeout: 5_000,
+        maxRetriesPerRequest: 2,
+      }),
+    });
+  }
+  throw new ConfigError('MMDS_STORAGE must be "file", "memory" or a redis:// URL');
+}
+
+/**
+ * Returns the ioredis client behind a storage made by `createStateStorage` for a `redis://` spec
+ * (for atomic scripts such as the rate limiter's), or null for the other drivers. The client
+ * connects on first use and is closed by `storage.dispose()`. Its keys are not under REDIS_BASE.
+ */
+export function getRedisClient(storage: Storage): Redis | Cluster | null {
+  const { driver } = storage.getMount('');
+  if (driver.name !== 'redis' || typeof driver.getInstance !== 'function') return null;
+  return driver.getInstance() as Redis | Cluster;
+}

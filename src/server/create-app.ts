@@ -1,0 +1,18 @@
+import { H3 } from 'h3';
+
+/** How the app learns the client address (the socket's, or a trusted proxy's X-Forwarded-For entry). */
+export type ClientIpResolver = (request: Request & { ip?: string }) => string;
+
+/**
+ * Creates the h3 app without listening: every request, whatever its method and path, goes to
+ * the one handler, which owns routing, errors and headers (so 404s and 405s are the contract's
+ * envelopes too). Tests call `app.fetch()` or serve it on a random port.
+ */
+export function createApp(
+  handle: (request: Request, clientIp: string) => Promise<Response>,
+  resolveClientIp: ClientIpResolver,
+): H3 {
+  const app = new H3();
+  app.all('/**', (event) => handle(event.req, resolveClientIp(event.req as Request & { ip?: string })));
+  return app;
+}

@@ -1,0 +1,242 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { renderCsv } from '../api/v1/csv.ts';
+import { renderPayload } from '../api/v1/render.ts';
+import { ApiError, insufficientScope, notFound, unauthorized, unavailable } from '../contract/errors.ts';
+import { parseRequest, type RequestParams } from '../contract/parse-request.ts';
+import { matchRoute, type RouteDefinition } from '../contract/routes.ts';
+import { QueryTimeoutError, type SnapshotDb } from '../query/snapshot-db.ts';
+import { compressBody, type Representation, respondWith, respondWithError } from './http-response.ts';
+import type { ResponseCache } from './response-cache.ts';
+import type { SnapshotManager } from './snapshot-manager.ts';
+import type { StaticSite } from './static-site.ts';
+
+/** An authenticated caller (never the key itself). */
+export interface Caller {
+  keyId: string;
+  org: string;
+  scopes: readonly string[];
+  rateLimit: number;
+}
+
+/** One rate-limit decision, as the limiter returns it. */
+export interface LimitDecision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  retry_after_s: number;
+  reset_s: number;
+}
+
+/** Everything the request handler needs, injected by the composition root. */
+export interface HandlerDeps {
+  snapshots: SnapshotManager;
+  staticSite: () => StaticSite | null;
+  /** Resolves a bearer token to a caller, or null (the same null for every kind of bad key). */
+  authenticate: (token: string) => Promise<Caller | null>;
+  consume: (bucket: string, limit: number) => Promise<LimitDecision>;
+  rateLimitHeaders: (decision: LimitDecision) => Record<string, string>;
+  anonymousLimit: number;
+  cache: ResponseCache;
+  now: () => Date;
+  log: (entry: Record<string, unknown>) => void;
+}
+
+const ALLOW = 'GET, HEAD, OPTIONS';
+const MAX_URL_LENGTH = 4096;
+const EXPOSED =
+  'ETag, X-Request-Id, X-Snapshot-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, RateLimit, RateLimit-Policy, Retry-After';
+
+/** Creates the request handler: the one function every HTTP request goes through. */
+export function createRequestHandler(
+  deps: HandlerDeps,
+): (request: Request, clientIp: string) => Promise<Response> {
+  return async (request, clientIp) => {
+    const started = performance.now();
+    const requestId = randomBytes(9).toString('base64url');
+    const headers = new Headers({
+      'X-Request-Id': requestId,
+      'Access-Control-Allow-Origin': '*',
+      'Access-Control-Expose-Headers': EXPOSED,
+      'X-Content-Type-Options': 'nosniff',
+    });
+    let caller: Caller | null = null;
+    let response: Response;
+    try {
+      response = await dispatch(request, clientIp, headers, deps, (c) => {
+        caller = c;
+      });
+    } catch (error) {
+      response = respondWithError(request, toApiError(error, requestId, deps), requestId, headers);
+    }
+    deps.log({
+      event: 'request',
+      request_id: requestId,
+      method: request.method,
+      path: new URL(request.url).pathname.slice(0, 200),
+      status: response.status,
+      ms: Math.round((performance.now() - started) * 10) / 10,
+      ip: clientIp,
+      key_id: (caller as Caller | null)?.keyId ?? null,
+      snapshot: headers.get('X-Snapshot-Id'),
+    });
+    return response;
+  };
+}
+
+async function dispatch(
+  request: Request,
+  clientIp: string,
+  headers: Headers,
+  deps: HandlerDeps,
+  setCaller: (caller: Caller) => void,
+): Promise<Response> {
+  if (request.method === 'OPTIONS') {
+    headers.set('Allow', ALLOW);
+    headers.set('Access-Control-Allow-Methods', ALLOW);
+    headers.set('Access-Control-Allow-Headers', 'Authorization, If-None-Match, Content-Type');
+    headers.set('Access-Control-Max-Age', '86400');
+    return new Response(null, { status: 204, headers });
+  }
+  if (request.method !== 'GET' && request.method !== 'HEAD') {
+    throw new ApiError(
+      'method_not_allowed',
+      `method ${request.method.slice(0, 20)} is not allowed; use GET`,
+      {
+        headers: { Allow: ALLOW },
+      },
+    );
+  }
+  if (request.url.length > MAX_URL_LENGTH)
+    throw new ApiError('uri_too_long', `the URL is longer than ${MAX_URL_LENGTH} bytes`);
+  const url = new URL(request.url);
+  const caller = await identify(request, clientIp, headers, deps);
+  if (caller) setCaller(caller);
+  if (!url.pathname.startsWith('/api/')) return serveFile(request, url, headers, deps, caller);
+  const matched = matchRoute(url.pathname);
+  if (!matched) {
+    const version = /^\/api\/(v\d+)\//.exec(url.pathname)?.[1];
+    throw notFound(version && version !== 'v1' ? `API version ${version}` : 'endpoint');
+  }
+  const params = parseRequest(matched.route, matched.slug, url.searchParams);
+  const keyed = authorise(matched.route, params, caller);
+  const db = deps.snapshots.current();
+  if (!db) throw unavailable('no snapshot has been published yet', 30);
+  headers.set('X-Snapshot-Id', db.id);
+  if (matched.route.access.kind === 'public-or-scope') headers.append('Vary', 'Authorization');
+  headers.set('Cache-Control', caller ? 'private, no-store' : `public, max-age=${matched.route.maxAge}`);
+  const representation = await represent(matched.route, params, url, db, keyed, deps);
+  return respondWith(request, representation, headers);
+}
+
+/** Authenticates a bearer token (a bad key is a 401, never anonymous access) and applies the rate limit. */
+async function identify(
+  request: Request,
+  clientIp: string,
+  headers: Headers,
+  deps: HandlerDeps,
+): Promise<Caller | null> {
+  const authorization = request.headers.get('authorization');
+  let caller: Caller | null = null;
+  let authFailed = false;
+  if (authorization !== null) {
+    const token = /^Bearer ([\x21-\x7e]{1,200})$/i.exec(authorization.trim())?.[1];
+    caller = token ? await deps.authenticate(token) : null;
+    authFailed = caller === null;
+  }
+  const decision = caller
+    ? await deps.consume(`key:${caller.keyId}`, caller.rateLimit)
+    : await deps.consume(`ip:${clientIp}`, deps.anonymousLimit);
+  for (const [name, value] of Object.entries(deps.rateLimitHeaders(decision))) headers.set(name, value);
+  if (!decision.allowed) {
+    throw new ApiError(
+      'rate_limited',
+      `rate limit of ${decision.limit} requests per minute exceeded; retry in ${decision.retry_after_s} s`,
+      {
+        headers: { 'Retry-After': String(decision.retry_after_s) },
+      },
+    );
+  }
+  if (authFailed) throw unauthorized('the API key is not valid');
+  return caller;
+}
+
+/** Applies the route's access rule; returns whether the caller gets the keyed view. */
+function authorise(route: RouteDefinition, params: RequestParams, caller: Caller | null): boolean {
+  if (route.access.kind === 'public') return false;
+  const scope = route.access.scope;
+  const holdsScope = caller?.scopes.includes(scope) ?? false;
+  if (route.access.kind === 'scope' || params.keyedParams.length > 0) {
+    if (!caller) {
+      const what = route.access.kind === 'scope' ? 'this endpoint' : `parameter ${params.keyedParams[0]}`;
+      throw unauthorized(`${what} needs an API key with scope ${scope}: send Authorization: Bearer <key>`);
+    }
+    if (!holdsScope) throw insufficientScope(scope);
+  }
+  return holdsScope;
+}
+
+async function represent(
+  route: RouteDefinition,
+  params: RequestParams,
+  url: URL,
+  db: SnapshotDb,
+  keyed: boolean,
+  deps: HandlerDeps,
+): Promise<Representation> {
+  const site = deps.staticSite();
+  if (!keyed && route.id !== 'status' && site?.snapshot === db.id) {
+    const entry = site.lookupRoute(url.pathname, url.searchParams);
+    if (entry) return entry;
+  }
+  const csv = params.query.format === 'csv';
+  const cacheKey =
+    route.id === 'status'
+      ? null
+      : `${db.id} ${keyed ? 'k' : 'p'} ${route.id} ${params.slug ?? ''} ${normaliseQuery(params)}`;
+  const cached = cacheKey ? deps.cache.get(cacheKey) : undefined;
+  if (cached) return cached as Representation;
+  const envelope = await renderPayload(db, route, params, { now: deps.now(), keyed });
+  const body = Buffer.from(csv ? renderCsv(envelope.data as unknown[]) : JSON.stringify(envelope));
+  // The ETag covers the payload, not generated_at, so an unchanged snapshot keeps its ETag.
+  const etagSource = csv ? body : Buffer.from(JSON.stringify(envelope.data));
+  const representation: Representation = {
+    body,
+    ...compressBody(body),
+    etag: `"${createHash('sha256').update(etagSource).update(db.id).digest('base64url').slice(0, 32)}"`,
+    contentType: csv ? 'text/csv; charset=utf-8; header=present' : 'application/json; charset=utf-8',
+  };
+  if (cacheKey) deps.cache.set(cacheKey, representation);
+  return representation;
+}
+
+function normaliseQuery(params: RequestParams): string {
+  return Object.entries(params.query)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([name, value]) => `${name}=${value}`)
+    .join('&');
+}
+
+function serveFile(
+  request: Request,
+  url: URL,
+  headers: Headers,
+  deps: HandlerDeps,
+  caller: Caller | null,
+): Response {
+  const entry = deps.staticSite()?.lookupFile(url.pathname === '/' ? '/index.html' : url.pathname);
+  if (!entry) throw notFound('page');
+  headers.set('Cache-Control', caller ? 'private, no-store' : entry.cacheControl);
+  return respondWith(request, entry, headers);
+}
+
+function toApiError(error: unknown, requestId: string, deps: HandlerDeps): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error instanceof QueryTimeoutError)
+    return unavailable('the query took too long; try a narrower request', 2);
+  deps.log({
+    event: 'internal_error',
+    request_id: requestId,
+    error: String((error as Error)?.stack ?? error),
+  });
+  return new ApiError('internal_error', 'internal error; the request id identifies it in our logs');
+}

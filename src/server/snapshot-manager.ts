@@ -1,0 +1,89 @@
+import type { SnapshotDb } from '../query/snapshot-db.ts';
+import type { StoreLayout } from '../store/layout.ts';
+import { readCurrentId } from '../store/manifest.ts';
+
+/** Keeps the server on the current snapshot and switches without failing requests in flight. */
+export interface SnapshotManager {
+  /** The snapshot in service, or null before the first publish (or if none could be opened). */
+  current(): SnapshotDb | null;
+  /** Checks CURRENT and switches if it names another snapshot that opens cleanly. */
+  refresh(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Options of the snapshot manager. */
+export interface SnapshotManagerOptions {
+  layout: StoreLayout;
+  open: (snapshotId: string) => Promise<SnapshotDb>;
+  log: (event: Record<string, unknown>) => void;
+  /** How often CURRENT is checked, in ms (0: only on refresh()). */
+  pollMs: number;
+  /** After a snapshot failed to open, wait this long before trying it again. */
+  retryFailedMs?: number;
+}
+
+/**
+ * Creates the manager: it opens the new snapshot in a new DuckDB instance, swaps the
+ * reference, and closes the old instance once its queries have finished. A snapshot that is
+ * damaged is refused and the previous one stays in service.
+ */
+export async function createSnapshotManager(options: SnapshotManagerOptions): Promise<SnapshotManager> {
+  let active: SnapshotDb | null = null;
+  let refreshing: Promise<void> | null = null;
+  const failed = new Map<string, number>();
+  const retryMs = options.retryFailedMs ?? 30_000;
+
+  async function switchTo(id: string): Promise<void> {
+    const failedAt = failed.get(id);
+    if (failedAt !== undefined && Date.now() - failedAt < retryMs) return;
+    try {
+      const next = await options.open(id);
+      const previous = active;
+      active = next;
+      failed.delete(id);
+      options.log({ event: 'snapshot_switched', snapshot: id, previous: previous?.id ?? null });
+      if (previous) void previous.close();
+    } catch (error) {
+      failed.set(id, Date.now());
+      options.log({
+        event: 'snapshot_refused',
+        snapshot: id,
+        error: (error as Error).message.split('\n')[0],
+      });
+    }
+  }
+
+  async function refresh(): Promise<void> {
+    let id: string | null;
+    try {
+      id = readCurrentId(options.layout);
+    } catch (error) {
+      options.log({ event: 'current_unreadable', error: (error as Error).message });
+      return;
+    }
+    if (id === null || id === active?.id) return;
+    await switchTo(id);
+  }
+
+  const guardedRefresh = () => {
+    refreshing ??= refresh().finally(() => {
+      refreshing = null;
+    });
+    return refreshing;
+  };
+
+  await guardedRefresh();
+  const timer = options.pollMs > 0 ? setInterval(() => void guardedRefresh(), options.pollMs) : null;
+  timer?.unref();
+
+  return {
+    current: () => active,
+    refresh: guardedRefresh,
+    async close() {
+      if (timer) clearInterval(timer);
+      await refreshing;
+      await active?.close();
+      active = null;
+    },
+  };
+}

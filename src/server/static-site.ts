@@ -1,0 +1,81 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BUILD_MANIFEST_FILE, type BuildManifest } from '../build/build-manifest.ts';
+import type { BuiltFile } from '../build/finish-dist.ts';
+
+/** One built file held in memory with its compressed copies and headers. */
+export interface StaticEntry {
+  body: Buffer;
+  gzip: Buffer | null;
+  br: Buffer | null;
+  etag: string;
+  contentType: string;
+  cacheControl: string;
+}
+
+/** The built public files of one `mmds build`, in memory (no disk read per request). */
+export interface StaticSite {
+  readonly snapshot: string;
+  readonly generatedAt: string;
+  /** The payload file of a public request (path plus at most one filter), or null. */
+  lookupRoute(path: string, search: URLSearchParams): StaticEntry | null;
+  /** A file by its own path (pages, assets), or null. */
+  lookupFile(path: string): StaticEntry | null;
+  readonly fileCount: number;
+}
+
+/** The key of a request: the path and its single query parameter, if any. */
+function requestKey(path: string, query: Record<string, string>): string {
+  const entries = Object.entries(query);
+  return entries.length === 0 ? path : `${path}?${entries[0]![0]}=${entries[0]![1]}`;
+}
+
+/**
+ * Loads dist/ (as described by its build manifest) into memory. Returns null when nothing has
+ * been built yet; every public request is then rendered live.
+ */
+export function loadStaticSite(distDir: string): StaticSite | null {
+  const manifestPath = join(distDir, BUILD_MANIFEST_FILE);
+  if (!existsSync(manifestPath)) return null;
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as BuildManifest;
+  const cacheByFile = new Map(manifest.routes.map((route) => [`/${route.file}`, route.cache_control]));
+  const files = new Map<string, StaticEntry>();
+  for (const file of manifest.files)
+    files.set(file.file, loadEntry(distDir, file, cacheByFile.get(file.file)));
+  const routes = new Map<string, StaticEntry>();
+  for (const route of manifest.routes) {
+    const entry = files.get(`/${route.file}`);
+    if (entry && route.path !== '') routes.set(requestKey(route.path, route.query), entry);
+  }
+  return {
+    snapshot: manifest.snapshot,
+    generatedAt: manifest.generated_at,
+    fileCount: files.size,
+    lookupRoute(path, search) {
+      const names = [...search.keys()];
+      if (names.length > 1) return null;
+      const query = names.length === 1 ? { [names[0]!]: search.get(names[0]!)! } : {};
+      return routes.get(requestKey(path, query)) ?? null;
+    },
+    lookupFile(path) {
+      return (
+        files.get(path) ??
+        files.get(`${path.replace(/\/$/, '')}/index.html`) ??
+        files.get(`${path}.html`) ??
+        null
+      );
+    },
+  };
+}
+
+function loadEntry(distDir: string, file: BuiltFile, cacheControl: string | undefined): StaticEntry {
+  const path = join(distDir, file.file);
+  return {
+    body: readFileSync(path),
+    gzip: file.gzip_bytes === null ? null : readFileSync(`${path}.gz`),
+    br: file.br_bytes === null ? null : readFileSync(`${path}.br`),
+    etag: file.etag,
+    contentType: file.content_type,
+    cacheControl: cacheControl ?? 'public, max-age=300',
+  };
+}
