@@ -1,5 +1,5 @@
-import type { Decision } from './gcra.ts';
-import { assertLimit } from './gcra.ts';
+import type { Decision } from './sliding-log.ts';
+import { assertLimit } from './sliding-log.ts';
 import { MemoryLimiter } from './memory-limiter.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 

@@ -1,4 +1,4 @@
-import type { Decision } from './gcra.ts';
+import type { Decision } from './sliding-log.ts';
 
 /**
  * The IETF fields follow draft-ietf-httpapi-ratelimit-headers-11 (May 2026), where both fields

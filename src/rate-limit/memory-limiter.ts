@@ -1,6 +1,6 @@
-import type { Decision } from './gcra.ts';
-import { decide } from './gcra.ts';
-import { type RateLimiter, toDecision } from './rate-limiter.ts';
+import type { Decision } from './sliding-log.ts';
+import { assertLimit, summarizeWindow, WINDOW_MS } from './sliding-log.ts';
+import type { RateLimiter } from './rate-limiter.ts';
 
 /** Options of a MemoryLimiter. */
 export interface MemoryLimiterOptions {
@@ -14,21 +14,31 @@ export interface MemoryLimiterOptions {
 const SWEEP_STEP = 256;
 /** A full scan for expired entries at the cap runs at most this often. */
 const FULL_SWEEP_INTERVAL_MS = 1_000;
+/** Pruned slots at the front of a log are cut off once there are this many and at least as many as live ones. */
+const COMPACT_AT = 64;
+
+/** One key's log: accepted times `times[head..]`, ascending; slots before `head` are pruned. */
+interface KeyLog {
+  times: number[];
+  head: number;
+}
 
 /**
- * GCRA counters of one process, in a Map from key to TAT (epoch ms). An entry whose TAT has
- * passed means the same as no entry (a whole quota), so expired entries are dropped:
+ * Sliding logs of one process, in a Map from key to the times of its accepted requests (the
+ * rule is `decide` in sliding-log.ts, applied in place so a request costs O(1) amortised even at
+ * large limits). A key holds at most `limit` live timestamps. A key whose newest entry has left
+ * the window means the same as no entry (a whole quota), so such keys are dropped:
  *
  * - each allowed request moves its key to the end of the Map, so the front holds the keys
- *   counted longest ago; every call drops expired entries from the front until it meets a live
- *   one. An entry outlives its expiry by at most one window, so memory follows the key rate.
- * - at `maxKeys`, a new key first triggers a full scan for expired entries (at most once a second,
- *   so a flood of new keys cannot make every request O(n)), then evicts the least recently counted
- *   keys. Evicting a live key forgets its count: bounded memory wins over exactness under a flood
- *   of distinct keys.
+ *   counted longest ago; every call drops expired keys from the front until it meets a live
+ *   one. A key outlives its expiry by at most one window, so memory follows the key rate.
+ * - at `maxKeys`, a new key first triggers a full scan for expired keys (at most once a second,
+ *   so a flood of new keys cannot make every request O(n); it finds what the front sweep cannot
+ *   after the clock stepped back), then evicts the least recently counted keys. Evicting a live
+ *   key forgets its count: bounded memory wins over exactness under a flood of distinct keys.
  */
 export class MemoryLimiter implements RateLimiter {
-  readonly #tats = new Map<string, number>();
+  readonly #logs = new Map<string, KeyLog>();
   readonly #now: () => number;
   readonly #maxKeys: number;
   #lastFullSweepMs = Number.NEGATIVE_INFINITY;
@@ -49,40 +59,72 @@ export class MemoryLimiter implements RateLimiter {
 
   /** The synchronous form of `consume`, for callers that already hold the event loop. */
   consumeNow(key: string, limitPerMinute: number): Decision {
+    assertLimit(limitPerMinute);
     const now = this.#now();
     this.#sweepFront(now);
-    const tat = this.#tats.get(key);
-    const result = decide(tat !== undefined && tat > now ? { tat_ms: tat } : null, now, limitPerMinute);
-    if (result.allowed) {
-      if (tat === undefined) this.#makeRoom(now);
-      else this.#tats.delete(key);
-      this.#tats.set(key, result.state.tat_ms);
+    let log = this.#logs.get(key);
+    if (log) prune(log, now, limitPerMinute);
+    const allowed = !log || log.times.length - log.head < limitPerMinute;
+    if (allowed) {
+      if (log) this.#logs.delete(key);
+      else {
+        this.#makeRoom(now);
+        log = { times: [], head: 0 };
+      }
+      log.times.push(now);
+      this.#logs.set(key, log);
     }
-    return toDecision(result);
+    const { times, head } = log!;
+    return summarizeWindow(times.length - head, times[head]!, times.at(-1)!, now, limitPerMinute, allowed);
   }
 
   /** Number of keys held (expired ones may linger until swept). */
   get size(): number {
-    return this.#tats.size;
+    return this.#logs.size;
   }
 
   #sweepFront(now: number): void {
     let steps = 0;
-    for (const [key, tat] of this.#tats) {
-      if (tat > now || steps++ >= SWEEP_STEP) return;
-      this.#tats.delete(key);
+    for (const [key, log] of this.#logs) {
+      if (!isExpired(log, now) || steps++ >= SWEEP_STEP) return;
+      this.#logs.delete(key);
     }
   }
 
   #makeRoom(now: number): void {
-    if (this.#tats.size < this.#maxKeys) return;
+    if (this.#logs.size < this.#maxKeys) return;
     if (now - this.#lastFullSweepMs >= FULL_SWEEP_INTERVAL_MS) {
       this.#lastFullSweepMs = now;
-      for (const [key, tat] of this.#tats) if (tat <= now) this.#tats.delete(key);
+      for (const [key, log] of this.#logs) if (isExpired(log, now)) this.#logs.delete(key);
     }
-    for (const key of this.#tats.keys()) {
-      if (this.#tats.size < this.#maxKeys) return;
-      this.#tats.delete(key);
+    for (const key of this.#logs.keys()) {
+      if (this.#logs.size < this.#maxKeys) return;
+      this.#logs.delete(key);
     }
   }
+}
+
+/** True once the newest entry has left the window: the key's quota is whole. */
+function isExpired(log: KeyLog, now: number): boolean {
+  return log.times.length === log.head || log.times.at(-1)! <= now - WINDOW_MS;
+}
+
+/** Drops entries that left the window or exceed the limit, and counts later entries as now, as `decide` does. */
+function prune(log: KeyLog, now: number, limitPerMinute: number): void {
+  const { times } = log;
+  const cutoff = now - WINDOW_MS;
+  let head = log.head;
+  while (head < times.length && times[head]! <= cutoff) head++;
+  head = Math.max(head, times.length - limitPerMinute);
+  // A clock that stepped back: entries after now count as now, so no wait exceeds one window.
+  for (let i = times.length - 1; i >= head && times[i]! > now; i--) times[i] = times[i]!;
+  if (head === times.length) {
+    times.length = 0;
+    head = 0;
+  } else if (head >= COMPACT_AT && head * 2 >= times.length) {
+    // Copies at most as many live entries as were pruned since the last cut: O(1) amortised.
+    times.splice(0, head);
+    head = 0;
+  }
+  log.head = head;
 }

@@ -1,6 +1,6 @@
-import type { Decision } from './gcra.ts';
+import type { Decision } from './sliding-log.ts';
 
-export type { Decision } from './gcra.ts';
+export type { Decision } from './sliding-log.ts';
 
 /**
  * What the server calls once per request: count one request for `key` (an IP or a key id,
@@ -9,10 +9,4 @@ export type { Decision } from './gcra.ts';
  */
 export interface RateLimiter {
   consume(key: string, limitPerMinute: number): Promise<Decision>;
-}
-
-/** Strips the stored state from a GCRA decision, leaving what the caller may see. */
-export function toDecision(decision: Decision): Decision {
-  const { allowed, limit, remaining, retry_after_s, reset_s } = decision;
-  return { allowed, limit, remaining, retry_after_s, reset_s };
 }

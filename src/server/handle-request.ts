@@ -204,9 +204,19 @@ async function represent(
     ...compressBody(body),
     etag: `"${createHash('sha256').update(etagSource).update(db.id).digest('base64url').slice(0, 32)}"`,
     contentType: csv ? 'text/csv; charset=utf-8; header=present' : 'application/json; charset=utf-8',
+    link: nextLink(url, envelope.meta.next_cursor),
   };
   if (cacheKey) deps.cache.set(cacheKey, representation);
   return representation;
+}
+
+/** The next page's URL as a Link header, when the payload has a next cursor. */
+function nextLink(url: URL, cursor: unknown): string | null {
+  if (typeof cursor !== 'string') return null;
+  const next = new URL(url.pathname, url);
+  for (const [name, value] of url.searchParams) if (name !== 'cursor') next.searchParams.set(name, value);
+  next.searchParams.set('cursor', cursor);
+  return `<${next.pathname}${next.search}>; rel="next"`;
 }
 
 function normaliseQuery(params: RequestParams): string {

@@ -9,6 +9,8 @@ export interface Representation {
   br: Buffer | null;
   etag: string;
   contentType: string;
+  /** `Link: <…>; rel="next"` of a paginated response (CSV has no meta to carry the cursor). */
+  link?: string | null;
 }
 
 const COMPRESS_MIN_BYTES = 1024;
@@ -48,6 +50,7 @@ export function matchesEtag(ifNoneMatch: string | null, etag: string): boolean {
 export function respondWith(request: Request, representation: Representation, headers: Headers): Response {
   headers.set('ETag', representation.etag);
   headers.append('Vary', 'Accept-Encoding');
+  if (representation.link) headers.set('Link', representation.link);
   if (matchesEtag(request.headers.get('if-none-match'), representation.etag)) {
     return new Response(null, { status: 304, headers });
   }

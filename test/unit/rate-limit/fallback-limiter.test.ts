@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FallbackLimiter, type RateLimitEvent } from '../../../src/rate-limit/fallback-limiter.ts';
-import type { Decision } from '../../../src/rate-limit/gcra.ts';
+import type { Decision } from '../../../src/rate-limit/sliding-log.ts';
 import type { RateLimiter } from '../../../src/rate-limit/rate-limiter.ts';
 
 const PRIMARY: Decision = { allowed: true, limit: 60, remaining: 12, retry_after_s: 0, reset_s: 48 };
@@ -48,7 +48,7 @@ describe('FallbackLimiter', () => {
       const local = [];
       for (let i = 0; i < 5; i++) local.push(await limiter.consume('k', 2));
       expect(local.map((d) => d.allowed)).toEqual([true, true, false, false, false]);
-      expect(local[2]).toMatchObject({ limit: 2, remaining: 0, retry_after_s: 30 });
+      expect(local[2]).toMatchObject({ limit: 2, remaining: 0, retry_after_s: 60 });
       expect(limiter.degraded).toBe(true);
       expect(primary.calls).toBe(1);
       expect(events).toHaveLength(1);

@@ -1,0 +1,56 @@
+/**
+ * `npm start`: the whole service on the bundled sample data, in one command. It ingests
+ * data/sample (idempotent: a second run adds nothing), publishes a snapshot, builds the public
+ * files, issues a local demo key with every scope, prints example requests and serves.
+ */
+import { loadConfig } from '../src/config/load-config.ts';
+import { runCli } from '../src/cli/run-cli.ts';
+
+process.env.ASTRO_TELEMETRY_DISABLED ??= '1';
+const config = loadConfig(process.env, process.cwd());
+const context = {
+  config,
+  now: () => new Date(),
+  stdout: process.stdout,
+  stderr: process.stderr,
+  interactive: Boolean(process.stderr.isTTY),
+};
+
+async function step(argv: string[]): Promise<void> {
+  const code = await runCli(argv, context);
+  if (code !== 0) {
+    process.stderr.write(`demo: "mmds ${argv.join(' ')}" failed (exit ${code})\n`);
+    process.exit(code);
+  }
+}
+
+await step(['ingest-plan', 'data/sample/pipeline.json']);
+await step(['publish']);
+await step(['build']);
+
+// The demo key: issued through the real key code, shown once, valid for a day.
+const captured: Buffer[] = [];
+const keyOut = new (await import('node:stream')).PassThrough();
+keyOut.on('data', (chunk: Buffer) => captured.push(chunk));
+const expires = new Date(Date.now() + 86_400_000).toISOString().slice(0, 19) + 'Z';
+const code = await runCli(
+  ['keys', 'issue', '--org', 'demo', '--name', 'local demo key', '--scopes', 'cot:history,macro:history,observations:read', '--expires', expires],
+  { ...context, stdout: keyOut, stderr: keyOut },
+);
+if (code !== 0) {
+  process.stderr.write(`demo: could not issue the demo key: ${Buffer.concat(captured).toString()}\n`);
+  process.exit(code);
+}
+const key = /mmds_[a-z2-7]{12}_[0-9A-Za-z]{38}/.exec(Buffer.concat(captured).toString())?.[0];
+const base = `http://${config.host}:${config.port}`;
+process.stderr.write(`
+Demo key (all scopes, expires ${expires}; shown once, stored only as a hash):
+  ${key}
+
+Try:
+  curl -s ${base}/api/v1/markets/cot/gold
+  curl -s -H "Authorization: Bearer ${key}" "${base}/api/v1/observations?series=bls.CES0000000001&as_of=2026-01-20T00:00:00Z"
+  curl -s -H "Authorization: Bearer ${key}" "${base}/api/v1/macro/nonfarm-payrolls?format=csv"
+
+`);
+await step(['serve']);

@@ -1,0 +1,38 @@
+import { loadConfig } from '../../src/config/load-config.ts';
+import { type RunningServer, startServer } from '../../src/server/start-server.ts';
+
+/** A real server on a random loopback port, with the log lines it wrote. */
+export interface TestServer extends RunningServer {
+  logs: Record<string, unknown>[];
+}
+
+/** Options for a test server; anything not given comes from the defaults of loadConfig. */
+export interface TestServerOptions {
+  dataDir: string;
+  distDir?: string;
+  storage?: string;
+  trustedProxies?: number;
+  keyPepper?: string;
+  anonymousLimit?: number;
+  pollMs?: number;
+}
+
+/** Starts the real server in-process on port 0 (a free port) and returns its URL. */
+export async function startTestServer(options: TestServerOptions): Promise<TestServer> {
+  const env: Record<string, string> = {
+    MMDS_DATA_DIR: options.dataDir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+  };
+  if (options.distDir) env.MMDS_DIST_DIR = options.distDir;
+  if (options.storage) env.MMDS_STORAGE = options.storage;
+  if (options.trustedProxies !== undefined) env.MMDS_TRUSTED_PROXIES = String(options.trustedProxies);
+  if (options.keyPepper) env.MMDS_KEY_PEPPER = options.keyPepper;
+  const logs: Record<string, unknown>[] = [];
+  const server = await startServer(loadConfig(env, process.cwd()), {
+    log: (entry) => logs.push(entry),
+    pollMs: options.pollMs ?? 200,
+    anonymousLimit: options.anonymousLimit,
+  });
+  return { ...server, logs };
+}
