@@ -6,7 +6,7 @@ import { KEY_REQUIRED, NOT_FOUND, type StaticError } from './static-errors.ts';
 /**
  * `_headers` in the format Netlify and Cloudflare Pages read: a path, then indented headers.
  * Files without a meaningful extension get their content type here; each payload file gets
- * its endpoint's Cache-Control, error bodies `no-store`.
+ * its endpoint's Cache-Control, error bodies `no-store` (the 401 body also its Bearer challenge).
  */
 export function renderHeadersFile(routes: readonly StaticRoute[], errors: readonly StaticError[]): string {
   const lines = [
@@ -23,7 +23,12 @@ export function renderHeadersFile(routes: readonly StaticRoute[], errors: readon
     seen.add(route.file);
     lines.push(`/${route.file}`, `  Cache-Control: ${route.cache_control}`, '');
   }
-  for (const error of errors) lines.push(`/${error.file}`, `  Cache-Control: ${NO_STORE}`, '');
+  for (const error of errors) {
+    lines.push(`/${error.file}`, `  Cache-Control: ${NO_STORE}`);
+    // CONTRACT section 1: every 401 carries the challenge, on the static host too.
+    if (error.status === 401) lines.push('  WWW-Authenticate: Bearer');
+    lines.push('');
+  }
   return `${lines.join('\n')}\n`;
 }
 

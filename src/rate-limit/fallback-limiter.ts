@@ -1,7 +1,7 @@
-import type { Decision } from './sliding-log.ts';
-import { assertLimit } from './sliding-log.ts';
 import { MemoryLimiter } from './memory-limiter.ts';
 import type { RateLimiter } from './rate-limiter.ts';
+import type { Decision } from './sliding-log.ts';
+import { assertLimit } from './sliding-log.ts';
 
 /** What the fallback limiter reports: once when the shared store fails, once when it is back. */
 export type RateLimitEvent =

@@ -1,6 +1,6 @@
+import type { RateLimiter } from './rate-limiter.ts';
 import type { Decision } from './sliding-log.ts';
 import { assertLimit, summarizeWindow, WINDOW_MS } from './sliding-log.ts';
-import type { RateLimiter } from './rate-limiter.ts';
 
 /** Options of a MemoryLimiter. */
 export interface MemoryLimiterOptions {
@@ -14,6 +14,8 @@ export interface MemoryLimiterOptions {
 const SWEEP_STEP = 256;
 /** A full scan for expired entries at the cap runs at most this often. */
 const FULL_SWEEP_INTERVAL_MS = 1_000;
+/** At `maxKeys`, a new key evicts this fraction of the keys (at least one) at once. */
+const EVICT_FRACTION = 64;
 /** Pruned slots at the front of a log are cut off once there are this many and at least as many as live ones. */
 const COMPACT_AT = 64;
 
@@ -30,11 +32,13 @@ interface KeyLog {
  * the window means the same as no entry (a whole quota), so such keys are dropped:
  *
  * - each allowed request moves its key to the end of the Map, so the front holds the keys
- *   counted longest ago; every call drops expired keys from the front until it meets a live
- *   one. A key outlives its expiry by at most one window, so memory follows the key rate.
+ *   counted longest ago; a call at or after the front key's expiry drops expired keys from the
+ *   front until it meets a live one. A key outlives its expiry by at most one window, so memory
+ *   follows the key rate.
  * - at `maxKeys`, a new key first triggers a full scan for expired keys (at most once a second,
  *   so a flood of new keys cannot make every request O(n); it finds what the front sweep cannot
- *   after the clock stepped back), then evicts the least recently counted keys. Evicting a live
+ *   after the clock stepped back), then evicts the least recently counted 1/64 of the keys (at
+ *   least one). Evicting a live
  *   key forgets its count: bounded memory wins over exactness under a flood of distinct keys.
  */
 export class MemoryLimiter implements RateLimiter {
@@ -42,6 +46,8 @@ export class MemoryLimiter implements RateLimiter {
   readonly #now: () => number;
   readonly #maxKeys: number;
   #lastFullSweepMs = Number.NEGATIVE_INFINITY;
+  /** No key expires before this while the clock runs forward: until then the sweep has nothing to do. */
+  #sweepAtMs = Number.POSITIVE_INFINITY;
 
   constructor(options: MemoryLimiterOptions = {}) {
     this.#now = options.now ?? Date.now;
@@ -75,6 +81,7 @@ export class MemoryLimiter implements RateLimiter {
       this.#logs.set(key, log);
     }
     const { times, head } = log!;
+    this.#sweepAtMs = Math.min(this.#sweepAtMs, times.at(-1)! + WINDOW_MS);
     return summarizeWindow(times.length - head, times[head]!, times.at(-1)!, now, limitPerMinute, allowed);
   }
 
@@ -84,11 +91,22 @@ export class MemoryLimiter implements RateLimiter {
   }
 
   #sweepFront(now: number): void {
+    // Walking a Map from the front also walks the slots of keys deleted or moved since V8 last
+    // rehashed it (up to its capacity), so the walk runs only when the front key may have expired.
+    if (now < this.#sweepAtMs) return;
     let steps = 0;
     for (const [key, log] of this.#logs) {
-      if (!isExpired(log, now) || steps++ >= SWEEP_STEP) return;
+      if (!isExpired(log, now)) {
+        this.#sweepAtMs = log.times.at(-1)! + WINDOW_MS;
+        return;
+      }
+      if (steps++ >= SWEEP_STEP) {
+        this.#sweepAtMs = now;
+        return;
+      }
       this.#logs.delete(key);
     }
+    this.#sweepAtMs = Number.POSITIVE_INFINITY;
   }
 
   #makeRoom(now: number): void {
@@ -97,8 +115,10 @@ export class MemoryLimiter implements RateLimiter {
       this.#lastFullSweepMs = now;
       for (const [key, log] of this.#logs) if (isExpired(log, now)) this.#logs.delete(key);
     }
+    // Evict a batch, so that the walk past deleted slots at the front is paid once per batch.
+    const keep = this.#maxKeys - Math.ceil(this.#maxKeys / EVICT_FRACTION);
     for (const key of this.#logs.keys()) {
-      if (this.#logs.size < this.#maxKeys) return;
+      if (this.#logs.size <= keep) return;
       this.#logs.delete(key);
     }
   }
@@ -117,7 +137,7 @@ function prune(log: KeyLog, now: number, limitPerMinute: number): void {
   while (head < times.length && times[head]! <= cutoff) head++;
   head = Math.max(head, times.length - limitPerMinute);
   // A clock that stepped back: entries after now count as now, so no wait exceeds one window.
-  for (let i = times.length - 1; i >= head && times[i]! > now; i--) times[i] = times[i]!;
+  for (let i = times.length - 1; i >= head && times[i]! > now; i--) times[i] = now;
   if (head === times.length) {
     times.length = 0;
     head = 0;

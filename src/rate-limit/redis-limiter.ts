@@ -19,7 +19,8 @@ export interface RedisLimiterOptions {
  * the microseconds of Redis TIME as a fraction; member: a unique id from the caller), so that
  * read, decide and write happen atomically on the server: two instances can never both take the
  * last place. Keep it in step with sliding-log.ts (the integration test compares the two on random
- * sequences). Scores are written with %.17g because Lua's own number formatting keeps 14 digits.
+ * sequences). Scores are formatted with %.17g: Lua's own number to string (`'(' .. now`) keeps
+ * 14 digits, too few for epoch ms with a fraction.
  *
  * KEYS[1] the log key. ARGV[1] limit per minute, ARGV[2] the window in ms, ARGV[3] now in epoch ms
  * or '' for Redis server time, ARGV[4] the member for this request.

@@ -14,7 +14,7 @@
 export const WINDOW_MS = 60_000;
 
 /** Largest limit accepted: a key's log holds up to `limit` timestamps, so this bounds its memory. */
-export const MAX_LIMIT_PER_MINUTE = 1_000_000;
+export const MAX_LIMIT_PER_MINUTE = 100_000;
 
 /** One rate-limit decision, the single source of every rate-limit header. */
 export interface Decision {

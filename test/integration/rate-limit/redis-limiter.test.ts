@@ -2,9 +2,9 @@ import fc from 'fast-check';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FallbackLimiter, type RateLimitEvent } from '../../../src/rate-limit/fallback-limiter.ts';
-import type { Decision } from '../../../src/rate-limit/gcra.ts';
 import { MemoryLimiter } from '../../../src/rate-limit/memory-limiter.ts';
 import { RedisLimiter } from '../../../src/rate-limit/redis-limiter.ts';
+import type { Decision } from '../../../src/rate-limit/sliding-log.ts';
 import { type RedisServer, startRedis } from '../../helpers/redis-server.ts';
 
 let redis: RedisServer;
@@ -33,22 +33,35 @@ describe('RedisLimiter', () => {
     let run = 0;
     await fc.assert(
       fc.asyncProperty(
-        // Intervals of about a second or more: the key TTL runs on real time, the test clock does not.
         fc.constantFrom(1, 2, 7, 13, 60, 61),
-        fc.array(fc.record({ advanceMs: fc.integer({ min: 0, max: 20_000 }), requests: fc.nat(4) }), {
-          maxLength: 25,
-        }),
+        fc.array(
+          fc.record({
+            // Mostly forward, sometimes exactly one window, now and then a clock that steps back.
+            advanceMs: fc.oneof(
+              { arbitrary: fc.integer({ min: 0, max: 20_000 }), weight: 8 },
+              { arbitrary: fc.constantFrom(59_999, 60_000, 60_001), weight: 1 },
+              { arbitrary: fc.integer({ min: -5_000, max: 0 }), weight: 1 },
+            ),
+            requests: fc.nat(8),
+            // Sometimes the key's limit changes between requests.
+            lowered: fc.boolean(),
+          }),
+          { maxLength: 25 },
+        ),
         async (limit, steps) => {
           const clock = { ms: Date.UTC(2026, 10, 23) + run * 86_400_000 };
           const key = `seq-${run++}`;
           const shared = new RedisLimiter(client, { now: () => clock.ms, prefix: 'test:seq:' });
           const local = new MemoryLimiter({ now: () => clock.ms });
-          for (const { advanceMs, requests } of steps) {
+          for (const { advanceMs, requests, lowered } of steps) {
             clock.ms += advanceMs;
+            const stepLimit = lowered ? Math.max(1, limit >> 1) : limit;
             for (let r = 0; r < requests; r++) {
-              expect(await shared.consume(key, limit)).toEqual(await local.consume(key, limit));
+              expect(await shared.consume(key, stepLimit)).toEqual(await local.consume(key, stepLimit));
             }
           }
+          // The sorted set never holds more than the limit of the last request.
+          expect(await client.zcard(`test:seq:${key}`)).toBeLessThanOrEqual(limit);
         },
       ),
       { numRuns: 60 },
@@ -67,13 +80,19 @@ describe('RedisLimiter', () => {
       got.push(await shared.consume('time', 60));
       want.push(await local.consume('time', 60));
     }
-    // Within the first second no token refills, so Redis time and a frozen clock must agree.
+    // Within the first second every whole-second figure is the same on Redis time and a frozen clock.
     expect(Date.now() - started).toBeLessThan(1000);
     expect(got).toEqual(want);
-    expect(got[64]).toMatchObject({ allowed: false, remaining: 0, retry_after_s: 1, reset_s: 60 });
+    expect(got[64]).toMatchObject({ allowed: false, remaining: 0, retry_after_s: 60, reset_s: 60 });
+    // One entry per accepted request, timed with the microseconds of Redis TIME.
+    const entries = await client.zrange('mmds:rl:time', 0, -1, 'WITHSCORES');
+    expect(entries).toHaveLength(120);
+    expect(entries.filter((_, i) => i % 2 === 1).some((score) => !Number.isInteger(Number(score)))).toBe(
+      true,
+    );
     const ttl = await client.pttl('mmds:rl:time');
     expect(ttl).toBeGreaterThan(58_000);
-    expect(ttl).toBeLessThanOrEqual(60_000);
+    expect(ttl).toBeLessThanOrEqual(60_001);
   });
 
   it('grants exactly the limit to 300 concurrent requests through two clients', async () => {

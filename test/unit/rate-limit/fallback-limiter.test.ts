@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FallbackLimiter, type RateLimitEvent } from '../../../src/rate-limit/fallback-limiter.ts';
-import type { Decision } from '../../../src/rate-limit/sliding-log.ts';
 import type { RateLimiter } from '../../../src/rate-limit/rate-limiter.ts';
+import type { Decision } from '../../../src/rate-limit/sliding-log.ts';
 
 const PRIMARY: Decision = { allowed: true, limit: 60, remaining: 12, retry_after_s: 0, reset_s: 48 };
 

@@ -60,6 +60,9 @@ describe('MemoryLimiter', () => {
     expect(limiter.size).toBe(1001 - 256);
     for (let i = 0; i < 10; i++) await limiter.consume('late', 60);
     expect(limiter.size).toBe(1);
+    clock.ms += 60_000;
+    await limiter.consume('later', 60);
+    expect(limiter.size).toBe(1);
   });
 
   it('holds at most maxKeys, evicting expired keys before live ones', async () => {
@@ -77,6 +80,21 @@ describe('MemoryLimiter', () => {
     expect(await limiter.consume('slow', 1)).toMatchObject({ allowed: false, retry_after_s: 30 });
     for (let i = 0; i < 20; i++) await limiter.consume(`flood-${i}`, 60);
     expect(limiter.size).toBe(10);
+  });
+
+  it('evicts the least recently counted keys in batches of 1/64 of the cap', async () => {
+    const clock = fakeClock();
+    const limiter = new MemoryLimiter({ now: clock.now, maxKeys: 640 });
+    for (let i = 0; i < 640; i++) {
+      clock.ms += 1;
+      await limiter.consume(`ip-${i}`, 1);
+    }
+    await limiter.consume('ip-0', 1); // refused: a refusal does not make a key recent
+    await limiter.consume('new', 1);
+    expect(limiter.size).toBe(631);
+    // ip-0 .. ip-9 were forgotten, ip-10 was not.
+    expect(await limiter.consume('ip-9', 1)).toMatchObject({ allowed: true });
+    expect(await limiter.consume('ip-10', 1)).toMatchObject({ allowed: false });
   });
 
   it('counts refused requests for nothing', async () => {

@@ -1,0 +1,229 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { renderPayload } from '../../../src/api/v1/render.ts';
+import { BUILD_MANIFEST_FILE, type BuildManifest } from '../../../src/build/build-manifest.ts';
+import { listFiles } from '../../../src/build/finish-dist.ts';
+import { parseRequest } from '../../../src/contract/parse-request.ts';
+import { matchRoute, ROUTES, type RouteId } from '../../../src/contract/routes.ts';
+import { openDuckDb, readCsvFile } from '../../../src/db/duckdb.ts';
+import type { SnapshotDb } from '../../../src/query/snapshot-db.ts';
+import { REPO_ROOT, SAMPLE_DATA } from '../../helpers/paths.ts';
+import { FIXTURE_NOW, runMmds } from '../../helpers/run-cli.ts';
+import { createSampleSnapshot, type SnapshotFixture } from '../../helpers/snapshot-fixture.ts';
+import { type StaticHost, startStaticHost } from '../../helpers/static-host.ts';
+import { createTempDir } from '../../helpers/temp-dir.ts';
+
+const LICENSED_KEY = 'northwind.FCI';
+const CATALOG = parseYaml(readFileSync(join(REPO_ROOT, 'data/catalog/catalog.yaml'), 'utf8')) as {
+  series: Array<{ key: string; slug: string }>;
+  markets: Array<{ slug: string; code: string }>;
+};
+/** Routes whose data objects carry observation values (the only place a leaked value can hide). */
+const VALUE_ROUTES: ReadonlySet<RouteId> = new Set([
+  'series',
+  'macro-latest',
+  'fx-ecb',
+  'observations',
+  'macro-series',
+]);
+
+/** Text of every file of dist/, compressed copies decompressed, by path. */
+function readDistTexts(distDir: string): Map<string, string> {
+  const texts = new Map<string, string>();
+  for (const file of listFiles(distDir)) {
+    const bytes = readFileSync(join(distDir, file));
+    const body = file.endsWith('.gz')
+      ? gunzipSync(bytes)
+      : file.endsWith('.br')
+        ? brotliDecompressSync(bytes)
+        : bytes;
+    texts.set(file, body.toString('utf8'));
+  }
+  return texts;
+}
+
+/** Every number held under a `value` or `rate` property anywhere inside `node`. */
+function collectValues(node: unknown, found: number[] = []): number[] {
+  if (Array.isArray(node)) for (const item of node) collectValues(item, found);
+  else if (node !== null && typeof node === 'object') {
+    for (const [name, child] of Object.entries(node)) {
+      if ((name === 'value' || name === 'rate') && typeof child === 'number') found.push(child);
+      else collectValues(child, found);
+    }
+  }
+  return found;
+}
+
+/** Modification times of every file and directory under (and of) a directory. */
+function readMtimes(dir: string): Record<string, number> {
+  const times: Record<string, number> = { '.': statSync(dir).mtimeMs };
+  for (const file of listFiles(dir)) {
+    times[file] = statSync(join(dir, file)).mtimeMs;
+    const parts = file.split('/').slice(0, -1);
+    for (let depth = 1; depth <= parts.length; depth++) {
+      const parent = parts.slice(0, depth).join('/');
+      times[`${parent}/`] ??= statSync(join(dir, parent)).mtimeMs;
+    }
+  }
+  return times;
+}
+
+const withoutGeneratedAt = (json: string) => json.replace(/"generated_at":"[^"]*"/g, '"generated_at":"-"');
+
+describe('mmds build on the sample snapshot', () => {
+  let fixture: SnapshotFixture;
+  let temp: ReturnType<typeof createTempDir>;
+  let distDir: string;
+  let host: StaticHost;
+  let db: SnapshotDb;
+  let manifest: BuildManifest;
+  let csv: (file: string) => Promise<Array<Record<string, string | null>>>;
+  let closeCsv: () => void;
+
+  beforeAll(async () => {
+    fixture = await createSampleSnapshot();
+    temp = createTempDir('mmds-build-sample-');
+    distDir = join(temp.dir, 'dist');
+    const started = performance.now();
+    const run = await runMmds(['build', '--out', distDir], fixture.env);
+    const seconds = (performance.now() - started) / 1000;
+    if (run.code !== 0) throw new Error(`mmds build failed (${run.code}): ${run.stderr}`);
+    manifest = JSON.parse(readFileSync(join(distDir, BUILD_MANIFEST_FILE), 'utf8')) as BuildManifest;
+    const onDisk = listFiles(distDir);
+    const bytes = onDisk.reduce((sum, file) => sum + statSync(join(distDir, file)).size, 0);
+    console.log(
+      `mmds build (sample): ${seconds.toFixed(2)} s; ${onDisk.length} files, ${bytes} bytes on disk ` +
+        `(manifest: ${manifest.files.length} files, ${manifest.files.reduce((s, f) => s + f.bytes, 0)} bytes ` +
+        `uncompressed, ${manifest.routes.length} routes)`,
+    );
+    host = await startStaticHost(distDir);
+    db = await fixture.open();
+    const duck = await openDuckDb();
+    const connection = await duck.connect();
+    csv = async (file) => (await readCsvFile(connection, join(SAMPLE_DATA, file))).map((row) => row.values);
+    closeCsv = () => {
+      connection.closeSync();
+      duck.closeSync();
+    };
+  }, 240_000);
+
+  afterAll(async () => {
+    await host?.close();
+    await db?.close();
+    closeCsv?.();
+    temp?.remove();
+    fixture?.remove();
+  });
+
+  it('serves for every pre-rendered request exactly what renderPayload computes for it', async () => {
+    const routes = manifest.routes.filter((route) => route.status === 200);
+    expect(routes.length).toBeGreaterThan(100);
+    // Every public route is pre-rendered.
+    expect(new Set(routes.map((route) => route.route_id))).toEqual(
+      new Set(ROUTES.filter((route) => route.prerender !== 'none').map((route) => route.id)),
+    );
+    const mismatches: string[] = [];
+    for (const entry of routes) {
+      const search = new URLSearchParams(entry.query);
+      const url = `${entry.path}${search.size ? `?${search}` : ''}`;
+      const response = await fetch(`${host.url}${url}`);
+      const served = await response.text();
+      const matched = matchRoute(entry.path)!;
+      expect(matched.route.id, url).toBe(entry.route_id);
+      const params = parseRequest(matched.route, matched.slug, search);
+      const computed = await renderPayload(db, matched.route, params, { now: FIXTURE_NOW, keyed: false });
+      if (response.status !== 200) mismatches.push(`${url}: status ${response.status}`);
+      else if (withoutGeneratedAt(served) !== withoutGeneratedAt(JSON.stringify(computed)))
+        mismatches.push(`${url}: body differs from renderPayload`);
+    }
+    expect(mismatches).toEqual([]);
+  });
+
+  it('cuts a market with more than 12 weekly reports to the 12 most recent', async () => {
+    const layouts = [
+      {
+        file: 'cftc/legacy_futures_only_sample.txt',
+        code: 'CFTC Contract Market Code',
+        date: 'As of Date in Form YYYY-MM-DD',
+      },
+      {
+        file: 'cftc/tff_futures_only_sample.txt',
+        code: 'CFTC_Contract_Market_Code',
+        date: 'Report_Date_as_YYYY-MM-DD',
+      },
+    ];
+    const cases = [
+      { slug: 'gold', query: '', layout: layouts[0]!, type: 'legacy' },
+      { slug: 'euro-fx', query: '?report_type=tff', layout: layouts[1]!, type: 'tff' },
+    ];
+    for (const { slug, query, layout, type } of cases) {
+      const code = CATALOG.markets.find((m) => m.slug === slug)!.code;
+      const rows = await csv(layout.file);
+      const dates = [
+        ...new Set(rows.filter((r) => r[layout.code]?.trim() === code).map((r) => r[layout.date]!)),
+      ].sort();
+      expect(dates.length).toBeGreaterThan(12);
+      const response = await fetch(`${host.url}/api/v1/markets/cot/${slug}${query}`);
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as { data: Array<{ report_date: string }>; meta: unknown };
+      const latest = dates.slice(-12);
+      expect(body.data.map((report) => report.report_date)).toEqual(latest);
+      expect(body.meta).toMatchObject({
+        report_type: type,
+        window: { weeks: 12, from: latest[0], to: latest.at(-1), full_history: false },
+      });
+    }
+  });
+
+  it('never writes the licensed series or its values into dist/', async () => {
+    const slug = CATALOG.series.find((s) => s.key === LICENSED_KEY)!.slug;
+    const texts = readDistTexts(distDir);
+    expect(texts.has('_headers') && texts.has('_redirects') && texts.has(BUILD_MANIFEST_FILE)).toBe(true);
+    const naming = [...texts].filter(([, text]) => text.includes(LICENSED_KEY) || text.includes(slug));
+    expect(naming.map(([file]) => file)).toEqual([]);
+
+    const licensed = (await csv('fred/northwind_FCI_sample.csv')).map((row) => Number(row.FCI));
+    expect(licensed.length).toBeGreaterThan(0);
+    const valueFiles = new Set(
+      manifest.routes.filter((r) => r.route_id && VALUE_ROUTES.has(r.route_id as RouteId)).map((r) => r.file),
+    );
+    let checked = 0;
+    const leaks: string[] = [];
+    for (const [file, text] of texts) {
+      if (!valueFiles.has(file.replace(/\.(gz|br)$/, ''))) continue;
+      const values = collectValues((JSON.parse(text) as { data: unknown }).data);
+      checked += values.length;
+      for (const value of values)
+        if (licensed.includes(value)) leaks.push(`${file}: ${JSON.stringify(value)}`);
+    }
+    expect(checked).toBeGreaterThan(0);
+    expect(leaks).toEqual([]);
+  });
+
+  it('does nothing when dist/ already holds the current snapshot', async () => {
+    const before = readMtimes(distDir);
+    const run = await runMmds(['build', '--out', distDir], fixture.env);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('nothing to do');
+    expect(run.stdout).toContain(fixture.snapshotId);
+    expect(readMtimes(distDir)).toEqual(before);
+  });
+
+  it('exits 2 with one line when no snapshot has been published', async () => {
+    const empty = createTempDir('mmds-build-empty-');
+    try {
+      const out = join(empty.dir, 'dist');
+      const run = await runMmds(['build', '--out', out], { MMDS_DATA_DIR: join(empty.dir, 'data') });
+      expect(run.code).toBe(2);
+      expect(run.stdout).toBe('');
+      expect(run.stderr.trimEnd().split('\n')).toHaveLength(1);
+      expect(run.stderr).toMatch(/^mmds: .*snapshot/);
+      expect(existsSync(out)).toBe(false);
+    } finally {
+      empty.remove();
+    }
+  });
+});
