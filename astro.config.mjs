@@ -1,5 +1,5 @@
-// Astro renders the public API and pages to static files. `mmds build` passes the output
-// directory and hands the snapshot over (src/build/build-bridge.ts); the static-host rules,
+// Astro renders the public API and the documentation site to static files. `mmds build` passes
+// the output directory and hands the snapshot over (src/build/build-bridge.ts); the static-host rules,
 // compressed copies and ETags are written after Astro by src/build/.
 import { defineConfig } from 'astro/config';
 
@@ -8,7 +8,9 @@ export default defineConfig({
   srcDir: './src',
   publicDir: './public',
   trailingSlash: 'ignore',
-  build: { format: 'file' },
+  // Pages become <path>/index.html, served at /<path>/ by any static host; the JSON endpoints
+  // name their files themselves (api/v1/.../index.json), so their paths do not change.
+  build: { format: 'directory' },
   devToolbar: { enabled: false },
   vite: {
     ssr: { external: ['@duckdb/node-api'] },

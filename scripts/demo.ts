@@ -3,8 +3,9 @@
  * data/sample (idempotent: a second run adds nothing), publishes a snapshot, builds the public
  * files, issues a local demo key with every scope, prints example requests and serves.
  */
-import { loadConfig } from '../src/config/load-config.ts';
+
 import { runCli } from '../src/cli/run-cli.ts';
+import { loadConfig } from '../src/config/load-config.ts';
 
 process.env.ASTRO_TELEMETRY_DISABLED ??= '1';
 const config = loadConfig(process.env, process.cwd());
@@ -34,7 +35,18 @@ const keyOut = new (await import('node:stream')).PassThrough();
 keyOut.on('data', (chunk: Buffer) => captured.push(chunk));
 const expires = new Date(Date.now() + 86_400_000).toISOString().slice(0, 19) + 'Z';
 const code = await runCli(
-  ['keys', 'issue', '--org', 'demo', '--name', 'local demo key', '--scopes', 'cot:history,macro:history,observations:read', '--expires', expires],
+  [
+    'keys',
+    'issue',
+    '--org',
+    'demo',
+    '--name',
+    'local demo key',
+    '--scopes',
+    'cot:history,macro:history,observations:read',
+    '--expires',
+    expires,
+  ],
   { ...context, stdout: keyOut, stderr: keyOut },
 );
 if (code !== 0) {

@@ -1,3 +1,5 @@
+import type { SiteData } from '../site/site-data.ts';
+
 /**
  * The hand-over between `mmds build` and the Astro pages it renders. Astro bundles the pages
  * into their own module graph, so module state cannot be shared; the build puts its context
@@ -15,6 +17,8 @@ export interface BridgeFile {
 /** What `mmds build` hands to the pages. */
 export interface BuildBridge {
   files: readonly BridgeFile[];
+  /** The data of the documentation site's pages (src/pages/*.astro). */
+  site: SiteData;
 }
 
 const KEY = Symbol.for('mmds.build-bridge');

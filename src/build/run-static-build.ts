@@ -1,8 +1,19 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { renderPayload } from '../api/v1/render.ts';
 import { listStaticRequests, type StaticRequest } from '../api/v1/static-requests.ts';
+import { createOpenApiDocument, OPENAPI_MAX_AGE, OPENAPI_PATH } from '../contract/openapi.ts';
 import { openSnapshotDb } from '../query/snapshot-db.ts';
+import { createSiteData } from '../site/site-data.ts';
 import type { StoreLayout } from '../store/layout.ts';
 import { type BridgeFile, setBuildBridge } from './build-bridge.ts';
 import {
@@ -14,7 +25,9 @@ import {
 } from './build-manifest.ts';
 import { compressAndDescribe } from './finish-dist.ts';
 import { renderHeadersFile, renderRedirectsFile } from './host-rules.ts';
+import { renderNginxConf } from './nginx-conf.ts';
 import { invalidFilterError, listStaticErrors } from './static-errors.ts';
+import { withBuildLock } from './with-build-lock.ts';
 
 /** Options of `mmds build`. */
 export interface StaticBuildOptions {
@@ -27,7 +40,8 @@ export interface StaticBuildOptions {
   pipelineVersion: string;
   /** Rebuild even if dist/ already holds this snapshot. */
   force?: boolean;
-  progress?: (message: string) => void;
+  /** Reports a phase, with a count of files when the phase renders them. */
+  progress?: (message: string, count?: { done: number; total: number }) => void;
 }
 
 /** The outcome of a build. */
@@ -41,7 +55,8 @@ export interface StaticBuildResult {
 }
 
 /**
- * Renders every public endpoint of a snapshot to static files with Astro, then writes the
+ * Renders every public endpoint of a snapshot to static files with Astro, and the
+ * documentation site's pages from the same snapshot, then writes the
  * compressed copies, ETags, build manifest and static-host rules. The new tree is built beside
  * the old one and swapped in at the end, so a failed build leaves the old dist/ whole.
  */
@@ -55,6 +70,7 @@ export async function runStaticBuild(options: StaticBuildOptions): Promise<Stati
   ) {
     return summarise(existing, 'unchanged', started);
   }
+  assertReplaceable(options.outDir);
   const db = await openSnapshotDb(options.layout, options.snapshotId);
   const staging = `${options.outDir}.staging`;
   rmSync(staging, { recursive: true, force: true });
@@ -76,17 +92,20 @@ export async function runStaticBuild(options: StaticBuildOptions): Promise<Stati
           ),
         ),
     }));
-    setBuildBridge({ files });
+    files.push({ file: OPENAPI_FILE, render: async () => JSON.stringify(createOpenApiDocument()) });
+    setBuildBridge({ files: countRenders(files, options.progress), site: createSiteData(db, options.now) });
     options.progress?.(`build: rendering ${files.length} files with Astro…`);
     const { build } = await import('astro');
-    await build({ root: options.root, outDir: staging, logLevel: 'error', mode: 'production' });
+    await withBuildLock(join(options.root, '.astro', 'mmds-build.lock'), () =>
+      build({ root: options.root, outDir: staging, logLevel: 'error', mode: 'production' }),
+    );
     const errors = listStaticErrors();
     for (const error of errors) writeBody(staging, error.file, error.body);
     const routes = listStaticRoutes(requests);
     const filterErrors = new Map(
       requests.flatMap((r) => Object.keys(r.query)).map((name) => [name, invalidFilterError(name as never)]),
     );
-    writeBody(staging, '_headers', renderHeadersFile(routes, errors));
+    writeBody(staging, '_headers', renderHeadersFile([...routes, OPENAPI_ROUTE], errors));
     writeBody(staging, '_redirects', renderRedirectsFile(routes, filterErrors));
     options.progress?.('build: compressing and hashing…');
     const manifest: BuildManifest = {
@@ -96,6 +115,7 @@ export async function runStaticBuild(options: StaticBuildOptions): Promise<Stati
       generated_at: `${options.now.toISOString().slice(0, 19)}Z`,
       routes: [
         ...routes,
+        OPENAPI_ROUTE,
         ...errors.map((e) => ({
           path: '',
           query: {},
@@ -107,6 +127,8 @@ export async function runStaticBuild(options: StaticBuildOptions): Promise<Stati
       ],
       files: compressAndDescribe(staging, new Set(['_headers', '_redirects'])),
     };
+    // After compressAndDescribe: the nginx configuration is not a file the API serves.
+    writeBody(staging, 'nginx.conf', renderNginxConf({ manifest, errors, root: resolve(options.outDir) }));
     writeBody(staging, BUILD_MANIFEST_FILE, `${JSON.stringify(manifest, null, 1)}\n`);
     swapInto(staging, options.outDir);
     return summarise(manifest, 'built', started);
@@ -115,6 +137,31 @@ export async function runStaticBuild(options: StaticBuildOptions): Promise<Stati
     rmSync(staging, { recursive: true, force: true });
     await db.close();
   }
+}
+
+/** The OpenAPI document, a static file beside the payloads (not a route of the table; no host rewrite needed). */
+const OPENAPI_FILE = OPENAPI_PATH.slice(1);
+const OPENAPI_ROUTE: StaticRoute = {
+  path: OPENAPI_PATH,
+  query: {},
+  file: OPENAPI_FILE,
+  status: 200,
+  cache_control: publicCacheControl(OPENAPI_MAX_AGE),
+  route_id: null,
+};
+
+/** Reports each file Astro renders, so that a terminal can draw a bar. */
+function countRenders(files: readonly BridgeFile[], progress: StaticBuildOptions['progress']): BridgeFile[] {
+  let done = 0;
+  return files.map((file) => ({
+    ...file,
+    render: async () => {
+      const body = await file.render();
+      done += 1;
+      progress?.(`build: rendering ${files.length} files with Astro…`, { done, total: files.length });
+      return body;
+    },
+  }));
 }
 
 function listStaticRoutes(requests: readonly StaticRequest[]): StaticRoute[] {
@@ -147,6 +194,29 @@ function readExistingManifest(outDir: string): BuildManifest | null {
     return JSON.parse(readFileSync(path, 'utf8')) as BuildManifest;
   } catch {
     return null;
+  }
+}
+
+/** The output directory is something the build must not replace. */
+export class OutputDirError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'OutputDirError';
+  }
+}
+
+/**
+ * The build replaces its output directory whole, so it must only ever replace an earlier build:
+ * never a file, a device, or a directory someone else filled.
+ */
+function assertReplaceable(outDir: string): void {
+  if (!existsSync(outDir)) return;
+  const stat = statSync(outDir);
+  const empty = stat.isDirectory() && readdirSync(outDir).length === 0;
+  if (!stat.isDirectory() || (!empty && !existsSync(join(outDir, BUILD_MANIFEST_FILE)))) {
+    throw new OutputDirError(
+      `${outDir} exists and is not an earlier mmds build; choose another --out or remove it`,
+    );
   }
 }
 

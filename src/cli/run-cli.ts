@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { OutputDirError } from '../build/run-static-build.ts';
 import { ConfigError } from '../config/load-config.ts';
 import { InputError } from '../ingest/input-error.ts';
 import { LockedError } from '../store/lock.ts';
@@ -13,6 +14,7 @@ import { registerPublish } from './commands/publish.ts';
 import { registerServe } from './commands/serve.ts';
 import { registerVerify } from './commands/verify.ts';
 import type { CliContext, CommandContext } from './context.ts';
+import { describeSystemError } from './describe-system-error.ts';
 import { ReportedFailure } from './reported-failure.ts';
 import { createReporter } from './reporter.ts';
 import { UsageError } from './usage-error.ts';
@@ -25,8 +27,9 @@ export function createProgram(context: CliContext): Command {
   const program = new Command('mmds')
     .description('Market and Macro Data Service: publishing pipeline, static build and API server')
     .version(PIPELINE_VERSION)
-    .option('--json', 'print the result as JSON on stdout (for scripts)')
+    .option('--json', 'print the result as JSON on stdout (for scripts); no progress on stderr')
     .showHelpAfterError('(run mmds --help for usage)')
+    .configureHelp({ showGlobalOptions: true })
     .configureOutput({
       writeOut: (text) => context.stdout.write(text),
       writeErr: (text) => context.stderr.write(text),
@@ -34,13 +37,25 @@ export function createProgram(context: CliContext): Command {
     .addHelpText(
       'after',
       `
-Configuration (environment): MMDS_DATA_DIR (store and snapshots, default ./data), MMDS_STORAGE
-(key and counter state: file, memory or redis://...), PORT (default 4321).
+Every command prints a summary line on stdout, progress on stderr (a bar on a terminal), and
+with --json one JSON document on stdout instead. Errors are one line on stderr starting "mmds:";
+exit codes: 0 ok, 1 failed, 2 wrong usage, 70 internal error, 75 data directory busy,
+78 bad configuration.
+
+Configuration (environment, read once at start):
+  MMDS_DATA_DIR         store, snapshots and local state (default ./data)
+  MMDS_STORAGE          key and rate-limit state: file (default), memory or redis://host:port
+  MMDS_DIST_DIR         where build writes and serve reads the static files (default ./dist)
+  MMDS_KEEP_SNAPSHOTS   snapshots publish keeps besides the current one and its parent (default 5)
+  MMDS_KEY_PEPPER       secret mixed into stored key hashes (HMAC-SHA-256)
+  MMDS_TRUSTED_PROXIES  X-Forwarded-For hops to trust for the client IP (default 0)
+  PORT, HOST            where serve listens (default 4321 on 127.0.0.1)
 
 Examples:
+  mmds ingest-plan data/sample/pipeline.json && mmds publish && mmds build && mmds serve
   mmds ingest ecb eurofxref-hist.csv
-  mmds publish
-  mmds verify`,
+  mmds --json publish
+  mmds help keys issue`,
     );
   program.exitOverride();
   const getContext = (): CommandContext => ({
@@ -84,7 +99,7 @@ function reportError(error: unknown, context: CliContext): number {
     // Commander has printed help, the version or its own one-line message already.
     return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
   }
-  if (error instanceof UsageError) {
+  if (error instanceof UsageError || error instanceof OutputDirError) {
     say(error.message);
     return EXIT.usage;
   }
@@ -94,7 +109,7 @@ function reportError(error: unknown, context: CliContext): number {
   }
   if (error instanceof PublishRefusedError) {
     for (const problem of error.problems) context.stderr.write(`  ${problem.check}: ${problem.message}\n`);
-    say(`${error.message}; CURRENT is unchanged`);
+    say(`${error.message}; CURRENT is unchanged: fix the input named above, ingest it again, then publish`);
     return EXIT.failure;
   }
   if (error instanceof ReportedFailure) {
@@ -108,6 +123,11 @@ function reportError(error: unknown, context: CliContext): number {
   if (error instanceof ConfigError) {
     say(`configuration: ${error.message}`);
     return EXIT.config;
+  }
+  const system = describeSystemError(error);
+  if (system !== null) {
+    say(system);
+    return EXIT.failure;
   }
   say(`internal error: ${error instanceof Error ? error.message : String(error)} (please report it)`);
   return EXIT.internal;

@@ -55,18 +55,56 @@ const SERIES_INFO = `SELECT r.key, s.slug, s.name, s.unit, s.frequency, s.source
   LEFT JOIN series s ON s.key = r.key
   LEFT JOIN sources src ON src.id = r.source`;
 
+/** Series descriptions already read, per snapshot: a snapshot never changes, so they never go stale. */
+const seriesInfoCache = new WeakMap<SnapshotDb, Map<string, Promise<SeriesInfo | null>>>();
+/** Keys remembered per snapshot (unknown keys included); the oldest is dropped beyond it. */
+const SERIES_INFO_CACHE_SIZE = 10_000;
+
 /**
  * Reads a series key known to the snapshot (catalogued or holding observations), whatever its
- * rights: the keyed endpoints serve licensed data too. Null for an unknown key.
+ * rights: the keyed endpoints serve licensed data too. Null for an unknown key. Remembered per
+ * snapshot, so a repeated key costs no query (the history query beside it has the DuckDB
+ * threads to itself).
  */
-export async function readSeriesInfo(db: SnapshotDb, key: string): Promise<SeriesInfo | null> {
-  const [row] = await db.query<SeriesInfo>(
-    `${SERIES_INFO}
-      WHERE r.key = $key
-        AND (s.key IS NOT NULL OR EXISTS (SELECT 1 FROM observations o WHERE o.series_key = $key))`,
+export function readSeriesInfo(db: SnapshotDb, key: string): Promise<SeriesInfo | null> {
+  let cache = seriesInfoCache.get(db);
+  if (!cache) {
+    cache = new Map();
+    seriesInfoCache.set(db, cache);
+  }
+  let info = cache.get(key);
+  if (!info) {
+    if (cache.size >= SERIES_INFO_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+    const entries = cache;
+    info = lookUpSeriesInfo(db, key);
+    entries.set(key, info);
+    info.catch(() => entries.delete(key));
+  }
+  return info;
+}
+
+/**
+ * A catalogued key is answered from the small in-memory tables alone; only an uncatalogued one
+ * looks into the observations file (as a subquery DuckDB ran it for every key: about 3 ms).
+ */
+async function lookUpSeriesInfo(db: SnapshotDb, key: string): Promise<SeriesInfo | null> {
+  const [row] = await db.query<SeriesInfo & { catalogued: boolean }>(
+    `SELECT r.key, s.slug, s.name, s.unit, s.frequency, s.source, src.licence, src.attribution,
+            s.key IS NOT NULL AS catalogued
+       FROM series_rights r
+       LEFT JOIN series s ON s.key = r.key
+       LEFT JOIN sources src ON src.id = r.source
+      WHERE r.key = $key`,
     { key },
   );
-  return row ?? null;
+  if (!row) return null;
+  const { catalogued, ...info } = row;
+  if (catalogued) return info;
+  const [observed] = await db.query<{ n: number }>(
+    'SELECT 1 AS n FROM observations WHERE series_key = $key LIMIT 1',
+    { key },
+  );
+  return observed ? info : null;
 }
 
 /** Reads the catalog series tracked on /macro with this slug, or null. */
@@ -91,21 +129,34 @@ function toPage<T>(rows: T[], limit: number): HistoryPage<T> {
   return { rows: rows.slice(0, limit), more: rows.length > limit };
 }
 
+/** The columns of an observation row, in the order of ObservationRow. */
+const OBSERVATION_COLUMNS = [
+  'id',
+  'series_key',
+  'period',
+  'value',
+  'source_ref',
+  'observed_at',
+  'collector_version',
+  'verification_status',
+  'confidence',
+  'data_class',
+  'revision_number',
+  'supersedes_id',
+  'in_force',
+] as const;
+
 /**
- * Reads one page of a series' observation revisions ordered by period and revision. With an
- * as_of, only revisions observed at or before it count, and `in_force` marks the highest of
- * them per period. The period range and the cursor's period drop whole periods, so they may
- * filter before the window without changing any mark (and let DuckDB skip row groups of the
- * Parquet file, sorted by series, period and revision); the exact keyset comes after it.
+ * One page of a series' observation revisions, as SQL: with an as_of, only revisions observed
+ * at or before it count, and `in_force` marks the highest of them per period: in (period,
+ * revision) order, the last row of its period. The period range and the cursor's period drop
+ * whole periods, so they may filter before the window without changing any mark (and let DuckDB
+ * skip row groups of the Parquet file, sorted by series, period and revision); the exact keyset
+ * comes after it. One ordered window over the series' rows reads the file once (a max() per
+ * period made DuckDB scan it twice and join).
  */
-export async function readObservationHistory(
-  db: SnapshotDb,
-  seriesKey: string,
-  query: HistoryQuery,
-): Promise<HistoryPage<ObservationRow>> {
-  const rows = await db.query<ObservationRow>(
-    `WITH known AS (
-       SELECT *, revision_number = max(revision_number) OVER (PARTITION BY period) AS in_force
+const OBSERVATION_PAGE = `WITH known AS (
+       SELECT *, lead(period) OVER (ORDER BY period, revision_number) IS DISTINCT FROM period AS in_force
          FROM observations
         WHERE series_key = $series
           AND ($as_of = '' OR observed_at <= TRY_CAST($as_of AS TIMESTAMP))
@@ -118,9 +169,35 @@ export async function readObservationHistory(
        FROM known
       WHERE $after_period = '' OR (period, revision_number) > ($after_period, $after_revision::INTEGER)
       ORDER BY period, revision_number
-      LIMIT $limit`,
-    { series: seriesKey, ...bindHistory(query), after_revision: query.after?.revision_number ?? 0 },
-  );
+      LIMIT $limit`;
+
+/**
+ * The same page as one JSON array built by DuckDB: a single string to hand over and parse
+ * instead of a JavaScript value per cell (about a third of the time of a 1,000-row page).
+ */
+const OBSERVATION_PAGE_JSON = `SELECT to_json(list({${OBSERVATION_COLUMNS.map((c) => `'${c}': ${c}`).join(', ')}}
+         ORDER BY period, revision_number))::VARCHAR AS rows
+  FROM (${OBSERVATION_PAGE})`;
+
+/** Reads one page of a series' observation revisions ordered by period and revision (see OBSERVATION_PAGE). */
+export async function readObservationHistory(
+  db: SnapshotDb,
+  seriesKey: string,
+  query: HistoryQuery,
+): Promise<HistoryPage<ObservationRow>> {
+  const params = {
+    series: seriesKey,
+    ...bindHistory(query),
+    after_revision: query.after?.revision_number ?? 0,
+  };
+  const [page] = await db.query<{ rows: string | null }>(OBSERVATION_PAGE_JSON, params);
+  let rows: ObservationRow[];
+  try {
+    rows = page?.rows ? (JSON.parse(page.rows) as ObservationRow[]) : [];
+  } catch {
+    // A NaN or infinite value has no JSON form (DuckDB writes it bare): read the rows as values.
+    rows = await db.query<ObservationRow>(OBSERVATION_PAGE, params);
+  }
   return toPage(rows, query.limit);
 }
 

@@ -12,7 +12,9 @@ export function createApp(
   handle: (request: Request, clientIp: string) => Promise<Response>,
   resolveClientIp: ClientIpResolver,
 ): H3 {
-  const app = new H3();
+  // A malformed escape (`/api/%`, `/%zz`) would get h3's own 400 body; the handler reads the
+  // raw path and never decodes it, so let it answer with the contract's envelope.
+  const app = new H3({ allowMalformedURL: true });
   app.all('/**', (event) => handle(event.req, resolveClientIp(event.req as Request & { ip?: string })));
   return app;
 }

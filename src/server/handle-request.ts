@@ -2,13 +2,25 @@ import { createHash, randomBytes } from 'node:crypto';
 import { renderCsv } from '../api/v1/csv.ts';
 import { renderPayload } from '../api/v1/render.ts';
 import { ApiError, insufficientScope, notFound, unauthorized, unavailable } from '../contract/errors.ts';
+import { OPENAPI_PATH } from '../contract/openapi.ts';
 import { parseRequest, type RequestParams } from '../contract/parse-request.ts';
-import { matchRoute, type RouteDefinition } from '../contract/routes.ts';
+import { matchRoute, ROUTES, type RouteDefinition } from '../contract/routes.ts';
 import { QueryTimeoutError, type SnapshotDb } from '../query/snapshot-db.ts';
-import { compressBody, type Representation, respondWith, respondWithError } from './http-response.ts';
+import { renderStatusPage } from '../site/status-page.ts';
+import {
+  compressBody,
+  createHeaderTemplate,
+  createResponse,
+  type HeaderPairs,
+  type HeaderTemplate,
+  type Representation,
+  respondWith,
+  respondWithError,
+  respondWithTemplate,
+} from './http-response.ts';
 import type { ResponseCache } from './response-cache.ts';
 import type { SnapshotManager } from './snapshot-manager.ts';
-import type { StaticSite } from './static-site.ts';
+import type { StaticRequestHit, StaticSite } from './static-site.ts';
 
 /** An authenticated caller (never the key itself). */
 export interface Caller {
@@ -45,6 +57,21 @@ const ALLOW = 'GET, HEAD, OPTIONS';
 const MAX_URL_LENGTH = 4096;
 const EXPOSED =
   'ETag, X-Request-Id, X-Snapshot-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, RateLimit, RateLimit-Policy, Retry-After';
+/** Header fields of every response. */
+const BASE_HEADERS: HeaderPairs = [
+  ['access-control-allow-origin', '*'],
+  ['access-control-expose-headers', EXPOSED],
+  ['x-content-type-options', 'nosniff'],
+];
+const ROUTES_BY_ID = new Map(ROUTES.map((route) => [route.id as string, route]));
+
+/** What one request resolved to, for its log line. */
+interface RequestState {
+  caller: Caller | null;
+  /** The URL path (normalised), once parsed. */
+  path: string | null;
+  snapshot: string | null;
+}
 
 /** Creates the request handler: the one function every HTTP request goes through. */
 export function createRequestHandler(
@@ -52,50 +79,141 @@ export function createRequestHandler(
 ): (request: Request, clientIp: string) => Promise<Response> {
   return async (request, clientIp) => {
     const started = performance.now();
-    const requestId = randomBytes(9).toString('base64url');
-    const headers = new Headers({
-      'X-Request-Id': requestId,
-      'Access-Control-Allow-Origin': '*',
-      'Access-Control-Expose-Headers': EXPOSED,
-      'X-Content-Type-Options': 'nosniff',
-    });
-    let caller: Caller | null = null;
-    let response: Response;
+    const requestId = createRequestId();
+    const state: RequestState = { caller: null, path: null, snapshot: null };
+    let response: Response | null = null;
+    let headers: Headers | null = null;
     try {
-      response = await dispatch(request, clientIp, headers, deps, (c) => {
-        caller = c;
-      });
+      response = await answerFromMemory(request, clientIp, requestId, state, deps);
+      if (!response) {
+        headers = createHeaders(requestId);
+        response = await dispatch(request, clientIp, headers, state, deps);
+      }
     } catch (error) {
+      headers ??= createHeaders(requestId);
       response = respondWithError(request, toApiError(error, requestId, deps), requestId, headers);
     }
     deps.log({
       event: 'request',
       request_id: requestId,
       method: request.method,
-      path: new URL(request.url).pathname.slice(0, 200),
+      path: (state.path ?? readPath(request.url)).slice(0, 200),
       status: response.status,
       ms: Math.round((performance.now() - started) * 10) / 10,
       ip: clientIp,
-      key_id: (caller as Caller | null)?.keyId ?? null,
-      snapshot: headers.get('X-Snapshot-Id'),
+      key_id: state.caller?.keyId ?? null,
+      snapshot: state.snapshot,
     });
     return response;
   };
+}
+
+/** Request ids: 12 base64url characters (72 random bits), cut from a pool refilled 512 at a time. */
+let idPool = '';
+let idPoolOffset = 0;
+function createRequestId(): string {
+  if (idPoolOffset >= idPool.length) {
+    idPool = randomBytes(9 * 512).toString('base64url');
+    idPoolOffset = 0;
+  }
+  idPoolOffset += 12;
+  return idPool.slice(idPoolOffset - 12, idPoolOffset);
+}
+
+function createHeaders(requestId: string): Headers {
+  return new Headers([['x-request-id', requestId], ...BASE_HEADERS]);
+}
+
+function readPath(url: string): string {
+  try {
+    return new URL(url).pathname;
+  } catch {
+    return '';
+  }
+}
+
+/** The raw path and query of an absolute request URL (`http://host/api/v1/x?y=1` gives `/api/v1/x?y=1`). */
+function readTarget(url: string): string {
+  const scheme = url.indexOf('://');
+  const slash = scheme < 0 ? -1 : url.indexOf('/', scheme + 3);
+  return slash < 0 ? '/' : url.slice(slash);
+}
+
+const templates = new WeakMap<StaticRequestHit, HeaderTemplate>();
+
+/**
+ * The fast path of the public tier: an anonymous GET or HEAD whose URL is exactly one of the
+ * pre-rendered requests of the snapshot in service is answered from memory with precomputed
+ * headers. It counts against the rate limit and answers exactly as the general path would; any
+ * other request (a key, another spelling of the URL, a filter to validate) returns null.
+ */
+async function answerFromMemory(
+  request: Request,
+  clientIp: string,
+  requestId: string,
+  state: RequestState,
+  deps: HandlerDeps,
+): Promise<Response | null> {
+  const method = request.method;
+  if (method !== 'GET' && method !== 'HEAD') return null;
+  const site = deps.staticSite();
+  if (!site) return null;
+  const target = readTarget(request.url);
+  const hit = site.lookupRequest(target);
+  if (!hit || hit.routeId === 'status' || request.headers.get('authorization') !== null) return null;
+  const db = deps.snapshots.current();
+  if (!db || db.id !== site.snapshot) return null;
+  const route = ROUTES_BY_ID.get(hit.routeId);
+  if (!route) return null;
+  const decision = await deps.consume(`ip:${clientIp}`, deps.anonymousLimit);
+  const limitHeaders = Object.entries(deps.rateLimitHeaders(decision));
+  if (!decision.allowed) {
+    const headers = createHeaders(requestId);
+    for (const [name, value] of limitHeaders) headers.set(name, value);
+    return respondWithError(request, rateLimited(decision), requestId, headers);
+  }
+  const query = target.indexOf('?');
+  state.path = query < 0 ? target : target.slice(0, query);
+  state.snapshot = db.id;
+  let template = templates.get(hit);
+  if (!template) {
+    template = createHeaderTemplate(hit.entry, [
+      ...BASE_HEADERS,
+      ['x-snapshot-id', db.id],
+      [
+        'vary',
+        route.access.kind === 'public-or-scope' ? 'Authorization, Accept-Encoding' : 'Accept-Encoding',
+      ],
+      ['cache-control', `public, max-age=${route.maxAge}`],
+    ]);
+    templates.set(hit, template);
+  }
+  return respondWithTemplate(request, hit.entry, template, [['x-request-id', requestId], ...limitHeaders]);
+}
+
+function rateLimited(decision: LimitDecision): ApiError {
+  return new ApiError(
+    'rate_limited',
+    `rate limit of ${decision.limit} requests per minute exceeded; retry in ${decision.retry_after_s} s`,
+    {
+      headers: { 'Retry-After': String(decision.retry_after_s) },
+    },
+  );
 }
 
 async function dispatch(
   request: Request,
   clientIp: string,
   headers: Headers,
+  state: RequestState,
   deps: HandlerDeps,
-  setCaller: (caller: Caller) => void,
 ): Promise<Response> {
   if (request.method === 'OPTIONS') {
     headers.set('Allow', ALLOW);
     headers.set('Access-Control-Allow-Methods', ALLOW);
     headers.set('Access-Control-Allow-Headers', 'Authorization, If-None-Match, Content-Type');
     headers.set('Access-Control-Max-Age', '86400');
-    return new Response(null, { status: 204, headers });
+    return createResponse(204, headers);
   }
   if (request.method !== 'GET' && request.method !== 'HEAD') {
     throw new ApiError(
@@ -109,9 +227,14 @@ async function dispatch(
   if (request.url.length > MAX_URL_LENGTH)
     throw new ApiError('uri_too_long', `the URL is longer than ${MAX_URL_LENGTH} bytes`);
   const url = new URL(request.url);
+  state.path = url.pathname;
   const caller = await identify(request, clientIp, headers, deps);
-  if (caller) setCaller(caller);
-  if (!url.pathname.startsWith('/api/')) return serveFile(request, url, headers, deps, caller);
+  state.caller = caller;
+  // The OpenAPI document is a built file under /api/, not a route of the table.
+  if (url.pathname === '/status' || url.pathname === '/status/')
+    return serveStatusPage(request, headers, deps, caller);
+  if (!url.pathname.startsWith('/api/') || url.pathname === OPENAPI_PATH)
+    return serveFile(request, url, headers, deps, caller);
   const matched = matchRoute(url.pathname);
   if (!matched) {
     const version = /^\/api\/(v\d+)\//.exec(url.pathname)?.[1];
@@ -122,6 +245,7 @@ async function dispatch(
   const db = deps.snapshots.current();
   if (!db) throw unavailable('no snapshot has been published yet', 30);
   headers.set('X-Snapshot-Id', db.id);
+  state.snapshot = db.id;
   if (matched.route.access.kind === 'public-or-scope') headers.append('Vary', 'Authorization');
   headers.set('Cache-Control', caller ? 'private, no-store' : `public, max-age=${matched.route.maxAge}`);
   const representation = await represent(matched.route, params, url, db, keyed, deps);
@@ -147,15 +271,7 @@ async function identify(
     ? await deps.consume(`key:${caller.keyId}`, caller.rateLimit)
     : await deps.consume(`ip:${clientIp}`, deps.anonymousLimit);
   for (const [name, value] of Object.entries(deps.rateLimitHeaders(decision))) headers.set(name, value);
-  if (!decision.allowed) {
-    throw new ApiError(
-      'rate_limited',
-      `rate limit of ${decision.limit} requests per minute exceeded; retry in ${decision.retry_after_s} s`,
-      {
-        headers: { 'Retry-After': String(decision.retry_after_s) },
-      },
-    );
-  }
+  if (!decision.allowed) throw rateLimited(decision);
   if (authFailed) throw unauthorized('the API key is not valid');
   return caller;
 }
@@ -196,9 +312,13 @@ async function represent(
   const cached = cacheKey ? deps.cache.get(cacheKey) : undefined;
   if (cached) return cached as Representation;
   const envelope = await renderPayload(db, route, params, { now: deps.now(), keyed });
-  const body = Buffer.from(csv ? renderCsv(envelope.data as unknown[]) : JSON.stringify(envelope));
-  // The ETag covers the payload, not generated_at, so an unchanged snapshot keeps its ETag.
-  const etagSource = csv ? body : Buffer.from(JSON.stringify(envelope.data));
+  // The data is serialised once: the body is built around it, and the ETag covers it (not
+  // generated_at), so an unchanged snapshot keeps its ETag.
+  const data = csv ? '' : (JSON.stringify(envelope.data) ?? 'null');
+  const body = Buffer.from(
+    csv ? renderCsv(envelope.data as unknown[]) : `{"data":${data},"meta":${JSON.stringify(envelope.meta)}}`,
+  );
+  const etagSource = csv ? body : data;
   const representation: Representation = {
     body,
     ...compressBody(body),
@@ -224,6 +344,43 @@ function normaliseQuery(params: RequestParams): string {
     .sort(([a], [b]) => (a < b ? -1 : 1))
     .map(([name, value]) => `${name}=${value}`)
     .join('&');
+}
+
+const STATUS_ROUTE = ROUTES.find((route) => route.id === 'status')!;
+
+/**
+ * The status page is rendered live, from the same payload as /api/v1/status, by the same
+ * function the build uses for its static copy (docs/site.md says why there is no Node adapter).
+ */
+async function serveStatusPage(
+  request: Request,
+  headers: Headers,
+  deps: HandlerDeps,
+  caller: Caller | null,
+): Promise<Response> {
+  const db = deps.snapshots.current();
+  if (!db) throw unavailable('no snapshot has been published yet', 30);
+  headers.set('X-Snapshot-Id', db.id);
+  const envelope = await renderPayload(
+    db,
+    STATUS_ROUTE,
+    { slug: null, query: {}, keyedParams: [] },
+    { now: deps.now(), keyed: false },
+  );
+  const body = Buffer.from(
+    renderStatusPage(envelope as Parameters<typeof renderStatusPage>[0], { live: true }),
+  );
+  headers.set('Cache-Control', caller ? 'private, no-store' : `public, max-age=${STATUS_ROUTE.maxAge}`);
+  return respondWith(
+    request,
+    {
+      body,
+      ...compressBody(body),
+      etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`,
+      contentType: 'text/html; charset=utf-8',
+    },
+    headers,
+  );
 }
 
 function serveFile(

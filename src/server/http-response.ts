@@ -1,28 +1,55 @@
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { FastResponse } from 'srvx';
 import { failure } from '../contract/envelope.ts';
 import type { ApiError } from '../contract/errors.ts';
 
 /** A body ready to send, with its compressed forms when worth it. */
 export interface Representation {
   body: Buffer;
-  gzip: Buffer | null;
-  br: Buffer | null;
+  /**
+   * Compressed copies: null when there is none (small bodies), undefined while not made yet (a
+   * rendered body is compressed on the first request that accepts the encoding, then kept).
+   */
+  gzip: Buffer | null | undefined;
+  br: Buffer | null | undefined;
   etag: string;
   contentType: string;
   /** `Link: <…>; rel="next"` of a paginated response (CSV has no meta to carry the cursor). */
   link?: string | null;
 }
 
+/** Header fields as name and value pairs, in the order they are sent. */
+export type HeaderPairs = Array<[string, string]>;
+
 const COMPRESS_MIN_BYTES = 1024;
 
-/** Compresses a freshly rendered body once (the cache keeps the result). */
-export function compressBody(body: Buffer): { gzip: Buffer | null; br: Buffer | null } {
-  if (body.length < COMPRESS_MIN_BYTES) return { gzip: null, br: null };
-  return {
-    gzip: gzipSync(body, { level: 6 }),
-    br: brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } }),
-  };
+/**
+ * The compressed copies of a freshly rendered body, left to be made on demand: most keyed
+ * clients (scripts) send no Accept-Encoding, and brotli on a large page costs milliseconds.
+ */
+export function compressBody(body: Buffer): {
+  gzip: Buffer | null | undefined;
+  br: Buffer | null | undefined;
+} {
+  return body.length < COMPRESS_MIN_BYTES ? { gzip: null, br: null } : { gzip: undefined, br: undefined };
 }
+
+/** Returns the body in an encoding, compressing it once (the representation keeps the result). */
+function encodedBody(representation: Representation, encoding: 'br' | 'gzip'): Buffer {
+  if (encoding === 'br') {
+    representation.br ??= brotliCompressSync(representation.body, {
+      params: { [constants.BROTLI_PARAM_QUALITY]: 5 },
+    });
+    return representation.br;
+  }
+  representation.gzip ??= gzipSync(representation.body, { level: 6 });
+  return representation.gzip;
+}
+
+const ACCEPTS = {
+  br: /(^|[\s,])br(;q=(?!0(\.0*)?\b)[\d.]+)?\s*(,|$)/,
+  gzip: /(^|[\s,])gzip(;q=(?!0(\.0*)?\b)[\d.]+)?\s*(,|$)/,
+};
 
 /** Picks the encoding the client accepts: brotli, then gzip, then none. */
 export function chooseEncoding(
@@ -30,10 +57,8 @@ export function chooseEncoding(
   representation: Representation,
 ): 'br' | 'gzip' | null {
   if (!acceptEncoding) return null;
-  const accepts = (name: string) =>
-    new RegExp(`(^|[\\s,])${name}(;q=(?!0(\\.0*)?\\b)[\\d.]+)?\\s*(,|$)`).test(acceptEncoding);
-  if (representation.br && accepts('br')) return 'br';
-  if (representation.gzip && accepts('gzip')) return 'gzip';
+  if (representation.br !== null && ACCEPTS.br.test(acceptEncoding)) return 'br';
+  if (representation.gzip !== null && ACCEPTS.gzip.test(acceptEncoding)) return 'gzip';
   return null;
 }
 
@@ -46,20 +71,78 @@ export function matchesEtag(ifNoneMatch: string | null, etag: string): boolean {
   );
 }
 
+/**
+ * Builds a response. srvx's FastResponse hands status, header pairs and the body bytes straight
+ * to node:http (a web Response would copy the body and stream it through a ReadableStream).
+ */
+export function createResponse(
+  status: number,
+  headers: Headers | HeaderPairs,
+  body: Buffer | null = null,
+): Response {
+  return new FastResponse(body, { status, headers });
+}
+
 /** Builds the response for a successful representation: 200, or 304 on a matching ETag; HEAD has no body. */
 export function respondWith(request: Request, representation: Representation, headers: Headers): Response {
   headers.set('ETag', representation.etag);
   headers.append('Vary', 'Accept-Encoding');
   if (representation.link) headers.set('Link', representation.link);
   if (matchesEtag(request.headers.get('if-none-match'), representation.etag)) {
-    return new Response(null, { status: 304, headers });
+    return createResponse(304, headers);
   }
   headers.set('Content-Type', representation.contentType);
   const encoding = chooseEncoding(request.headers.get('accept-encoding'), representation);
-  const body = encoding ? representation[encoding]! : representation.body;
+  const body = encoding ? encodedBody(representation, encoding) : representation.body;
   if (encoding) headers.set('Content-Encoding', encoding);
   headers.set('Content-Length', String(body.length));
-  return new Response(request.method === 'HEAD' ? null : new Uint8Array(body), { status: 200, headers });
+  return createResponse(200, headers, request.method === 'HEAD' ? null : body);
+}
+
+/**
+ * The header fields of a representation that are the same on every request, per encoding and
+ * for a 304, computed once per representation (static files are answered with no per-request
+ * header work beyond the request id and the rate-limit fields).
+ */
+export interface HeaderTemplate {
+  identity: HeaderPairs;
+  gzip: HeaderPairs | null;
+  br: HeaderPairs | null;
+  notModified: HeaderPairs;
+}
+
+/** Computes the header template of a representation whose compressed copies already exist. */
+export function createHeaderTemplate(representation: Representation, fixed: HeaderPairs): HeaderTemplate {
+  const common: HeaderPairs = [...fixed, ['etag', representation.etag]];
+  const withBody = (body: Buffer, encoding: string | null): HeaderPairs => [
+    ...common,
+    ['content-type', representation.contentType],
+    ...(encoding ? ([['content-encoding', encoding]] as HeaderPairs) : []),
+    ['content-length', String(body.length)],
+  ];
+  return {
+    identity: withBody(representation.body, null),
+    gzip: representation.gzip ? withBody(representation.gzip, 'gzip') : null,
+    br: representation.br ? withBody(representation.br, 'br') : null,
+    notModified: common,
+  };
+}
+
+/** Answers from a header template: the same status, headers and body as respondWith, with less work. */
+export function respondWithTemplate(
+  request: Request,
+  representation: Representation,
+  template: HeaderTemplate,
+  perRequest: HeaderPairs,
+): Response {
+  const requestHeaders = request.headers;
+  if (matchesEtag(requestHeaders.get('if-none-match'), representation.etag)) {
+    return createResponse(304, [...template.notModified, ...perRequest]);
+  }
+  const encoding = chooseEncoding(requestHeaders.get('accept-encoding'), representation);
+  const fixed = (encoding && template[encoding]) || template.identity;
+  const body = (encoding && representation[encoding]) || representation.body;
+  return createResponse(200, [...fixed, ...perRequest], request.method === 'HEAD' ? null : body);
 }
 
 /** Builds an error response in the contract's envelope: never cached, never revealing internals. */
@@ -74,8 +157,5 @@ export function respondWithError(
   headers.set('Content-Type', 'application/json; charset=utf-8');
   headers.set('Cache-Control', 'no-store');
   headers.set('Content-Length', String(body.length));
-  return new Response(request.method === 'HEAD' ? null : new Uint8Array(body), {
-    status: error.status,
-    headers,
-  });
+  return createResponse(error.status, headers, request.method === 'HEAD' ? null : body);
 }

@@ -13,12 +13,24 @@ export interface StaticEntry {
   cacheControl: string;
 }
 
+/** A pre-rendered public request: its file and the route (by id) it answers. */
+export interface StaticRequestHit {
+  entry: StaticEntry;
+  routeId: string;
+}
+
 /** The built public files of one `mmds build`, in memory (no disk read per request). */
 export interface StaticSite {
   readonly snapshot: string;
   readonly generatedAt: string;
   /** The payload file of a public request (path plus at most one filter), or null. */
   lookupRoute(path: string, search: URLSearchParams): StaticEntry | null;
+  /**
+   * The pre-rendered request whose raw path and query (`/api/v1/fx/ecb?currency=USD`) are exactly
+   * this text, or null: the server's fast path, one Map lookup with no URL parsing. Any other
+   * spelling of the same request (escapes, reordering) is null and takes the general path.
+   */
+  lookupRequest(target: string): StaticRequestHit | null;
   /** A file by its own path (pages, assets), or null. */
   lookupFile(path: string): StaticEntry | null;
   readonly fileCount: number;
@@ -28,6 +40,13 @@ export interface StaticSite {
 function requestKey(path: string, query: Record<string, string>): string {
   const entries = Object.entries(query);
   return entries.length === 0 ? path : `${path}?${entries[0]![0]}=${entries[0]![1]}`;
+}
+
+/** The request line's target of a pre-rendered request, as a client writes it (values escaped). */
+function rawRequestKey(path: string, query: Record<string, string>): string {
+  const entries = Object.entries(query);
+  if (entries.length === 0) return path;
+  return `${path}?${entries.map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`).join('&')}`;
 }
 
 /**
@@ -43,9 +62,13 @@ export function loadStaticSite(distDir: string): StaticSite | null {
   for (const file of manifest.files)
     files.set(file.file, loadEntry(distDir, file, cacheByFile.get(file.file)));
   const routes = new Map<string, StaticEntry>();
+  const requests = new Map<string, StaticRequestHit>();
   for (const route of manifest.routes) {
     const entry = files.get(`/${route.file}`);
-    if (entry && route.path !== '') routes.set(requestKey(route.path, route.query), entry);
+    if (!entry || route.path === '') continue;
+    routes.set(requestKey(route.path, route.query), entry);
+    if (route.route_id !== null)
+      requests.set(rawRequestKey(route.path, route.query), { entry, routeId: route.route_id });
   }
   return {
     snapshot: manifest.snapshot,
@@ -56,6 +79,9 @@ export function loadStaticSite(distDir: string): StaticSite | null {
       if (names.length > 1) return null;
       const query = names.length === 1 ? { [names[0]!]: search.get(names[0]!)! } : {};
       return routes.get(requestKey(path, query)) ?? null;
+    },
+    lookupRequest(target) {
+      return requests.get(target) ?? null;
     },
     lookupFile(path) {
       return (

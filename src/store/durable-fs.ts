@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, openSync, renameSync, writeFileSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 /** Flushes a file or directory to disk, so that a rename after it is durable. */
@@ -17,9 +17,15 @@ export function fsyncPath(path: string): void {
  */
 export function writeFileAtomic(path: string, content: string): void {
   const temporary = `${path}.tmp-${process.pid}`;
-  writeFileSync(temporary, content);
-  fsyncPath(temporary);
-  renameSync(temporary, path);
+  try {
+    writeFileSync(temporary, content);
+    fsyncPath(temporary);
+    renameSync(temporary, path);
+  } catch (error) {
+    // A full disk fails the write: leave no half-written temporary file behind.
+    rmSync(temporary, { force: true });
+    throw error;
+  }
   fsyncPath(dirname(path));
 }
 

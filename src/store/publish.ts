@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { execute, quotedIdentifier, quotedString } from '../db/duckdb.ts';
@@ -109,6 +109,9 @@ export async function publishSnapshot(
       ];
       const errors = problems.filter((p) => p.severity === 'error');
       if (errors.length > 0) throw new PublishRefusedError(errors);
+      // A directory with this id can only be left by a publish of the same batches that failed
+      // after its rename (CURRENT naming it would have made this publish 'unchanged'): replace it.
+      rmSync(snapshotDir(layout, id), { recursive: true, force: true });
       renameDurably(staging, snapshotDir(layout, id));
       writeFileAtomic(layout.currentFile, `${id}\n`);
       const pruned = pruneSnapshots(layout, options.keep);
@@ -159,6 +162,12 @@ export function pruneSnapshots(layout: StoreLayout, keep: number): string[] {
     .sort()
     .reverse();
   const removed = ids.slice(Math.max(keep, 0)).filter((id) => !protectedIds.has(id));
-  for (const id of removed) rmSync(snapshotDir(layout, id), { recursive: true, force: true });
+  for (const id of removed) {
+    // Renamed out of the snapshot namespace first: a crash mid-delete leaves staging debris
+    // (cleared next time), never a half-deleted snapshot that verify would report.
+    const doomed = join(layout.snapshotsDir, `.staging-pruned-${id}`);
+    renameSync(snapshotDir(layout, id), doomed);
+    rmSync(doomed, { recursive: true, force: true });
+  }
   return removed;
 }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { listBatches } from './batches.ts';
 import { SNAPSHOT_ID_PATTERN, type StoreLayout, snapshotDir } from './layout.ts';
-import { readCurrentId, readManifest } from './manifest.ts';
+import { readCurrentId, readManifest, type SnapshotManifest } from './manifest.ts';
 import { type Problem, verifySnapshotContent, verifySnapshotFiles } from './verify-snapshot.ts';
 import { hashFile } from './write-parquet.ts';
 
@@ -54,7 +54,19 @@ export async function verifyStore(layout: StoreLayout, connection: DuckDBConnect
   }
   for (const id of snapshotIds.sort()) {
     const dir = snapshotDir(layout, id);
-    const manifest = readManifest(layout, id);
+    let manifest: SnapshotManifest;
+    try {
+      manifest = readManifest(layout, id);
+    } catch (error) {
+      // One unreadable manifest is a finding like any other, not the end of the whole check.
+      const reason = (error as Error).message.split('\n')[0];
+      problems.push({
+        severity: 'error',
+        check: 'checksum',
+        message: `${id}/manifest.json: unreadable (${reason})`,
+      });
+      continue;
+    }
     const fileProblems = await verifySnapshotFiles(dir, manifest);
     problems.push(...fileProblems);
     if (id === current && fileProblems.length === 0) {

@@ -20,14 +20,26 @@ export function registerBuild(program: Command, getContext: () => CommandContext
     .option('--force', 'rebuild even if the output already holds the current snapshot')
     .addHelpText(
       'after',
-      '\nWrites one JSON file per endpoint and filter value, gzip and brotli copies, _headers and _redirects\nfor static hosts, and build-manifest.json with ETags.\n\nExamples:\n  mmds build\n  mmds build --out /srv/www/api --json',
+      `
+Writes one JSON file per public endpoint, filter value and market, the OpenAPI document
+(api/v1/openapi.json), gzip and brotli copies, _headers and _redirects for static hosts
+(docs/deploy-static.md) and build-manifest.json with ETags. The new tree is built beside the old
+one and swapped in at the end; a running mmds serve picks it up within a second. Prints the
+snapshot, files, bytes and routes written.
+
+Examples:
+  mmds build
+  mmds build --out /srv/www/api --json
+  mmds build --force`,
     )
     .action(async (flags: { out?: string; force?: boolean }) => {
       const context = getContext();
       const layout = resolveLayout(context.config.dataDir);
       const snapshotId = readCurrentId(layout);
       if (snapshotId === null)
-        throw new UsageError('no snapshot published yet: run mmds ingest, then mmds publish');
+        throw new UsageError(
+          `no snapshot published yet in ${context.config.dataDir}: run mmds ingest, then mmds publish (or check MMDS_DATA_DIR)`,
+        );
       const result = await runStaticBuild({
         layout,
         snapshotId,
@@ -36,7 +48,7 @@ export function registerBuild(program: Command, getContext: () => CommandContext
         now: context.now(),
         pipelineVersion: PIPELINE_VERSION,
         force: flags.force,
-        progress: (message) => context.reporter.progress(message),
+        progress: (message, count) => context.reporter.progress(message, count),
       });
       context.reporter.result(result);
       context.reporter.line(

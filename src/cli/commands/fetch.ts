@@ -19,7 +19,8 @@ async function download(url: string, dir: string): Promise<string> {
       `${url}: download failed (${(error as Error).message}); check --base-url and the network`,
     );
   }
-  if (!response.ok) throw new UsageError(`${url}: HTTP ${response.status}; check --base-url`);
+  if (!response.ok)
+    throw new UsageError(`${url}: HTTP ${response.status}; check --base-url, or try again later`);
   const body = new Uint8Array(await response.arrayBuffer());
   const name = decodeURIComponent(new URL(url).pathname.split('/').pop() || 'download');
   if (!name.toLowerCase().endsWith('.zip')) {
@@ -46,7 +47,18 @@ export function registerFetch(program: Command, getContext: () => CommandContext
     .option('--base-url <url>', "the publisher's address (default: the official one)")
     .addHelpText(
       'after',
-      '\nExamples:\n  mmds fetch ecb\n  mmds fetch ecb --base-url http://mirror.internal/ecb/',
+      `
+Downloads the source's files into a temporary directory under MMDS_DATA_DIR (a .zip is unpacked
+to its single member), ingests them exactly as mmds ingest would, and removes the download.
+Prints the same summary as mmds ingest. Run mmds publish afterwards.
+
+Files fetched:
+${fetchable.map((id) => `  ${id.padEnd(8)} ${findSource(id)!.fetch!.files.join(', ')}`).join('\n')}
+
+Examples:
+  mmds fetch ecb
+  mmds fetch cftc && mmds publish
+  mmds fetch ecb --base-url http://mirror.internal/ecb/ --json`,
     )
     .action(async (id: string, flags: { baseUrl?: string }) => {
       const context = getContext();
@@ -60,9 +72,9 @@ export function registerFetch(program: Command, getContext: () => CommandContext
       const dir = mkdtempSync(join(context.config.dataDir, '.download-'));
       try {
         const files: string[] = [];
-        for (const file of source.fetch.files) {
+        for (const [index, file] of source.fetch.files.entries()) {
           const url = new URL(file, base.endsWith('/') ? base : `${base}/`).toString();
-          context.reporter.progress(`downloading ${url}…`);
+          context.reporter.progress(`downloading ${url}…`, { done: index, total: source.fetch.files.length });
           files.push(await download(url, dir));
         }
         reportIngest(

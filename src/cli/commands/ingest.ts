@@ -89,18 +89,23 @@ function describeFile(file: string): InputFile {
   };
 }
 
-/** Prints the summary of an ingest. */
-export function reportIngest(context: CommandContext, source: string, result: AppendResult): void {
-  context.reporter.result({ source, ...result });
+/** One line about an ingest: rows read and skipped, records added per table, the batch written. */
+export function describeIngest(source: string, result: AppendResult): string {
   const tables = Object.entries(result.tables)
     .map(
       ([name, c]) => `${name} +${c.added} (unchanged ${c.unchanged}${c.stale ? `, stale ${c.stale}` : ''})`,
     )
     .join('; ');
-  context.reporter.line(
+  return (
     `${source}: read ${result.rows_read} rows, skipped ${result.rows_skipped} missing; ${tables || 'no records'}; ` +
-      (result.batch_id ? `batch ${result.batch_id}` : 'nothing new, store unchanged'),
+    (result.batch_id ? `batch ${result.batch_id}` : 'nothing new, store unchanged')
   );
+}
+
+/** Prints the summary of an ingest. */
+export function reportIngest(context: CommandContext, source: string, result: AppendResult): void {
+  context.reporter.result({ source, ...result });
+  context.reporter.line(describeIngest(source, result));
 }
 
 /** Registers `mmds ingest`. */
@@ -117,6 +122,11 @@ export function registerIngest(program: Command, getContext: () => CommandContex
     .addHelpText(
       'after',
       `
+Reads the files whole; if any row is malformed nothing is stored and the error names the file and
+line. Values already in the store with the same content add nothing; a changed value becomes a
+new revision. Prints a summary: rows read, records added per table, the batch written. Run
+mmds publish afterwards to make the data visible.
+
 Sources:
 ${SOURCES.map((s) => `  ${s.id.padEnd(10)} ${s.description}`).join('\n')}
 
@@ -124,7 +134,8 @@ Examples:
   mmds ingest ecb eurofxref-hist.csv
   mmds ingest cftc annual.txt FinFutYY.txt
   mmds ingest fred PAYEMS.csv --series bls.CES0000000001 --vintage 2025-08-02
-  mmds ingest bls response.json --observed-at 2026-01-09T13:30:00Z`,
+  mmds ingest bls response.json --observed-at 2026-01-09T13:30:00Z
+  mmds ingest research notes/ --json`,
     )
     .action(
       async (

@@ -1,9 +1,11 @@
 import type { Command } from 'commander';
 import { openDuckDb, withConnection } from '../../db/duckdb.ts';
+import { listBatches } from '../../store/batches.ts';
 import { resolveLayout } from '../../store/layout.ts';
 import { publishSnapshot } from '../../store/publish.ts';
 import { PIPELINE_VERSION } from '../../version.ts';
 import type { CommandContext } from '../context.ts';
+import { ReportedFailure } from '../reported-failure.ts';
 import { UsageError } from '../usage-error.ts';
 
 /** Registers `mmds publish`. */
@@ -11,18 +13,36 @@ export function registerPublish(program: Command, getContext: () => CommandConte
   program
     .command('publish')
     .description('make an immutable snapshot of the store, verify it, and switch CURRENT to it atomically')
-    .option('--keep <n>', 'snapshots to keep besides the current one and its parent')
-    .addHelpText('after', '\nExamples:\n  mmds publish\n  mmds publish --keep 10 --json')
+    .option(
+      '--keep <n>',
+      'snapshots to keep besides the current one and its parent (default MMDS_KEEP_SNAPSHOTS or 5)',
+    )
+    .addHelpText(
+      'after',
+      `
+Writes one Parquet file per table into data/snapshots/<id>/ with a manifest of checksums, verifies
+it, then points CURRENT at it; a running mmds serve switches to it within a second. Nothing new
+since the current snapshot: nothing is written. Older snapshots beyond --keep are removed.
+
+Examples:
+  mmds publish
+  mmds publish --keep 10 --json`,
+    )
     .action(async (flags: { keep?: string }) => {
       const context = getContext();
       const keep = flags.keep === undefined ? context.config.keepSnapshots : Number(flags.keep);
       if (!Number.isInteger(keep) || keep < 1)
         throw new UsageError(`--keep must be a whole number >= 1, got "${flags.keep}"`);
+      const layout = resolveLayout(context.config.dataDir);
+      if (listBatches(layout).length === 0)
+        throw new ReportedFailure(
+          `nothing to publish: the store in ${context.config.dataDir} is empty; run mmds ingest first (or check MMDS_DATA_DIR)`,
+        );
       const db = await openDuckDb();
       try {
         context.reporter.progress('publishing: writing and verifying the snapshot…');
         const result = await withConnection(db, (connection) =>
-          publishSnapshot(resolveLayout(context.config.dataDir), connection, {
+          publishSnapshot(layout, connection, {
             now: context.now(),
             pipelineVersion: PIPELINE_VERSION,
             keep,

@@ -12,7 +12,15 @@ export function registerVerify(program: Command, getContext: () => CommandContex
     .description('check batches and snapshots: checksums, revision chains, rights, reference integrity')
     .addHelpText(
       'after',
-      '\nExits non-zero when it finds an error.\n\nExamples:\n  mmds verify\n  mmds verify --json',
+      `
+Reads every batch and snapshot of MMDS_DATA_DIR and checks file checksums, that revision chains
+are whole (revision 1, 2, ... each superseding the one before), that every series belongs to a
+catalog source with a rights class, and that codes refer to the reference lists. Prints each problem
+and a summary; exits 1 when it finds an error (warnings alone exit 0). Changes nothing.
+
+Examples:
+  mmds verify
+  mmds verify --json`,
     )
     .action(async () => {
       const context = getContext();

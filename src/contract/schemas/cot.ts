@@ -1,0 +1,141 @@
+import { COT_REPORT_TYPES } from '../../model/records.ts';
+import { SINGLE_SOURCE_TERMS } from './envelope.ts';
+import {
+  arrayOf,
+  date,
+  integer,
+  type JsonSchema,
+  nullable,
+  number,
+  object,
+  oneOfText,
+  ref,
+  text,
+  timestamp,
+} from './json-schema.ts';
+
+const count = (description: string) => nullable(integer(description));
+const percent = (description: string) => nullable(number(description));
+
+const CATEGORY = object(
+  {
+    long: count('Long positions (contracts).'),
+    short: count('Short positions.'),
+    spread: count('Spreading positions; null for categories reported without spreads.'),
+    net: count('long - short; null when either is null.'),
+    change_long: count('Change of long since the previous report.'),
+    change_short: count('Change of short.'),
+    change_spread: count('Change of spread.'),
+    change_net: count('change_long - change_short.'),
+    pct_oi_long: percent('Long as percent of open interest.'),
+    pct_oi_short: percent('Short as percent of open interest.'),
+    pct_oi_spread: percent('Spread as percent of open interest.'),
+    traders_long: count('Number of traders long.'),
+    traders_short: count('Number of traders short.'),
+    traders_spread: count('Number of traders spreading.'),
+  },
+  'Positions of one trader category; every figure is null where the CFTC publishes none.',
+);
+
+/** The fields of one weekly report, public and keyed alike. */
+function reportFields(): Record<string, JsonSchema> {
+  return {
+    report_date: date('The Tuesday the positions are dated.'),
+    released_at: timestamp('When the CFTC published the report (what as_of filters on).'),
+    report_type: oneOfText(COT_REPORT_TYPES),
+    market_name: text('Market and exchange name as published that week.'),
+    contract_units: nullable(text('Contract size as published.')),
+    open_interest: count('Open interest (contracts).'),
+    change_open_interest: count('Change of open interest since the previous report.'),
+    traders_total: count('Total reportable traders.'),
+    categories: {
+      type: 'object',
+      description:
+        'Trader categories by name. legacy: `noncommercial`, `commercial`; disaggregated: `producer_merchant`, `swap_dealer`, `managed_money`, `other_reportable`; tff: `dealer`, `asset_manager`, `leveraged_funds`, `other_reportable`; every type also `total_reportable` and `nonreportable`.',
+      additionalProperties: ref('CotCategory'),
+    },
+    concentration: object(
+      {
+        gross_top4_long: percent('Percent of open interest held long by the 4 largest traders (gross).'),
+        gross_top4_short: percent('Held short by the 4 largest traders.'),
+        gross_top8_long: percent('Held long by the 8 largest traders.'),
+        gross_top8_short: percent('Held short by the 8 largest traders.'),
+      },
+      'Concentration ratios.',
+    ),
+    revision_number: integer('1 for the first record of the report, +1 per correction.', { minimum: 1 }),
+  };
+}
+
+const MARKET_FIELDS: Record<string, JsonSchema> = {
+  slug: text('Stable market identifier.'),
+  code: text('CFTC contract market code.', { pattern: '^[0-9A-Z]{6}$' }),
+  name: text(),
+  exchange: text(),
+  mic: nullable(text('ISO 10383 MIC of the exchange.', { pattern: '^[A-Z0-9]{4}$' })),
+  sector: text('Sector id.'),
+  report_types: arrayOf(oneOfText(COT_REPORT_TYPES), 'Report types tracked, the default first.'),
+};
+
+/** Named schemas of the COT endpoints. */
+export const COT_COMPONENTS: Record<string, JsonSchema> = {
+  CotCategory: CATEGORY,
+  CotReport: object(reportFields(), 'One weekly Commitments of Traders report: the revision in force.'),
+  CotReportRevision: object(
+    {
+      ...reportFields(),
+      supersedes_id: nullable(text('Id of the revision this one replaced; null on revision 1.')),
+    },
+    'One weekly report in the keyed history, with its revision link.',
+  ),
+  CotMarket: object(MARKET_FIELDS, 'A tracked futures market.'),
+};
+
+/** Endpoint 2: per tracked market its latest report. */
+export const COT_SUMMARY_DATA: JsonSchema = arrayOf(
+  object({ ...MARKET_FIELDS, latest: ref('CotReport') }),
+  'Tracked markets with data, by slug.',
+);
+
+/** Endpoint 2 meta. */
+export const COT_SUMMARY_META: Record<string, JsonSchema> = SINGLE_SOURCE_TERMS;
+
+function window(fullHistory: boolean, description: string): JsonSchema {
+  return object(
+    {
+      weeks: integer(fullHistory ? 'Reports in this page.' : 'Always 12.', { minimum: 0 }),
+      from: nullable(date('First report date shown.')),
+      to: nullable(date('Last report date shown.')),
+      full_history: { type: 'boolean', const: fullHistory },
+    },
+    description,
+  );
+}
+
+const MARKET_META: Record<string, JsonSchema> = {
+  market: ref('CotMarket'),
+  report_type: oneOfText(COT_REPORT_TYPES, 'The report type shown.'),
+};
+
+/** Endpoint 3 without a cot:history key: the 12 most recent reports, oldest first. */
+export const COT_MARKET_PUBLIC = {
+  data: arrayOf(ref('CotReport')),
+  meta: {
+    ...MARKET_META,
+    window: window(false, 'The 12-week window an anonymous caller sees.'),
+    ...SINGLE_SOURCE_TERMS,
+  },
+};
+
+/** Endpoint 3 with a cot:history key: every report, one per date, oldest first, paged. */
+export const COT_MARKET_KEYED = {
+  data: arrayOf(ref('CotReportRevision')),
+  meta: {
+    ...MARKET_META,
+    window: window(true, 'What this page covers.'),
+    as_of: nullable(timestamp('The as_of asked for.')),
+    filters: object({ from: nullable(text()), to: nullable(text()) }, 'from and to as asked for.'),
+    next_cursor: nullable(text('Cursor of the next page; null on the last page.')),
+    ...SINGLE_SOURCE_TERMS,
+  },
+};

@@ -1,0 +1,41 @@
+import { FREQUENCIES } from '../../model/records.ts';
+import {
+  arrayOf,
+  integer,
+  type JsonSchema,
+  nullable,
+  number,
+  object,
+  oneOfText,
+  period,
+  text,
+  timestamp,
+} from './json-schema.ts';
+
+/** Endpoint 4: per tracked macro series its latest value. */
+export const MACRO_LATEST_DATA: JsonSchema = arrayOf(
+  object({
+    key: text('Series key.'),
+    slug: text('Slug for /api/v1/macro/{slug}.'),
+    name: text(),
+    source: text('Catalog source id.'),
+    frequency: oneOfText(FREQUENCIES),
+    unit: text(),
+    seasonal_adjustment: nullable(text('`SA`, `NSA`, ...')),
+    country: nullable(text('ISO 3166-1 alpha-2.')),
+    latest: nullable(
+      object(
+        {
+          period: period(),
+          value: number(),
+          published_at: timestamp('When this value became known.'),
+          revision_number: integer(undefined, { minimum: 1 }),
+        },
+        'The newest period and its revision in force; null while the snapshot holds no value.',
+      ),
+    ),
+    first_period: nullable(period('Oldest period held.')),
+    periods: nullable(integer('Number of periods held.', { minimum: 0 })),
+  }),
+  'Tracked series of redistributable sources, by slug.',
+);

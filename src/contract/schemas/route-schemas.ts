@@ -1,0 +1,66 @@
+import type { RouteId } from '../routes.ts';
+import {
+  RESEARCH_DATA,
+  SECTORS_DATA,
+  SECTORS_META,
+  SERIES_DATA,
+  SERIES_META,
+  SOURCES_DATA,
+} from './catalog.ts';
+import {
+  COT_COMPONENTS,
+  COT_MARKET_KEYED,
+  COT_MARKET_PUBLIC,
+  COT_SUMMARY_DATA,
+  COT_SUMMARY_META,
+} from './cot.ts';
+import { createEnvelope, ENVELOPE_COMPONENTS } from './envelope.ts';
+import { FX_ECB_DATA, FX_ECB_META } from './fx.ts';
+import type { JsonSchema } from './json-schema.ts';
+import { MACRO_LATEST_DATA } from './macro.ts';
+import { OBSERVATION_COMPONENTS, SERIES_HISTORY } from './observations.ts';
+import {
+  COUNTRIES_DATA,
+  CURRENCIES_DATA,
+  CURRENCIES_META,
+  FILTERED_LIST_META,
+  REFERENCE_COMPONENTS,
+  VENUES_DATA,
+} from './reference.ts';
+import { STATUS_DATA } from './status.ts';
+
+/** Every named schema the route bodies refer to (`#/components/schemas/<name>`). */
+export const SCHEMA_COMPONENTS: Record<string, JsonSchema> = {
+  ...ENVELOPE_COMPONENTS,
+  ...COT_COMPONENTS,
+  ...OBSERVATION_COMPONENTS,
+  ...REFERENCE_COMPONENTS,
+};
+
+/**
+ * The 200 body of each route; a route whose body differs with and without a key (endpoint 3)
+ * has one per form. A new route in the table does not type-check until it has its body here.
+ */
+export const ROUTE_BODIES: Readonly<Record<RouteId, readonly JsonSchema[]>> = {
+  status: [createEnvelope(STATUS_DATA, {})],
+  'cot-summary': [createEnvelope(COT_SUMMARY_DATA, COT_SUMMARY_META)],
+  'cot-market': [
+    createEnvelope(COT_MARKET_PUBLIC.data, COT_MARKET_PUBLIC.meta, {
+      title: 'Public: the 12 most recent reports',
+    }),
+    createEnvelope(COT_MARKET_KEYED.data, COT_MARKET_KEYED.meta, {
+      title: 'With a cot:history key: the full history, paged',
+    }),
+  ],
+  'macro-latest': [createEnvelope(MACRO_LATEST_DATA, {})],
+  'macro-series': [createEnvelope(SERIES_HISTORY.data, SERIES_HISTORY.meta)],
+  research: [createEnvelope(RESEARCH_DATA, {})],
+  sources: [createEnvelope(SOURCES_DATA, {})],
+  observations: [createEnvelope(SERIES_HISTORY.data, SERIES_HISTORY.meta)],
+  series: [createEnvelope(SERIES_DATA, SERIES_META)],
+  sectors: [createEnvelope(SECTORS_DATA, SECTORS_META)],
+  'fx-ecb': [createEnvelope(FX_ECB_DATA, FX_ECB_META)],
+  countries: [createEnvelope(COUNTRIES_DATA, FILTERED_LIST_META)],
+  currencies: [createEnvelope(CURRENCIES_DATA, CURRENCIES_META)],
+  venues: [createEnvelope(VENUES_DATA, FILTERED_LIST_META)],
+};

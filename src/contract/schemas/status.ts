@@ -1,0 +1,46 @@
+import { FREQUENCIES } from '../../model/records.ts';
+import {
+  boolean,
+  integer,
+  type JsonSchema,
+  nullable,
+  object,
+  oneOfText,
+  period,
+  text,
+  timestamp,
+} from './json-schema.ts';
+
+/** Endpoint 1: the snapshot in service and the freshness of every catalog source. */
+export const STATUS_DATA: JsonSchema = object({
+  service: { type: 'string', const: 'ok', description: 'Always `ok` when the server can answer.' },
+  freshness: oneOfText(
+    ['fresh', 'partially_stale', 'stale'],
+    '`stale` when every source with data is stale, `partially_stale` when some are, else `fresh`.',
+  ),
+  checked_at: timestamp('The instant staleness was computed at (the request time).'),
+  snapshot: object({
+    id: text('Snapshot id.'),
+    published_at: timestamp('When the snapshot was published.'),
+    parent: nullable(text('The snapshot it was made after, or null for the first.')),
+    pipeline_version: text('Version of mmds that published it.'),
+  }),
+  sources: {
+    type: 'array',
+    description: 'Every catalog source, by id.',
+    items: object({
+      id: text('Catalog source id.'),
+      name: text(),
+      sample: boolean('True for invented demo data.'),
+      cadence: oneOfText(FREQUENCIES, 'How often the source publishes.'),
+      series_count: integer('Series (and COT report series) of the source that hold data.', { minimum: 0 }),
+      last_period: nullable(period('Newest reference period held.')),
+      last_observed_at: nullable(timestamp('Newest knowledge time (observed_at) held.')),
+      next_release_due: nullable(
+        timestamp('Estimate of the next release from the last one and the cadence (holidays not modelled).'),
+      ),
+      stale_after_days: integer('Days without news after which the source counts as stale.', { minimum: 1 }),
+      stale: nullable(boolean('Whether the source is stale now; null without data.')),
+    }),
+  },
+});

@@ -1,0 +1,174 @@
+import { escapeHtml } from '../escape-html.ts';
+import { formatNumber } from '../format.ts';
+import { computeTimeTicks, computeValueTicks, parsePeriodStart } from './axis-ticks.ts';
+import { describeChart } from './describe-chart.ts';
+
+/** One observation: a period (`YYYY-MM-DD`, `YYYY-MM`, `YYYY-Qn`, `YYYY`) and its value. */
+export interface ChartPoint {
+  x: string;
+  y: number;
+}
+
+/** One line of a chart. */
+export interface ChartSeries {
+  name: string;
+  points: readonly ChartPoint[];
+  /** Dashed line and hollow markers, e.g. for first prints against values in force. */
+  dashed?: boolean;
+}
+
+/** What to draw; the text alternative is derived from the same data. */
+export interface LineChartOptions {
+  /** Unique within the page: the ids of the title and description derive from it. */
+  id: string;
+  title: string;
+  /** Y axis label with the unit, e.g. `Net position (contracts)`. */
+  yLabel: string;
+  xLabel: string;
+  series: readonly ChartSeries[];
+  formatValue?: (value: number) => string;
+  /** Longer series are thinned to this many evenly spaced points (first and last kept). */
+  maxPoints?: number;
+  width?: number;
+  height?: number;
+}
+
+/**
+ * Okabe-Ito colours, distinguishable with the common colour-vision deficiencies; its orange and
+ * sky blue are replaced by darker tones so that every line has 3:1 contrast on white.
+ */
+const COLOURS = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#8C6D00', '#555555', '#000000'];
+const DASHES = ['', '6 3', '2 3', '8 3 2 3'];
+const FONT = 'font-family="system-ui, sans-serif" font-size="12"';
+const CHAR_WIDTH = 7;
+const defaultFormat = (value: number) => formatNumber(value);
+
+/** Keeps at most `max` evenly spaced points of a series, always the first and the last. */
+export function thinPoints<T>(points: readonly T[], max: number): T[] {
+  if (points.length <= max || max < 2) return [...points];
+  const step = (points.length - 1) / (max - 1);
+  return Array.from({ length: max }, (_, i) => points[Math.round(i * step)]!);
+}
+
+/**
+ * Renders a time-series line chart as a self-contained SVG string: one path per series, one
+ * `circle.point` per plotted point, axes with ticks, a legend, and a title and description that
+ * state what the chart shows in words. No script: it works with JavaScript off.
+ */
+export function renderLineChart(options: LineChartOptions): string {
+  const width = options.width ?? 760;
+  const height = options.height ?? 320;
+  const format = options.formatValue ?? defaultFormat;
+  const series = options.series
+    .map((s) => ({ ...s, points: [...s.points].sort((a, b) => (a.x < b.x ? -1 : a.x > b.x ? 1 : 0)) }))
+    .filter((s) => s.points.length > 0);
+  const titleId = `${options.id}-title`;
+  const descId = `${options.id}-desc`;
+  const desc = describeChart(options.title, options.xLabel, series, format, options.maxPoints);
+  const open = `<svg class="chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" role="img" aria-labelledby="${titleId} ${descId}"><title id="${titleId}">${escapeHtml(options.title)}</title><desc id="${descId}">${escapeHtml(desc)}</desc>`;
+  if (series.length === 0) {
+    return `${open}<text x="${width / 2}" y="${height / 2}" text-anchor="middle" ${FONT} fill="#333">No data in this snapshot</text></svg>`;
+  }
+  const plotted = series.map((s) => ({ ...s, points: thinPoints(s.points, options.maxPoints ?? 400) }));
+  const times = series.flatMap((s) => s.points.map((p) => parsePeriodStart(p.x)));
+  const values = series.flatMap((s) => s.points.map((p) => p.y));
+  const [t0, t1] = [Math.min(...times), Math.max(...times)];
+  const yTicks = computeValueTicks(Math.min(...values), Math.max(...values));
+  const [y0, y1] = [yTicks[0]!, yTicks.at(-1)!];
+  // Room for the longest tick label; the axis label sits above the plot, where it never clips.
+  const left = 16 + Math.max(...yTicks.map((tick) => format(tick).length)) * CHAR_WIDTH;
+  const legend = layoutLegend(
+    plotted.map((s) => s.name),
+    left,
+    width,
+  );
+  const margin = { top: legend.bottom + 8, right: 20, bottom: 52, left };
+  const plot = { width: width - margin.left - margin.right, height: height - margin.top - margin.bottom };
+  // Markers shrink where points crowd, so that a long series stays a line rather than a band.
+  const spacing = plot.width / Math.max(1, ...plotted.map((s) => s.points.length - 1));
+  const dense = spacing < 5;
+  const marker = dense ? { r: 1, ring: 1.8, stroke: 0.75 } : { r: 2.5, ring: 4, stroke: 1.5 };
+  const sx = (t: number) => margin.left + (t1 === t0 ? plot.width / 2 : ((t - t0) / (t1 - t0)) * plot.width);
+  const sy = (v: number) => margin.top + plot.height - ((v - y0) / (y1 - y0)) * plot.height;
+  const parts: string[] = [open];
+  for (const tick of yTicks) {
+    const y = round(sy(tick));
+    const stroke = tick === 0 && y0 < 0 ? '#555' : '#ddd';
+    parts.push(
+      `<line x1="${margin.left}" x2="${margin.left + plot.width}" y1="${y}" y2="${y}" stroke="${stroke}"/>`,
+      `<text x="${margin.left - 6}" y="${y + 4}" text-anchor="end" ${FONT} fill="#333">${escapeHtml(format(tick))}</text>`,
+    );
+  }
+  const axisY = margin.top + plot.height;
+  parts.push(
+    `<line x1="${margin.left}" x2="${margin.left + plot.width}" y1="${axisY}" y2="${axisY}" stroke="#333"/>`,
+  );
+  for (const tick of computeTimeTicks(t0, t1)) {
+    const x = round(sx(tick.time));
+    // A label that would run past the edge of the drawing is aligned to its tick instead.
+    const half = (tick.label.length * CHAR_WIDTH) / 2;
+    const anchor = x + half > width ? 'end' : x - half < 0 ? 'start' : 'middle';
+    parts.push(
+      `<line x1="${x}" x2="${x}" y1="${axisY}" y2="${axisY + 5}" stroke="#333"/>`,
+      `<text x="${x}" y="${axisY + 18}" text-anchor="${anchor}" ${FONT} fill="#333">${escapeHtml(tick.label)}</text>`,
+    );
+  }
+  parts.push(
+    `<text x="${margin.left + plot.width / 2}" y="${height - 8}" text-anchor="middle" ${FONT} fill="#333">${escapeHtml(options.xLabel)}</text>`,
+    `<text x="8" y="14" ${FONT} font-weight="600" fill="#222">${escapeHtml(options.yLabel)}</text>`,
+  );
+  plotted.forEach((s, i) => {
+    const { colour, dash } = styleSeries(s, i);
+    const xy = s.points.map((p) => [round(sx(parsePeriodStart(p.x))), round(sy(p.y))] as const);
+    const d = xy.map(([x, y], j) => `${j === 0 ? 'M' : 'L'}${x} ${y}`).join(' ');
+    parts.push(
+      `<g class="series" data-series="${escapeHtml(s.name)}"><path d="${d}" fill="none" stroke="${colour}" stroke-width="${dense ? 1.5 : 2}"${dash ? ` stroke-dasharray="${dash}"` : ''}/>`,
+      ...xy.map(
+        ([x, y], j) =>
+          `<circle class="point" cx="${x}" cy="${y}" r="${s.dashed ? marker.ring : marker.r}" fill="${s.dashed ? 'none' : colour}" stroke="${colour}" stroke-width="${marker.stroke}"><title>${escapeHtml(`${s.name}, ${s.points[j]!.x}: ${format(s.points[j]!.y)}`)}</title></circle>`,
+      ),
+      '</g>',
+    );
+  });
+  for (const item of legend.items) {
+    const i = item.index;
+    const s = plotted[i]!;
+    const { colour, dash } = styleSeries(s, i);
+    parts.push(
+      `<g class="legend-item"><line x1="${item.x}" x2="${item.x + 24}" y1="${item.y}" y2="${item.y}" stroke="${colour}" stroke-width="2"${dash ? ` stroke-dasharray="${dash}"` : ''}/>`,
+      `<circle cx="${item.x + 12}" cy="${item.y}" r="3" fill="${s.dashed ? '#fff' : colour}" stroke="${colour}" stroke-width="1.5"/>`,
+      `<text x="${item.x + 30}" y="${item.y + 4}" ${FONT} fill="#222">${escapeHtml(s.name)}</text></g>`,
+    );
+  }
+  parts.push('</svg>');
+  return parts.join('');
+}
+
+/** The colour and dash pattern of the i-th series: told apart by both, not by colour alone. */
+function styleSeries(series: ChartSeries, index: number) {
+  return {
+    colour: COLOURS[index % COLOURS.length]!,
+    dash: series.dashed ? '5 4' : DASHES[index % DASHES.length]!,
+  };
+}
+
+/** Places legend entries below the axis label, left to right, wrapping when the width runs out. */
+function layoutLegend(names: readonly string[], left: number, width: number) {
+  const items: Array<{ index: number; x: number; y: number }> = [];
+  let x = left;
+  let y = 34;
+  names.forEach((name, index) => {
+    const itemWidth = 30 + name.length * CHAR_WIDTH + 18;
+    if (x + itemWidth > width - 20 && x > left) {
+      x = left;
+      y += 20;
+    }
+    items.push({ index, x, y });
+    x += itemWidth;
+  });
+  return { items, bottom: y + 10 };
+}
+
+function round(value: number): number {
+  return Math.round(value * 10) / 10;
+}

@@ -1,0 +1,161 @@
+import { renderPayload } from '../../api/v1/render.ts';
+import { PARAMS } from '../../contract/params.ts';
+import { parseRequest } from '../../contract/parse-request.ts';
+import { ROUTES, type RouteDefinition } from '../../contract/routes.ts';
+import { DEFAULT_RATE_LIMIT } from '../../keys/key-record.ts';
+import type { SiteContext } from './site-context.ts';
+
+/** Anonymous requests per minute per client IP (the server's default, SPEC section 5). */
+export const ANONYMOUS_RATE_LIMIT = 60;
+
+/** The host the examples call: the one `npm start` serves on. */
+export const EXAMPLE_BASE_URL = 'http://localhost:4321';
+
+/** Items kept of each array in an example response. */
+const EXAMPLE_ITEMS = 3;
+const EXAMPLE_TEXT = 200;
+
+/** One parameter of an endpoint as the reference lists it. */
+export interface ParamDoc {
+  name: string;
+  where: 'path' | 'query';
+  expected: string;
+  description: string;
+  keyedOnly: boolean;
+  required: boolean;
+}
+
+/** One endpoint of the API reference. */
+export interface EndpointDoc {
+  id: string;
+  number: number;
+  path: string;
+  summary: string;
+  description: string;
+  access: string;
+  rateLimit: string;
+  cache: string;
+  params: ParamDoc[];
+  /** The request the example answers, e.g. `/api/v1/markets/cot/corn`. */
+  exampleRequest: string | null;
+  /** Pretty-printed JSON of the real response, arrays cut to a few items. */
+  exampleJson: string | null;
+  exampleShortened: boolean;
+  /** The example needs a key (keyed-only endpoints): the page does not link to it. */
+  keyed: boolean;
+  curl: string[];
+}
+
+/** Slugs and keys the examples of slug and series endpoints use: ones with data in the snapshot. */
+export interface ExampleSubjects {
+  market: string | null;
+  macroSlug: string | null;
+  macroKey: string | null;
+}
+
+function describeAccess(route: RouteDefinition): string {
+  if (route.access.kind === 'public') return 'Public: no key needed.';
+  if (route.access.kind === 'public-or-scope')
+    return `Public without a key (the recent window); a key with scope ${route.access.scope} unlocks the full history and the keyed-only parameters.`;
+  return `Needs a key with scope ${route.access.scope} (Authorization: Bearer <key>).`;
+}
+
+function describeCache(route: RouteDefinition): string {
+  if (route.access.kind === 'scope') return 'private, no-store (keyed responses are never shared).';
+  const live = route.id === 'status' ? ' The server computes it on every request.' : '';
+  return `public, max-age=${route.maxAge} without a key; private, no-store with one.${live}`;
+}
+
+/** Cuts arrays to a few items and long strings to a line, so an example stays readable. */
+function shorten(value: unknown, state: { shortened: boolean }): unknown {
+  if (Array.isArray(value)) {
+    if (value.length > EXAMPLE_ITEMS) state.shortened = true;
+    return value.slice(0, EXAMPLE_ITEMS).map((item) => shorten(item, state));
+  }
+  if (typeof value === 'string' && value.length > EXAMPLE_TEXT) {
+    state.shortened = true;
+    return `${value.slice(0, EXAMPLE_TEXT)}…`;
+  }
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, shorten(v, state)]));
+  return value;
+}
+
+/** The request an endpoint's example shows, or null when the snapshot has nothing to show. */
+function chooseExample(
+  route: RouteDefinition,
+  subjects: ExampleSubjects,
+): { slug: string | null; query: Record<string, string> } | null {
+  const keyed = route.access.kind === 'scope';
+  const limit: Record<string, string> = keyed ? { limit: String(EXAMPLE_ITEMS) } : {};
+  if (route.id === 'cot-market') return subjects.market ? { slug: subjects.market, query: {} } : null;
+  if (route.id === 'macro-series')
+    return subjects.macroSlug ? { slug: subjects.macroSlug, query: limit } : null;
+  if (route.id === 'observations')
+    return subjects.macroKey ? { slug: null, query: { series: subjects.macroKey, ...limit } } : null;
+  return { slug: null, query: {} };
+}
+
+/**
+ * Documents every endpoint of the route table with a real response from the snapshot: the
+ * public payload the build writes, or for keyed-only endpoints the keyed payload of a series
+ * of a redistributable source, computed by the same renderPayload as the server.
+ */
+export async function readApiReference(
+  context: SiteContext,
+  subjects: ExampleSubjects,
+): Promise<EndpointDoc[]> {
+  const docs: EndpointDoc[] = [];
+  for (const route of ROUTES) {
+    const keyed = route.access.kind === 'scope';
+    const example = chooseExample(route, subjects);
+    let exampleRequest: string | null = null;
+    let exampleJson: string | null = null;
+    const state = { shortened: false };
+    if (example) {
+      const search = new URLSearchParams(example.query);
+      const params = parseRequest(route, example.slug, search);
+      const envelope = await renderPayload(context.db, route, params, { now: context.now, keyed });
+      exampleRequest = `${route.path.replace(':slug', example.slug ?? '')}${search.size > 0 ? `?${search}` : ''}`;
+      exampleJson = JSON.stringify(shorten(envelope, state), null, 2);
+    }
+    const target = `${EXAMPLE_BASE_URL}${exampleRequest ?? route.path.replace(':slug', '<slug>')}`;
+    const auth = '-H "Authorization: Bearer $MMDS_KEY" ';
+    const curl = [`curl -s ${keyed ? auth : ''}'${target}'`];
+    if (route.access.kind === 'public-or-scope') curl.push(`curl -s ${auth}'${target}?limit=3'`);
+    docs.push({
+      id: route.id,
+      number: route.number,
+      path: route.path.replace(':slug', '{slug}'),
+      summary: route.summary,
+      description: route.description,
+      access: describeAccess(route),
+      rateLimit: keyed
+        ? `The key's own limit (default ${DEFAULT_RATE_LIMIT} requests per minute).`
+        : `${ANONYMOUS_RATE_LIMIT} requests per minute per client IP without a key; with a key, the key's own limit (default ${DEFAULT_RATE_LIMIT}).`,
+      cache: describeCache(route),
+      params: [
+        ...(route.path.includes(':slug')
+          ? [{ name: 'slug', where: 'path' as const, ...describeParam('slug') }]
+          : []),
+        ...route.query.map((name) => ({ name, where: 'query' as const, ...describeParam(name) })),
+      ],
+      exampleRequest,
+      exampleJson,
+      exampleShortened: state.shortened,
+      keyed,
+      curl,
+    });
+  }
+  return docs;
+}
+
+function describeParam(name: keyof typeof PARAMS) {
+  const spec = PARAMS[name];
+  return {
+    expected: spec.expected,
+    description: spec.description,
+    keyedOnly: 'keyedOnly' in spec && spec.keyedOnly === true,
+    required: name === 'slug' || ('required' in spec && spec.required === true),
+  };
+}

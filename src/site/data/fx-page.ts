@@ -1,0 +1,91 @@
+import { getEcbRates } from '../../api/v1/fx.ts';
+import { readObservationHistory } from '../../query/history.ts';
+import { renderLineChart } from '../charts/line-chart.ts';
+import { formatNumber } from '../format.ts';
+import { readPublicData, readWholeHistory, type SiteContext } from './site-context.ts';
+
+/** One currency's latest reference rate. */
+export interface FxRateRow {
+  currency: string;
+  name: string;
+  rate: string;
+  date: string;
+}
+
+/** One currency's chart. */
+export interface FxChart {
+  currency: string;
+  name: string;
+  days: number;
+  /** What the chart holds, in words (how many dates, how many of them plotted). */
+  caption: string;
+  svg: string;
+}
+
+/** Points per currency chart: half a page wide, more would be closer together than pixels. */
+const FX_CHART_POINTS = 200;
+
+/** The ECB rates page. */
+export interface FxPage {
+  date: string | null;
+  rates: FxRateRow[];
+  charts: FxChart[];
+  attribution: string | null;
+  licence: string | null;
+}
+
+/** A rate of the public `/api/v1/fx/ecb` payload. */
+interface EcbRate {
+  currency: string;
+  currency_name: string | null;
+  rate: number;
+  date: string;
+  series_key: string;
+}
+
+/**
+ * The latest ECB reference rates and, per currency still quoted, a chart of every reference
+ * date in the snapshot (the value in force of each date). The currencies are those of the
+ * public payload, so a source that may not be redistributed never reaches the page.
+ */
+export async function readFxPage(context: SiteContext): Promise<FxPage> {
+  const { data: rates, meta } = await readPublicData<EcbRate[]>(context, getEcbRates);
+  const charts: FxChart[] = [];
+  for (const rate of rates) {
+    const rows = await readWholeHistory((query) =>
+      readObservationHistory(context.db, rate.series_key, query),
+    );
+    const points = rows.filter((row) => row.in_force).map((row) => ({ x: row.period, y: row.value }));
+    const name = rate.currency_name ?? rate.currency;
+    charts.push({
+      currency: rate.currency,
+      name,
+      days: points.length,
+      caption: `${points.length} reference dates in this snapshot${points.length > FX_CHART_POINTS ? `, ${FX_CHART_POINTS} of them plotted at even intervals` : ''}.`,
+      svg: renderLineChart({
+        id: `fx-${rate.currency.toLowerCase()}`,
+        title: `${rate.currency} per euro (${name}), ECB reference rate`,
+        yLabel: `${rate.currency} per 1 EUR`,
+        xLabel: 'Reference date',
+        series: [{ name: `${rate.currency} per euro`, points }],
+        formatValue: (value) => formatNumber(value, 5),
+        maxPoints: FX_CHART_POINTS,
+        // Two charts share a row of the page: a narrower drawing keeps its text legible.
+        width: 480,
+        height: 260,
+      }),
+    });
+  }
+  return {
+    date: (meta.date as string | null) ?? null,
+    rates: rates.map((rate) => ({
+      currency: rate.currency,
+      name: rate.currency_name ?? rate.currency,
+      rate: formatNumber(rate.rate, 6),
+      date: rate.date,
+    })),
+    charts,
+    attribution: (meta.attribution as string | null) ?? null,
+    licence: (meta.licence as string | null) ?? null,
+  };
+}

@@ -1,0 +1,210 @@
+import { getCotSummary } from '../../api/v1/cot.ts';
+import { cotSeriesKey, presentCotReport } from '../../api/v1/cot-report.ts';
+import { readSourceTerms } from '../../query/catalog.ts';
+import { readSectors } from '../../query/catalog-lists.ts';
+import { type MarketRow, readMarkets } from '../../query/cot.ts';
+import { readCotHistory } from '../../query/history.ts';
+import { type ChartPoint, renderLineChart } from '../charts/line-chart.ts';
+import { formatChange, formatIdentifier, formatNumber, formatPercent, formatTimestamp } from '../format.ts';
+import { readPublicData, readWholeHistory, type SiteContext } from './site-context.ts';
+
+/** A tracked market as the market list shows it. */
+export interface MarketListItem {
+  slug: string;
+  name: string;
+  exchange: string;
+  /** Sector id and display name. */
+  sector: string;
+  sectorName: string;
+  reportTypes: string[];
+  latestDate: string | null;
+  openInterest: string;
+}
+
+/** One trader category of the latest report, formatted for the table. */
+export interface CategoryRow {
+  category: string;
+  long: string;
+  short: string;
+  spread: string;
+  net: string;
+  changeNet: string;
+  pctLong: string;
+  pctShort: string;
+  pctSpread: string;
+}
+
+/** The charts and latest report of one report type of a market. */
+export interface ReportTypeSection {
+  type: string;
+  label: string;
+  reports: number;
+  from: string;
+  to: string;
+  netChart: string;
+  latest: {
+    date: string;
+    releasedAt: string;
+    openInterest: string;
+    changeOpenInterest: string;
+    tradersTotal: string;
+    rows: CategoryRow[];
+  };
+}
+
+/** Everything the page of one market shows. */
+export interface MarketPage {
+  slug: string;
+  name: string;
+  code: string;
+  exchange: string;
+  mic: string | null;
+  sector: string;
+  contractUnits: string | null;
+  sections: ReportTypeSection[];
+  /** Report types the market is tracked in but that have no report in the snapshot. */
+  missingTypes: string[];
+  openInterestChart: string | null;
+  attribution: string | null;
+  licence: string | null;
+}
+
+const REPORT_TYPE_LABELS: Record<string, string> = {
+  legacy: 'Legacy',
+  disaggregated: 'Disaggregated',
+  tff: 'Traders in Financial Futures',
+};
+
+const CATEGORY_LABELS: Record<string, string> = {
+  noncommercial: 'Non-commercial',
+  nonreportable: 'Non-reportable',
+  producer_merchant: 'Producer/merchant',
+};
+
+/** The positions of all reportable traders together: a sum, so not charted beside its parts. */
+const TOTAL = 'total_reportable';
+
+/** A trader category's display name. */
+export function labelCategory(category: string): string {
+  return CATEGORY_LABELS[category] ?? formatIdentifier(category);
+}
+
+type Report = ReturnType<typeof presentCotReport>;
+
+/** Lists every tracked market (of a redistributable source) with its latest report, if any. */
+export async function readMarketList(context: SiteContext): Promise<MarketListItem[]> {
+  const [markets, summary, sectors] = await Promise.all([
+    readMarkets(context.db),
+    readPublicData<Array<{ slug: string; latest: Report }>>(context, getCotSummary),
+    readSectors(context.db),
+  ]);
+  const latest = new Map(summary.data.map((row) => [row.slug, row.latest]));
+  const sectorNames = new Map(sectors.map((s) => [s.id, s.name]));
+  return markets.map((market) => ({
+    slug: market.slug,
+    name: market.name,
+    exchange: market.exchange,
+    sector: market.sector,
+    sectorName: sectorNames.get(market.sector) ?? market.sector,
+    reportTypes: market.report_types.map((type) => REPORT_TYPE_LABELS[type] ?? type),
+    latestDate: latest.get(market.slug)?.report_date ?? null,
+    openInterest: formatNumber(latest.get(market.slug)?.open_interest),
+  }));
+}
+
+/** Reads one market's whole history per report type and shapes its charts and latest table. */
+export async function readMarketPage(context: SiteContext, slug: string): Promise<MarketPage> {
+  const market = (await readMarkets(context.db)).find((m) => m.slug === slug);
+  if (!market) throw new Error(`no tracked market ${slug}`);
+  const sections: ReportTypeSection[] = [];
+  const missingTypes: string[] = [];
+  let openInterest: Report[] = [];
+  for (const type of market.report_types) {
+    const key = cotSeriesKey(market.code, type);
+    const rows = await readWholeHistory((query) => readCotHistory(context.db, key, query));
+    const reports = rows.map(presentCotReport);
+    if (reports.length === 0) {
+      missingTypes.push(REPORT_TYPE_LABELS[type] ?? type);
+      continue;
+    }
+    if (openInterest.length === 0) openInterest = reports;
+    sections.push(presentSection(market, type, reports));
+  }
+  const terms = await readSourceTerms(context.db, 'cftc');
+  return {
+    slug: market.slug,
+    name: market.name,
+    code: market.code,
+    exchange: market.exchange,
+    mic: market.mic,
+    sector: market.sector,
+    contractUnits: openInterest.at(-1)?.contract_units ?? null,
+    sections,
+    missingTypes,
+    openInterestChart:
+      openInterest.length === 0
+        ? null
+        : renderLineChart({
+            id: `${market.slug}-open-interest`,
+            title: `${market.name}: open interest`,
+            yLabel: 'Open interest (contracts)',
+            xLabel: 'Report date',
+            series: [{ name: 'Open interest', points: pointsOf(openInterest, (r) => r.open_interest) }],
+          }),
+    attribution: terms?.attribution ?? null,
+    licence: terms?.licence ?? null,
+  };
+}
+
+function pointsOf(reports: readonly Report[], value: (report: Report) => number | null): ChartPoint[] {
+  return reports.flatMap((report) => {
+    const y = value(report);
+    return y === null ? [] : [{ x: report.report_date, y }];
+  });
+}
+
+function presentSection(market: MarketRow, type: string, reports: Report[]): ReportTypeSection {
+  const latest = reports.at(-1)!;
+  const categories = Object.keys(latest.categories);
+  const label = REPORT_TYPE_LABELS[type] ?? type;
+  return {
+    type,
+    label,
+    reports: reports.length,
+    from: reports[0]!.report_date,
+    to: latest.report_date,
+    netChart: renderLineChart({
+      id: `${market.slug}-${type}-net`,
+      title: `${market.name}: net positions by trader category (${label} report)`,
+      yLabel: 'Net position (contracts)',
+      xLabel: 'Report date',
+      series: categories
+        .filter((category) => category !== TOTAL)
+        .map((category) => ({
+          name: labelCategory(category),
+          points: pointsOf(reports, (r) => r.categories[category]?.net ?? null),
+        })),
+    }),
+    latest: {
+      date: latest.report_date,
+      releasedAt: formatTimestamp(latest.released_at),
+      openInterest: formatNumber(latest.open_interest),
+      changeOpenInterest: formatChange(latest.change_open_interest),
+      tradersTotal: formatNumber(latest.traders_total),
+      rows: categories.map((category) => {
+        const c = latest.categories[category]!;
+        return {
+          category: labelCategory(category),
+          long: formatNumber(c.long),
+          short: formatNumber(c.short),
+          spread: formatNumber(c.spread),
+          net: formatNumber(c.net),
+          changeNet: formatChange(c.change_net),
+          pctLong: formatPercent(c.pct_oi_long),
+          pctShort: formatPercent(c.pct_oi_short),
+          pctSpread: formatPercent(c.pct_oi_spread),
+        };
+      }),
+    },
+  };
+}

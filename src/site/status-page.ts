@@ -1,0 +1,129 @@
+import { escapeHtml } from './escape-html.ts';
+import { formatTimestamp, MISSING } from './format.ts';
+import { renderDocument } from './layout.ts';
+
+/** One source of the status payload (`GET /api/v1/status`, `data.sources[]`). */
+export interface StatusSource {
+  id: string;
+  name: string;
+  sample: boolean;
+  cadence: string;
+  series_count: number;
+  last_period: string | null;
+  last_observed_at: string | null;
+  next_release_due: string | null;
+  stale_after_days: number;
+  stale: boolean | null;
+}
+
+/** The `data` of the status payload. */
+export interface StatusData {
+  service: string;
+  freshness: string;
+  checked_at: string;
+  snapshot: { id: string; published_at: string; parent: string | null; pipeline_version: string };
+  sources: StatusSource[];
+}
+
+/** How the status page was produced. */
+export interface StatusPageOptions {
+  /** True when the server renders it per request; false for the copy written by `mmds build`. */
+  live: boolean;
+}
+
+/** A source's state in words, so that it never rests on colour alone. */
+function describeState(stale: boolean | null): { label: string; tone: string } {
+  if (stale === null) return { label: 'no data', tone: 'none' };
+  return stale ? { label: 'stale', tone: 'stale' } : { label: 'fresh', tone: 'fresh' };
+}
+
+/** A table cell holding a timestamp, kept on one line. */
+function time(value: string | null): string {
+  return `<td class="time">${formatTimestamp(value)}</td>`;
+}
+
+/** A labelled state badge (`fresh`, `stale`, `partially stale`, `no data`). */
+export function renderBadge(label: string, tone: string): string {
+  return `<span class="badge badge-${escapeHtml(tone)}">${escapeHtml(label)}</span>`;
+}
+
+/**
+ * The per-source freshness table of the status payload; the home page shows its compact form
+ * (sources with data only, fewer columns).
+ */
+export function renderFreshnessTable(sources: readonly StatusSource[], options: { compact?: boolean } = {}) {
+  const rows = options.compact ? sources.filter((s) => s.stale !== null) : sources;
+  const head = options.compact
+    ? ['Source', 'Last period', 'Last observed', 'State']
+    : [
+        'Source',
+        'Cadence',
+        'Last period',
+        'Last observed',
+        'Next release due (estimate)',
+        'Stale after',
+        'State',
+      ];
+  const body = rows.map((source) => {
+    const state = describeState(source.stale);
+    const name = `${escapeHtml(source.name)}${source.sample ? ' <small>(sample data)</small>' : ''}`;
+    const td = (text: string) => `<td>${text}</td>`;
+    const cells = options.compact
+      ? [td(escapeHtml(source.last_period ?? MISSING)), time(source.last_observed_at)]
+      : [
+          td(escapeHtml(source.cadence)),
+          td(escapeHtml(source.last_period ?? MISSING)),
+          time(source.last_observed_at),
+          time(source.next_release_due),
+          td(`${source.stale_after_days} days`),
+        ];
+    return `<tr><th scope="row">${name}</th>${cells.join('')}${td(renderBadge(state.label, state.tone))}</tr>`;
+  });
+  return [
+    '<div class="table-scroll"><table class="freshness">',
+    `<thead><tr>${head.map((h) => `<th scope="col">${h}</th>`).join('')}</tr></thead>`,
+    `<tbody>${body.join('')}</tbody>`,
+    '</table></div>',
+  ].join('');
+}
+
+/**
+ * Renders the status page, a whole HTML document in the site's layout, from the status
+ * payload. `mmds build` writes it with the payload of the build time; the server can render it
+ * per request from the live payload, so both paths share this one renderer.
+ */
+export function renderStatusPage(statusPayload: { data: StatusData }, options: StatusPageOptions): string {
+  const status = statusPayload.data;
+  const overall = status.freshness.replace(/_/g, ' ');
+  const when = options.live
+    ? `Checked live at ${formatTimestamp(status.checked_at)}.`
+    : `This copy was rendered when the site was built, at ${formatTimestamp(status.checked_at)}; the live state is always at <a href="/api/v1/status">/api/v1/status</a>.`;
+  const snapshot = status.snapshot;
+  const main = [
+    '<h1>Status</h1>',
+    `<p class="lead">Service: <strong>${escapeHtml(status.service)}</strong>. Data freshness: ${renderBadge(overall, status.freshness === 'fresh' ? 'fresh' : 'stale')}</p>`,
+    `<p>${when}</p>`,
+    '<h2>Snapshot in service</h2>',
+    '<dl class="facts">',
+    `<dt>Snapshot</dt><dd><code class="snapshot-id">${escapeHtml(snapshot.id)}</code></dd>`,
+    `<dt>Published</dt><dd>${formatTimestamp(snapshot.published_at)}</dd>`,
+    `<dt>Previous snapshot</dt><dd>${snapshot.parent ? `<code>${escapeHtml(snapshot.parent)}</code>` : 'none'}</dd>`,
+    `<dt>Pipeline version</dt><dd>${escapeHtml(snapshot.pipeline_version)}</dd>`,
+    '</dl>',
+    '<h2>Sources</h2>',
+    '<p>A source is <em>stale</em> when nothing new has been observed for longer than its allowance (<em>stale after</em>). The next release date is an estimate from the cadence; publishers’ holiday calendars are not modelled.</p>',
+    renderFreshnessTable(status.sources),
+    '<p>Machine-readable: <a href="/api/v1/status">/api/v1/status</a>.</p>',
+  ].join('\n');
+  return renderDocument(
+    {
+      title: 'Status',
+      path: '/status/',
+      description: 'Service status and data freshness per source.',
+      snapshot: snapshot.id,
+      renderedAt: status.checked_at,
+      live: options.live,
+    },
+    main,
+  );
+}

@@ -1,0 +1,159 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runMmds } from '../../helpers/run-cli.ts';
+import { startTestServer, type TestServer, type TestServerOptions } from '../../helpers/server-fixture.ts';
+import { createSampleSnapshot, type SnapshotFixture } from '../../helpers/snapshot-fixture.ts';
+
+const REAL_CLOCK = () => new Date();
+const LIMIT = 60;
+const PATH = '/api/v1/markets/cot';
+
+interface Counted {
+  status: number;
+  limit: number;
+  remaining: number;
+  retryAfter: string | null;
+  cacheControl: string | null;
+  code: string | null;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// Each test starts its own server (its own in-memory counters), so they run side by side; the
+// one that waits out a whole window sets the file's duration.
+describe.concurrent('rate limits over HTTP', () => {
+  let fixture: SnapshotFixture;
+  const servers: TestServer[] = [];
+
+  const start = async (options: Partial<TestServerOptions> = {}) => {
+    const server = await startTestServer({
+      dataDir: fixture.dataDir,
+      distDir: `${fixture.dataDir}/no-dist`,
+      ...options,
+    });
+    servers.push(server);
+    return server;
+  };
+
+  const send = async (
+    server: TestServer,
+    headers: Record<string, string> = {},
+    path = PATH,
+  ): Promise<Counted> => {
+    const response = await fetch(`${server.url}${path}`, { headers });
+    const body = (await response.json()) as { error?: { code: string; request_id: string } };
+    const requestId = response.headers.get('x-request-id');
+    expect(requestId).toMatch(/^[\w-]{8,}$/);
+    if (body.error) expect(body.error.request_id).toBe(requestId);
+    return {
+      status: response.status,
+      limit: Number(response.headers.get('x-ratelimit-limit')),
+      remaining: Number(response.headers.get('x-ratelimit-remaining')),
+      retryAfter: response.headers.get('retry-after'),
+      cacheControl: response.headers.get('cache-control'),
+      code: body.error?.code ?? null,
+    };
+  };
+
+  /** Sends n requests one after the other. */
+  const sendMany = async (n: number, server: TestServer, headers: (i: number) => Record<string, string>) => {
+    const replies: Counted[] = [];
+    for (let i = 0; i < n; i++) replies.push(await send(server, headers(i)));
+    return replies;
+  };
+
+  const expectRateLimited = (reply: Counted) => {
+    expect(reply.status).toBe(429);
+    expect(reply.code).toBe('rate_limited');
+    expect(reply.retryAfter).toMatch(/^[1-9]\d*$/);
+    expect(reply.cacheControl).toBe('no-store');
+    expect(reply.remaining).toBe(0);
+  };
+
+  beforeAll(async () => {
+    fixture = await createSampleSnapshot();
+  });
+
+  afterAll(async () => {
+    await Promise.all(servers.map((server) => server.close()));
+    fixture?.remove();
+  });
+
+  it('refuses the 61st anonymous request in a minute with 429 and accepts one after Retry-After', async () => {
+    const server = await start();
+    const replies = await sendMany(LIMIT + 1, server, () => ({}));
+    const accepted = replies.slice(0, LIMIT);
+    expect(accepted.map((reply) => reply.status)).toEqual(Array(LIMIT).fill(200));
+    expect(replies.every((reply) => reply.limit === LIMIT)).toBe(true);
+    // Remaining counts down one per request, to 0, and never below.
+    expect(accepted.map((reply) => reply.remaining)).toEqual(
+      Array.from({ length: LIMIT }, (_, i) => LIMIT - 1 - i),
+    );
+    const refused = replies[LIMIT]!;
+    expectRateLimited(refused);
+    const retryAfter = Number(refused.retryAfter);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    // Refused requests are not counted: asking again at once changes nothing.
+    expectRateLimited(await send(server));
+    await sleep(retryAfter * 1000);
+    const next = await send(server);
+    expect(next.status).toBe(200);
+    expect(next.remaining).toBeGreaterThanOrEqual(0);
+  }, 90_000);
+
+  it('does not reset the count for a spoofed X-Forwarded-For when no proxy is trusted', async () => {
+    const server = await start({ trustedProxies: 0 });
+    const spoofed = (i: number) => ({ 'X-Forwarded-For': `203.0.113.${i % 250}` });
+    const replies = await sendMany(LIMIT + 5, server, spoofed);
+    expect(replies.slice(0, LIMIT).every((reply) => reply.status === 200)).toBe(true);
+    expect(replies.slice(0, LIMIT).map((reply) => reply.remaining)).toEqual(
+      Array.from({ length: LIMIT }, (_, i) => LIMIT - 1 - i),
+    );
+    for (const reply of replies.slice(LIMIT)) expectRateLimited(reply);
+  });
+
+  it('with one trusted proxy, keys on the right-most X-Forwarded-For entry, never on the left', async () => {
+    const server = await start({ trustedProxies: 1 });
+    const client = (left: string, right: string) => ({ 'X-Forwarded-For': `${left}, ${right}` });
+    // A changing left entry (written by the client) must not give a fresh budget.
+    const first = await sendMany(LIMIT, server, (i) => client(`192.0.2.${i}`, '198.51.100.1'));
+    expect(first.map((reply) => reply.remaining)).toEqual(
+      Array.from({ length: LIMIT }, (_, i) => LIMIT - 1 - i),
+    );
+    expectRateLimited(await send(server, client('192.0.2.200', '198.51.100.1')));
+    expectRateLimited(await send(server, client('10.9.9.9', '198.51.100.1')));
+    // Another right-most entry is another client with a whole budget.
+    const other = await send(server, client('192.0.2.1', '198.51.100.2'));
+    expect(other.status).toBe(200);
+    expect(other.remaining).toBe(LIMIT - 1);
+    // The socket address (127.0.0.1, the trusted proxy) is not the client either.
+    const direct = await send(server);
+    expect(direct.status).toBe(200);
+    expect(direct.remaining).toBe(LIMIT - 1);
+  });
+
+  it('counts keyed requests against the key’s own limit (--rate-limit 5), not the IP', async () => {
+    const server = await start();
+    const run = await runMmds(
+      ['--json', 'keys', 'issue', '--org', 'Limit Org', '--scopes', 'macro:history', '--rate-limit', '5'],
+      fixture.env,
+      REAL_CLOCK,
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const { key } = JSON.parse(run.stdout) as { key: string };
+    const auth = { Authorization: `Bearer ${key}` };
+    const replies: Counted[] = [];
+    for (let i = 0; i < 6; i++) replies.push(await send(server, auth, '/api/v1/macro/nonfarm-payrolls'));
+    expect(replies.slice(0, 5).map((reply) => [reply.status, reply.limit, reply.remaining])).toEqual([
+      [200, 5, 4],
+      [200, 5, 3],
+      [200, 5, 2],
+      [200, 5, 1],
+      [200, 5, 0],
+    ]);
+    expectRateLimited(replies[5]!);
+    expect(replies[5]!.limit).toBe(5);
+    // The anonymous budget of the same IP was not touched.
+    const anonymous = await send(server);
+    expect([anonymous.status, anonymous.limit, anonymous.remaining]).toEqual([200, LIMIT, LIMIT - 1]);
+  });
+});

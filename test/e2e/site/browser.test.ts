@@ -1,0 +1,285 @@
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { listFiles } from '../../../src/build/finish-dist.ts';
+import { REPO_ROOT } from '../../helpers/paths.ts';
+import { runMmds } from '../../helpers/run-cli.ts';
+import { startTestServer, type TestServer } from '../../helpers/server-fixture.ts';
+import { createSampleSnapshot, type SnapshotFixture } from '../../helpers/snapshot-fixture.ts';
+import { createTempDir } from '../../helpers/temp-dir.ts';
+import { launchChromium, type TestBrowser } from './launch-chromium.ts';
+import { CHARTED_CATEGORIES, type ChartExpectations, readChartExpectations } from './sample-expectations.ts';
+
+/** One chart as the browser sees it. */
+interface ChartView {
+  id: string;
+  points: number;
+  series: Array<{ name: string; points: number }>;
+  description: string;
+}
+
+/** The few DOM members the in-page probe uses (the project's TypeScript has no DOM library). */
+interface ProbeElement {
+  id: string;
+  href?: string;
+  textContent: string | null;
+  getAttribute(name: string): string | null;
+  querySelector(selector: string): ProbeElement | null;
+  querySelectorAll(selector: string): ArrayLike<ProbeElement>;
+}
+
+/** What a visit of one page found. */
+interface PageVisit {
+  status: number;
+  problems: string[];
+  links: string[];
+  ids: string[];
+  scripts: number;
+  charts: ChartView[];
+}
+
+const SCREENSHOTS = join(REPO_ROOT, 'test-artifacts/screenshots');
+const CATALOG = parseYaml(readFileSync(join(REPO_ROOT, 'data/catalog/catalog.yaml'), 'utf8')) as {
+  markets: Array<{ slug: string }>;
+  series: Array<{ slug: string; macro?: boolean; source: string }>;
+};
+
+describe('the documentation site, built from the sample snapshot and served by mmds serve', () => {
+  let browser: TestBrowser;
+  let expected: ChartExpectations;
+  let fixture: SnapshotFixture;
+  let temp: ReturnType<typeof createTempDir>;
+  let distDir: string;
+  let server: TestServer;
+  const visits = new Map<string, PageVisit>();
+  const otherLinks = new Map<string, number>();
+
+  async function visit(path: string): Promise<PageVisit> {
+    const page = await browser.context.newPage();
+    const problems: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+    });
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()}`));
+    page.on('response', (response) => {
+      if (response.status() >= 400) problems.push(`${response.status()} ${response.url()}`);
+    });
+    const response = await page.goto(`${server.url}${path}`, { waitUntil: 'load' });
+    const found = await page.evaluate(() => {
+      const doc = (globalThis as unknown as { document: ProbeElement }).document;
+      const all = (root: ProbeElement, selector: string) => Array.from(root.querySelectorAll(selector));
+      return {
+        // The resolved URL (the href property), not the attribute as written.
+        links: all(doc, 'a[href]').map((a) => a.href ?? ''),
+        ids: all(doc, '[id]').map((element) => element.id),
+        scripts: all(doc, 'script').length,
+        charts: all(doc, 'svg.chart').map((svg) => ({
+          id: (svg.getAttribute('aria-labelledby') ?? '').split(' ')[0]!.replace(/-title$/, ''),
+          points: all(svg, 'circle.point').length,
+          series: all(svg, 'g.series').map((g) => ({
+            name: g.getAttribute('data-series') ?? '',
+            points: all(g, 'circle.point').length,
+          })),
+          description: svg.querySelector('desc')?.textContent ?? '',
+        })),
+      };
+    });
+    await page.close();
+    return { status: response?.status() ?? 0, problems, ...found };
+  }
+
+  /** Visits every page reachable from the home page; fetches every other internal link once. */
+  async function crawl(): Promise<void> {
+    const queue = ['/'];
+    while (queue.length > 0) {
+      const path = queue.shift()!;
+      if (visits.has(path)) continue;
+      const result = await visit(path);
+      visits.set(path, result);
+      for (const href of result.links) {
+        const url = new URL(href);
+        if (url.origin !== server.url) continue;
+        if (url.pathname.startsWith('/api/')) {
+          const target = `${url.pathname}${url.search}`;
+          if (!otherLinks.has(target)) otherLinks.set(target, (await fetch(`${server.url}${target}`)).status);
+        } else if (!visits.has(url.pathname)) queue.push(url.pathname);
+      }
+    }
+  }
+
+  const chartsOf = (path: string) => new Map(visits.get(path)!.charts.map((chart) => [chart.id, chart]));
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+    expected = await readChartExpectations();
+    fixture = await createSampleSnapshot();
+    temp = createTempDir('mmds-site-');
+    distDir = join(temp.dir, 'dist');
+    const run = await runMmds(['build', '--out', distDir], fixture.env);
+    if (run.code !== 0) throw new Error(`mmds build failed (${run.code}): ${run.stderr}`);
+    // The crawl makes more requests than one anonymous client may per minute.
+    server = await startTestServer({ dataDir: fixture.dataDir, distDir, anonymousLimit: 100_000 });
+    await crawl();
+  }, 240_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    temp?.remove();
+    fixture?.remove();
+  });
+
+  it('reaches every built page through the links, each loading with 200, no error and no script', () => {
+    const built = listFiles(distDir)
+      .filter((file) => file.endsWith('.html'))
+      .map((file) => `/${file.replace(/index\.html$/, '')}`)
+      .sort();
+    expect([...visits.keys()].sort()).toEqual(built);
+    for (const type of ['/', '/docs/api/', '/markets/', '/markets/gold/', '/macro/', '/fx/', '/status/']) {
+      expect(built).toContain(type);
+    }
+    for (const [path, result] of visits) {
+      expect({ path, status: result.status, problems: result.problems }).toEqual({
+        path,
+        status: 200,
+        problems: [],
+      });
+      expect({ path, scripts: result.scripts }).toEqual({ path, scripts: 0 });
+    }
+  });
+
+  it('resolves every internal link: JSON links answer 200 and every #fragment exists on its page', () => {
+    expect(otherLinks.size).toBeGreaterThan(5);
+    for (const [target, status] of otherLinks) expect({ target, status }).toEqual({ target, status: 200 });
+    for (const [path, result] of visits) {
+      for (const href of result.links) {
+        const url = new URL(href);
+        if (url.origin !== server.url || url.hash === '' || url.pathname.startsWith('/api/')) continue;
+        const ids = visits.get(url.pathname)?.ids ?? [];
+        expect({ from: path, link: href, found: ids.includes(url.hash.slice(1)) }).toEqual({
+          from: path,
+          link: href,
+          found: true,
+        });
+      }
+    }
+  });
+
+  it('charts one point per weekly report and trader category on each market page', () => {
+    expect(expected.markets.size).toBeGreaterThan(0);
+    for (const market of CATALOG.markets) {
+      const charts = chartsOf(`/markets/${market.slug}/`);
+      const types = expected.markets.get(market.slug);
+      if (!types) {
+        expect({ market: market.slug, charts: charts.size }).toEqual({ market: market.slug, charts: 0 });
+        continue;
+      }
+      for (const [type, reports] of types) {
+        const chart = charts.get(`${market.slug}-${type}-net`);
+        expect(chart?.series.length).toBe(CHARTED_CATEGORIES[type]);
+        for (const series of chart!.series)
+          expect({ type, ...series }).toEqual({ type, name: series.name, points: reports });
+        expect(chart!.points).toBe(CHARTED_CATEGORIES[type]! * reports);
+      }
+      const firstType = [...types.values()][0]!;
+      expect(charts.get(`${market.slug}-open-interest`)?.points).toBe(firstType);
+      expect(charts.size).toBe(types.size + 1);
+    }
+  });
+
+  it('charts the first print and the value in force of every period of each macro series', async () => {
+    for (const series of CATALOG.series.filter((s) => s.macro)) {
+      const charts = chartsOf(`/macro/${series.slug}/`);
+      const periods = expected.macro.get(series.slug);
+      if (periods === undefined) {
+        expect(charts.size).toBe(0);
+        continue;
+      }
+      const chart = charts.get(`${series.slug}-revisions`)!;
+      expect(chart.series).toEqual([
+        { name: 'Value in force', points: periods },
+        { name: 'First print', points: periods },
+      ]);
+      expect(chart.description).toMatch(/first .* last .* lowest .* highest/);
+      const revised = expected.macroRevised.get(series.slug)!;
+      expect(charts.get(`${series.slug}-revision-size`)?.points).toBe(revised > 0 ? periods : undefined);
+    }
+    const page = await browser.context.newPage();
+    for (const [slug, revised] of expected.macroRevised) {
+      await page.goto(`${server.url}/macro/${slug}/`);
+      expect({ slug, rows: await page.locator('table.revised tbody tr').count() }).toEqual({
+        slug,
+        rows: revised,
+      });
+    }
+    await page.close();
+    expect([...expected.macroRevised.values()].some((n) => n > 0)).toBe(true);
+  });
+
+  it('charts every ECB reference date of each currency on the FX page', () => {
+    const charts = chartsOf('/fx/');
+    expect(charts.size).toBe(expected.fx.size);
+    for (const [currency, days] of expected.fx) {
+      expect({ currency, points: charts.get(`fx-${currency.toLowerCase()}`)?.points }).toEqual({
+        currency,
+        points: days,
+      });
+    }
+  });
+
+  it('shows the snapshot id on the status page and serves pages as cacheable HTML', async () => {
+    const page = await browser.context.newPage();
+    await page.goto(`${server.url}/status/`);
+    expect((await page.locator('.snapshot-id').textContent())?.trim()).toBe(fixture.snapshotId);
+    await page.close();
+    for (const path of ['/', '/status/', '/markets/gold/', '/docs/api']) {
+      const response = await fetch(`${server.url}${path}`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      // The status page is rendered live by the server, with the status endpoint's short max-age.
+      expect(response.headers.get('cache-control')).toBe(`public, max-age=${path === '/status/' ? 60 : 300}`);
+    }
+    // Rendered live by the server (the build's static copy says it was rendered at build time).
+    expect(await (await fetch(`${server.url}/status/`)).text()).toContain('Checked live at');
+  });
+
+  it('never shows a series of a source that may not be redistributed', async () => {
+    expect(expected.privateSeries).toContain('northwind.FCI');
+    for (const file of listFiles(distDir).filter((f) => f.endsWith('.html'))) {
+      const html = readFileSync(join(distDir, file), 'utf8');
+      for (const text of expected.privateSeries)
+        expect({ file, leaks: html.includes(text) }).toEqual({ file, leaks: false });
+    }
+    for (const series of CATALOG.series.filter((s) => expected.privateSeries.includes(s.slug))) {
+      expect((await fetch(`${server.url}/macro/${series.slug}/`)).status).toBe(404);
+    }
+  });
+
+  it('saves a screenshot of each page type to test-artifacts/screenshots/', async () => {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    const market = [...expected.markets.keys()][0]!;
+    const series = [...expected.macroRevised].find(([, n]) => n > 0)![0];
+    const pages: Record<string, string> = {
+      home: '/',
+      'api-reference': '/docs/api/',
+      markets: '/markets/',
+      market: `/markets/${market}/`,
+      macro: '/macro/',
+      'macro-series': `/macro/${series}/`,
+      fx: '/fx/',
+      sources: '/sources/',
+      sectors: '/sectors/',
+      status: '/status/',
+    };
+    const page = await browser.context.newPage();
+    for (const [name, path] of Object.entries(pages)) {
+      await page.goto(`${server.url}${path}`);
+      const file = join(SCREENSHOTS, `${name}.png`);
+      await page.screenshot({ path: file, fullPage: true });
+      expect(statSync(file).size).toBeGreaterThan(10_000);
+    }
+    await page.close();
+  });
+});
