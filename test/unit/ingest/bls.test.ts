@@ -1,13 +1,10 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDuckDb } from '../../../src/db/duckdb.ts';
+import { describe, expect, it } from 'vitest';
 import { blsSource } from '../../../src/ingest/bls.ts';
 import { InputError } from '../../../src/ingest/input-error.ts';
-import type { IngestContext, IngestOptions } from '../../../src/ingest/source.ts';
+import type { IngestOptions } from '../../../src/ingest/source.ts';
 import type { ObservationInput } from '../../../src/model/records.ts';
+import { createIngestFixture, INGEST_NOW } from '../../helpers/ingest-fixture.ts';
 import { SHARED_DATA } from '../../helpers/paths.ts';
 
 const BLS = join(SHARED_DATA, 'bls');
@@ -17,25 +14,11 @@ const NORTH_DAKOTA = join(BLS, 'bls_api_v2_sae_north_dakota_mining_2014_2015.jso
 const ERROR_RESPONSE = join(BLS, 'bls_api_v2_error_bad_end_year.json');
 const VINTAGES = join(BLS, 'ces_total_nonfarm_change_release_vintages_2025-12_to_2026-07.json');
 const CPI = join(BLS, 'datahub_cpi-us_cpiai.csv');
-const NOW = '2026-11-23T12:00:00Z';
+const NOW = INGEST_NOW;
 
-let db: DuckDBInstance;
-let connection: DuckDBConnection;
-const tmp = mkdtempSync(join(tmpdir(), 'bls-test-'));
+const fixture = createIngestFixture('bls-test-');
 
-beforeAll(async () => {
-  db = await openDuckDb();
-  connection = await db.connect();
-});
-
-afterAll(() => {
-  connection.closeSync();
-  rmSync(tmp, { recursive: true, force: true });
-});
-
-function context(options: IngestOptions = {}): IngestContext {
-  return { connection, now: () => new Date(NOW), options };
-}
+const { context, writeTemp } = fixture;
 
 async function parse(files: string[], options: IngestOptions = {}) {
   const batch = await blsSource.parse(files, context(options));
@@ -44,12 +27,6 @@ async function parse(files: string[], options: IngestOptions = {}) {
 
 function find(observations: ObservationInput[], seriesKey: string, period: string): ObservationInput[] {
   return observations.filter((o) => o.series_key === seriesKey && o.period === period);
-}
-
-function writeTemp(name: string, content: string | object): string {
-  const file = join(tmp, name);
-  writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content));
-  return file;
 }
 
 function apiResponse(data: object[], seriesID = 'CUUR0000SA0'): object {

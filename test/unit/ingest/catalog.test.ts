@@ -1,30 +1,20 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDuckDb, readCsvFile } from '../../../src/db/duckdb.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { readCsvFile } from '../../../src/db/duckdb.ts';
 import { type Catalog, catalogSource } from '../../../src/ingest/catalog.ts';
 import { InputError } from '../../../src/ingest/input-error.ts';
-import type { IngestContext } from '../../../src/ingest/source.ts';
 import { REDISTRIBUTABLE_RIGHTS } from '../../../src/model/records.ts';
+import { createIngestFixture, expectInputError } from '../../helpers/ingest-fixture.ts';
 import { REPO_ROOT, SHARED_DATA } from '../../helpers/paths.ts';
 
 const CATALOG = join(REPO_ROOT, 'data', 'catalog', 'catalog.yaml');
 const CFTC = join(SHARED_DATA, 'cftc');
 
-let db: DuckDBInstance;
-let connection: DuckDBConnection;
+const fixture = createIngestFixture('catalog-test-');
+const { context } = fixture;
 let catalog: Catalog;
-const tmp = mkdtempSync(join(tmpdir(), 'catalog-test-'));
-
-function context(): IngestContext {
-  return { connection, now: () => new Date('2026-11-23T12:00:00Z'), options: {} };
-}
 
 beforeAll(async () => {
-  db = await openDuckDb();
-  connection = await db.connect();
   const batch = await catalogSource.parse([CATALOG], context());
   catalog = {
     sources: batch.sources ?? [],
@@ -34,13 +24,9 @@ beforeAll(async () => {
   };
 });
 
-afterAll(() => {
-  connection.closeSync();
-});
-
 /** The distinct trimmed values of one column of a CSV-like file. */
 async function readColumn(file: string, column: string): Promise<Set<string>> {
-  const rows = await readCsvFile(connection, file);
+  const rows = await readCsvFile(fixture.connection, file);
   return new Set(rows.map((row) => (row.values[column] ?? '').trim()));
 }
 
@@ -132,14 +118,14 @@ describe('catalog: data/catalog/catalog.yaml', () => {
   });
 
   it('uses active MICs of the ISO 10383 list', async () => {
-    const rows = await readCsvFile(connection, join(SHARED_DATA, 'mic', 'ISO10383_MIC.csv'));
+    const rows = await readCsvFile(fixture.connection, join(SHARED_DATA, 'mic', 'ISO10383_MIC.csv'));
     const active = new Set(rows.filter((r) => r.values.STATUS === 'ACTIVE').map((r) => r.values.MIC));
     for (const market of catalog.markets) expect(active.has(market.mic), market.slug).toBe(true);
   });
 
   it('uses ISO 4217 currencies and UN M49 regions', async () => {
     const currencies = await readColumn(join(SHARED_DATA, 'iso', 'iso4217_codes-all.csv'), 'AlphabeticCode');
-    const m49 = await readCsvFile(connection, join(SHARED_DATA, 'iso', 'unsd_m49_overview_en.csv'));
+    const m49 = await readCsvFile(fixture.connection, join(SHARED_DATA, 'iso', 'unsd_m49_overview_en.csv'));
     const areas = new Set(
       m49.flatMap((r) =>
         ['Global Code', 'Region Code', 'Sub-region Code', 'Intermediate Region Code'].map((c) => r.values[c]),
@@ -152,7 +138,7 @@ describe('catalog: data/catalog/catalog.yaml', () => {
   });
 
   it('describes every currency of the ECB history file', async () => {
-    const [first] = await readCsvFile(connection, join(SHARED_DATA, 'ecb', 'eurofxref-hist.csv'));
+    const [first] = await readCsvFile(fixture.connection, join(SHARED_DATA, 'ecb', 'eurofxref-hist.csv'));
     const currencies = Object.keys(first?.values ?? {}).filter((name) => /^[A-Z]{3}$/.test(name));
     expect(currencies).toHaveLength(41);
     const ecbKeys = catalog.series.filter((s) => s.source === 'ecb').map((s) => s.key);
@@ -205,23 +191,14 @@ markets:
 
 let counter = 0;
 function writeCatalog(content: string): string {
-  const dir = join(tmp, String(counter++));
-  mkdirSync(dir);
-  const file = join(dir, 'catalog.yaml');
-  writeFileSync(file, content);
-  return file;
+  return fixture.writeTemp(join(String(counter++), 'catalog.yaml'), content);
 }
 
 /** Replaces one exact line-part of MINIMAL and returns the parse error. */
 async function errorFor(from: string, to: string): Promise<InputError> {
   expect(MINIMAL.split(from)).toHaveLength(2);
   const file = writeCatalog(MINIMAL.replace(from, to));
-  const error = await catalogSource.parse([file], context()).then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(InputError);
-  return error as InputError;
+  return expectInputError(catalogSource.parse([file], context()));
 }
 
 describe('catalog: bad input', () => {

@@ -1,13 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDuckDb } from '../../../src/db/duckdb.ts';
+import { describe, expect, it } from 'vitest';
 import { cftcSource } from '../../../src/ingest/cftc.ts';
-import { InputError } from '../../../src/ingest/input-error.ts';
-import type { IngestContext, IngestOptions } from '../../../src/ingest/source.ts';
+import type { IngestOptions } from '../../../src/ingest/source.ts';
 import type { CotReportInput } from '../../../src/model/records.ts';
+import { createIngestFixture, expectInputError as expectRejection } from '../../helpers/ingest-fixture.ts';
 import { SHARED_DATA } from '../../helpers/paths.ts';
 
 const CFTC = join(SHARED_DATA, 'cftc');
@@ -18,23 +15,9 @@ const DISAGG_ANNUAL = join(CFTC, 'disaggregated_futures_only_2021_f_year.txt');
 const TFF_SELECTED = join(CFTC, 'tff_futures_only_2026_selected_markets.txt');
 const TFF_ANNUAL = join(CFTC, 'tff_futures_only_2026_FinFutYY.txt');
 
-let db: DuckDBInstance;
-let connection: DuckDBConnection;
-const tmp = mkdtempSync(join(tmpdir(), 'cftc-test-'));
+const fixture = createIngestFixture('cftc-test-');
 
-beforeAll(async () => {
-  db = await openDuckDb();
-  connection = await db.connect();
-});
-
-afterAll(() => {
-  connection.closeSync();
-  rmSync(tmp, { recursive: true, force: true });
-});
-
-function context(options: IngestOptions = {}): IngestContext {
-  return { connection, now: () => new Date('2026-11-23T12:00:00Z'), options };
-}
+const { context } = fixture;
 
 async function parse(files: string[], options: IngestOptions = {}) {
   const batch = await cftcSource.parse(files, context(options));
@@ -59,15 +42,12 @@ function readLines(file: string): string[] {
 }
 
 function writeTemp(name: string, lines: string[], ending = '\n'): string {
-  const file = join(tmp, name);
-  writeFileSync(file, lines.join(ending) + ending);
-  return file;
+  return fixture.writeTemp(name, lines.join(ending) + ending);
 }
 
 async function expectInputError(files: string[], pattern: RegExp): Promise<void> {
-  const error = await cftcSource.parse(files, context()).catch((caught: unknown) => caught);
-  expect(error).toBeInstanceOf(InputError);
-  expect((error as Error).message).toMatch(pattern);
+  const error = await expectRejection(cftcSource.parse(files, context()));
+  expect(error.message).toMatch(pattern);
 }
 
 describe('cftcSource: real CFTC files', () => {
@@ -342,8 +322,7 @@ describe('cftcSource: bad input', () => {
 
   it('refuses a header-only file and an empty file', async () => {
     await expectInputError([writeTemp('header-only.txt', [header])], /no data rows/);
-    const empty = join(tmp, 'empty.txt');
-    writeFileSync(empty, '');
+    const empty = fixture.writeTemp('empty.txt', '');
     await expectInputError([empty], /file is empty/);
   });
 });

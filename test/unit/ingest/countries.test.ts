@@ -1,39 +1,17 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDuckDb } from '../../../src/db/duckdb.ts';
+import { describe, expect, it } from 'vitest';
 import { countriesSource } from '../../../src/ingest/countries.ts';
-import type { IngestContext } from '../../../src/ingest/source.ts';
 import type { CountryCurrencies } from '../../../src/model/records.ts';
+import { createIngestFixture } from '../../helpers/ingest-fixture.ts';
 import { SHARED_DATA } from '../../helpers/paths.ts';
 
 const COUNTRY_CODES = join(SHARED_DATA, 'iso', 'country-codes.csv');
 const M49 = join(SHARED_DATA, 'iso', 'unsd_m49_overview_en.csv');
 
-let db: DuckDBInstance;
-let connection: DuckDBConnection;
-const tmp = mkdtempSync(join(tmpdir(), 'countries-test-'));
+const fixture = createIngestFixture('countries-test-');
 
-beforeAll(async () => {
-  db = await openDuckDb();
-  connection = await db.connect();
-});
-
-afterAll(() => {
-  connection.closeSync();
-});
-
-function context(): IngestContext {
-  return { connection, now: () => new Date('2026-11-23T12:00:00Z'), options: {} };
-}
-
-function writeTemp(name: string, content: string): string {
-  const file = join(tmp, name);
-  writeFileSync(file, content);
-  return file;
-}
+const { context, writeTemp } = fixture;
 
 async function parse(files: string[]) {
   const batch = await countriesSource.parse(files, context());

@@ -1,13 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDuckDb } from '../../../src/db/duckdb.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ecbSource } from '../../../src/ingest/ecb.ts';
-import { InputError } from '../../../src/ingest/input-error.ts';
 import type { IngestOptions } from '../../../src/ingest/source.ts';
 import type { ObservationInput } from '../../../src/model/records.ts';
+import { createIngestFixture, expectInputError as expectRejection } from '../../helpers/ingest-fixture.ts';
 import { SHARED_DATA } from '../../helpers/paths.ts';
 
 const HIST_CSV = join(SHARED_DATA, 'ecb', 'eurofxref-hist.csv');
@@ -24,33 +21,20 @@ const ENVELOPE_START =
   '\t<gesmes:Sender>\n\t\t<gesmes:name>European Central Bank</gesmes:name>\n\t</gesmes:Sender>\n';
 const ENVELOPE_END = '</gesmes:Envelope>\n';
 
-let db: DuckDBInstance;
-let connection: DuckDBConnection;
+const fixture = createIngestFixture('ecb-test-');
 let hist: ObservationInput[];
 let histBatch: Awaited<ReturnType<typeof ecbSource.parse>>;
-const tmp = mkdtempSync(join(tmpdir(), 'ecb-test-'));
 
 beforeAll(async () => {
-  db = await openDuckDb();
-  connection = await db.connect();
   histBatch = await parse([HIST_CSV]);
   hist = histBatch.observations ?? [];
 });
 
-afterAll(() => {
-  connection.closeSync();
-  rmSync(tmp, { recursive: true, force: true });
-});
-
 async function parse(files: string[], options: IngestOptions = {}) {
-  return ecbSource.parse(files, { connection, now: () => new Date('2026-11-23T12:00:00Z'), options });
+  return ecbSource.parse(files, fixture.context(options));
 }
 
-function writeTemp(name: string, content: string): string {
-  const file = join(tmp, name);
-  writeFileSync(file, content);
-  return file;
-}
+const { writeTemp } = fixture;
 
 function xmlOf(days: Record<string, Record<string, string>>): string {
   const blocks = Object.entries(days).map(
@@ -75,14 +59,8 @@ function find(observations: ObservationInput[], series: string, period: string) 
 }
 
 async function expectInputError(file: string, pattern: RegExp): Promise<void> {
-  const name = file.split('/').at(-1) ?? file;
-  const error = await parse([file]).then(
-    () => null,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(InputError);
-  expect((error as Error).message).toContain(name);
-  expect((error as Error).message).toMatch(pattern);
+  const error = await expectRejection(parse([file]), file.split('/').at(-1) ?? file);
+  expect(error.message).toMatch(pattern);
 }
 
 describe('ecbSource: eurofxref-hist.csv', () => {

@@ -1,12 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDuckDb } from '../../../src/db/duckdb.ts';
+import { describe, expect, it } from 'vitest';
 import { fredSource } from '../../../src/ingest/fred.ts';
 import { InputError } from '../../../src/ingest/input-error.ts';
-import type { IngestContext, IngestOptions } from '../../../src/ingest/source.ts';
+import type { IngestOptions } from '../../../src/ingest/source.ts';
+import { createIngestFixture, INGEST_NOW } from '../../helpers/ingest-fixture.ts';
 import { SHARED_DATA } from '../../helpers/paths.ts';
 
 const VINTAGE_2025_08_02 = join(SHARED_DATA, 'bls', 'fred_PAYEMS_vintage_2025-08-02.csv');
@@ -15,35 +12,15 @@ const LATER_VINTAGE = join(
   'bls',
   'fred_PAYEMS_vintage_latest-2026-09_trimmed_2023-07_onward.csv',
 );
-const NOW = '2026-11-23T12:00:00Z';
+const NOW = INGEST_NOW;
 
-let db: DuckDBInstance;
-let connection: DuckDBConnection;
-const tmp = mkdtempSync(join(tmpdir(), 'fred-test-'));
+const fixture = createIngestFixture('fred-test-');
 
-beforeAll(async () => {
-  db = await openDuckDb();
-  connection = await db.connect();
-});
-
-afterAll(() => {
-  connection.closeSync();
-  rmSync(tmp, { recursive: true, force: true });
-});
-
-function context(options: IngestOptions = {}): IngestContext {
-  return { connection, now: () => new Date(NOW), options };
-}
+const { context, writeTemp } = fixture;
 
 async function parse(files: string[], options: IngestOptions = {}) {
   const batch = await fredSource.parse(files, context(options));
   return { batch, observations: batch.observations ?? [] };
-}
-
-function writeTemp(name: string, content: string): string {
-  const file = join(tmp, name);
-  writeFileSync(file, content);
-  return file;
 }
 
 function valueAt(observations: { period: string; value: number }[], period: string): number | undefined {

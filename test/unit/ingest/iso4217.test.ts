@@ -1,12 +1,9 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDuckDb } from '../../../src/db/duckdb.ts';
+import { describe, expect, it } from 'vitest';
 import { iso4217Source } from '../../../src/ingest/iso4217.ts';
-import type { IngestContext } from '../../../src/ingest/source.ts';
 import type { Currency } from '../../../src/model/records.ts';
+import { createIngestFixture } from '../../helpers/ingest-fixture.ts';
 import { SHARED_DATA } from '../../helpers/paths.ts';
 
 const LIST_ONE = join(SHARED_DATA, 'iso', 'iso4217_list_one_table_a1.xml');
@@ -15,28 +12,9 @@ const CODES_CSV = join(SHARED_DATA, 'iso', 'iso4217_codes-all.csv');
 const ECB_XML = join(SHARED_DATA, 'ecb', 'eurofxref-daily.xml');
 const M49 = join(SHARED_DATA, 'iso', 'unsd_m49_overview_en.csv');
 
-let db: DuckDBInstance;
-let connection: DuckDBConnection;
-const tmp = mkdtempSync(join(tmpdir(), 'iso4217-test-'));
+const fixture = createIngestFixture('iso4217-test-');
 
-beforeAll(async () => {
-  db = await openDuckDb();
-  connection = await db.connect();
-});
-
-afterAll(() => {
-  connection.closeSync();
-});
-
-function context(): IngestContext {
-  return { connection, now: () => new Date('2026-11-23T12:00:00Z'), options: {} };
-}
-
-function writeTemp(name: string, content: string): string {
-  const file = join(tmp, name);
-  writeFileSync(file, content);
-  return file;
-}
+const { context, writeTemp } = fixture;
 
 async function parse(files: string[]) {
   const batch = await iso4217Source.parse(files, context());

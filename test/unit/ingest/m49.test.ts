@@ -1,41 +1,19 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDuckDb } from '../../../src/db/duckdb.ts';
+import { describe, expect, it } from 'vitest';
 import { InputError } from '../../../src/ingest/input-error.ts';
 import { m49Source, slugifyName } from '../../../src/ingest/m49.ts';
-import type { IngestContext } from '../../../src/ingest/source.ts';
 import type { Country, Region } from '../../../src/model/records.ts';
+import { createIngestFixture } from '../../helpers/ingest-fixture.ts';
 import { SHARED_DATA } from '../../helpers/paths.ts';
 
 const M49 = join(SHARED_DATA, 'iso', 'unsd_m49_overview_en.csv');
 const MIC = join(SHARED_DATA, 'mic', 'ISO10383_MIC.csv');
 const HEADER = readFileSync(M49, 'utf8').split('\n')[0] ?? '';
 
-let db: DuckDBInstance;
-let connection: DuckDBConnection;
-const tmp = mkdtempSync(join(tmpdir(), 'm49-test-'));
+const fixture = createIngestFixture('m49-test-');
 
-beforeAll(async () => {
-  db = await openDuckDb();
-  connection = await db.connect();
-});
-
-afterAll(() => {
-  connection.closeSync();
-});
-
-function context(): IngestContext {
-  return { connection, now: () => new Date('2026-11-23T12:00:00Z'), options: {} };
-}
-
-function writeTemp(name: string, content: string): string {
-  const file = join(tmp, name);
-  writeFileSync(file, content);
-  return file;
-}
+const { context, writeTemp } = fixture;
 
 async function parse(files: string[]) {
   const batch = await m49Source.parse(files, context());

@@ -1,12 +1,9 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDuckDb } from '../../../src/db/duckdb.ts';
+import { describe, expect, it } from 'vitest';
 import { micSource } from '../../../src/ingest/mic.ts';
-import type { IngestContext } from '../../../src/ingest/source.ts';
 import type { Venue } from '../../../src/model/records.ts';
+import { createIngestFixture } from '../../helpers/ingest-fixture.ts';
 import { SHARED_DATA } from '../../helpers/paths.ts';
 
 const MIC_CSV = join(SHARED_DATA, 'mic', 'ISO10383_MIC.csv');
@@ -14,28 +11,9 @@ const COUNTRY_CODES = join(SHARED_DATA, 'iso', 'country-codes.csv');
 const LINES = readFileSync(MIC_CSV, 'utf8').split('\n');
 const HEADER = LINES[0] ?? '';
 
-let db: DuckDBInstance;
-let connection: DuckDBConnection;
-const tmp = mkdtempSync(join(tmpdir(), 'mic-test-'));
+const fixture = createIngestFixture('mic-test-');
 
-beforeAll(async () => {
-  db = await openDuckDb();
-  connection = await db.connect();
-});
-
-afterAll(() => {
-  connection.closeSync();
-});
-
-function context(): IngestContext {
-  return { connection, now: () => new Date('2026-11-23T12:00:00Z'), options: {} };
-}
-
-function writeTemp(name: string, content: string): string {
-  const file = join(tmp, name);
-  writeFileSync(file, content);
-  return file;
-}
+const { context, writeTemp } = fixture;
 
 async function parse(files: string[]) {
   const batch = await micSource.parse(files, context());

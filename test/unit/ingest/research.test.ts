@@ -1,44 +1,24 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDuckDb } from '../../../src/db/duckdb.ts';
+import { describe, expect, it } from 'vitest';
 import { readCatalogFile } from '../../../src/ingest/catalog.ts';
-import { InputError } from '../../../src/ingest/input-error.ts';
+import type { InputError } from '../../../src/ingest/input-error.ts';
 import { normaliseTimestamp, researchSource } from '../../../src/ingest/research.ts';
-import type { IngestContext } from '../../../src/ingest/source.ts';
+import { createIngestFixture, expectInputError } from '../../helpers/ingest-fixture.ts';
 import { REPO_ROOT, SAMPLE_DATA } from '../../helpers/paths.ts';
 
 const NOTES_DIR = join(SAMPLE_DATA, 'research');
 const CATALOG = join(REPO_ROOT, 'data', 'catalog', 'catalog.yaml');
 const DISCLAIMER = 'Sample note written for the demo; not investment research.';
 
-let db: DuckDBInstance;
-let connection: DuckDBConnection;
-const tmp = mkdtempSync(join(tmpdir(), 'research-test-'));
+const fixture = createIngestFixture('research-test-');
 
-beforeAll(async () => {
-  db = await openDuckDb();
-  connection = await db.connect();
-});
-
-afterAll(() => {
-  connection.closeSync();
-});
-
-function context(): IngestContext {
-  return { connection, now: () => new Date('2026-11-23T12:00:00Z'), options: {} };
-}
+const { context } = fixture;
 
 let counter = 0;
 /** Writes a note into its own temp directory, so that file names never clash between tests. */
 function writeNote(name: string, content: string): string {
-  const dir = join(tmp, String(counter++));
-  mkdirSync(dir);
-  const file = join(dir, name);
-  writeFileSync(file, content);
-  return file;
+  return fixture.writeTemp(join(String(counter++), name), content);
 }
 
 function note(frontMatter: string, body = `${DISCLAIMER}\n`): string {
@@ -53,12 +33,7 @@ const VALID = [
 ].join('\n');
 
 async function parseError(files: string[]): Promise<InputError> {
-  const error = await researchSource.parse(files, context()).then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(InputError);
-  return error as InputError;
+  return expectInputError(researchSource.parse(files, context()));
 }
 
 describe('research notes: the sample notes', () => {
@@ -199,7 +174,7 @@ describe('research notes: bad input', () => {
   });
 
   it('refuses a directory without notes', async () => {
-    const empty = join(tmp, 'empty');
+    const empty = join(fixture.dir, 'empty');
     mkdirSync(empty);
     const error = await parseError([empty]);
     expect(error.message).toBe('empty: directory holds no .md research notes');

@@ -1,12 +1,9 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDuckDb } from '../../../src/db/duckdb.ts';
-import type { IngestContext } from '../../../src/ingest/source.ts';
+import { describe, expect, it } from 'vitest';
 import { tzSource } from '../../../src/ingest/tz.ts';
 import type { TimeZone } from '../../../src/model/records.ts';
+import { createIngestFixture } from '../../helpers/ingest-fixture.ts';
 import { SHARED_DATA } from '../../helpers/paths.ts';
 
 const ZONE1970 = join(SHARED_DATA, 'tz', 'zone1970.tab');
@@ -14,28 +11,9 @@ const ZONE_TAB = join(SHARED_DATA, 'tz', 'zone.tab');
 const ISO3166_TAB = join(SHARED_DATA, 'tz', 'iso3166.tab');
 const M49 = join(SHARED_DATA, 'iso', 'unsd_m49_overview_en.csv');
 
-let db: DuckDBInstance;
-let connection: DuckDBConnection;
-const tmp = mkdtempSync(join(tmpdir(), 'tz-test-'));
+const fixture = createIngestFixture('tz-test-');
 
-beforeAll(async () => {
-  db = await openDuckDb();
-  connection = await db.connect();
-});
-
-afterAll(() => {
-  connection.closeSync();
-});
-
-function context(): IngestContext {
-  return { connection, now: () => new Date('2026-11-23T12:00:00Z'), options: {} };
-}
-
-function writeTemp(name: string, content: string): string {
-  const file = join(tmp, name);
-  writeFileSync(file, content);
-  return file;
-}
+const { context, writeTemp } = fixture;
 
 async function parse(files: string[]) {
   const batch = await tzSource.parse(files, context());
