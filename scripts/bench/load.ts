@@ -70,6 +70,47 @@ export function percentile(sorted: readonly number[], p: number): number {
   return sorted[index]!;
 }
 
+/** Raw latencies of closed-loop slices, to be summarised together. */
+interface Samples {
+  latencies: number[];
+  seconds: number;
+  errors: number;
+}
+
+async function runSlice(
+  call: (i: number) => Promise<boolean>,
+  concurrency: number,
+  seconds: number,
+  counter: { next: number },
+  samples: Samples,
+): Promise<void> {
+  const started = performance.now();
+  const end = started + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < end) {
+        const t = performance.now();
+        const ok = await call(counter.next++);
+        samples.latencies.push(performance.now() - t);
+        if (!ok) samples.errors += 1;
+      }
+    }),
+  );
+  samples.seconds += (performance.now() - started) / 1000;
+}
+
+function summarise(samples: Samples): LoadResult {
+  const sorted = [...samples.latencies].sort((a, b) => a - b);
+  return {
+    requests: sorted.length,
+    seconds: samples.seconds,
+    rps: sorted.length / samples.seconds,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    errors: samples.errors,
+  };
+}
+
 /**
  * Runs `call(i)` in a closed loop from `concurrency` workers for `seconds` (after `warmup`
  * calls) and returns throughput and latency percentiles. `call` resolves to false on a failed
@@ -81,32 +122,39 @@ export async function runClosedLoop(
   seconds: number,
   warmup = 5,
 ): Promise<LoadResult> {
-  let counter = 0;
-  for (let i = 0; i < warmup; i++) await call(counter++);
-  const latencies: number[] = [];
-  let errors = 0;
-  const started = performance.now();
-  const end = started + seconds * 1000;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (performance.now() < end) {
-        const t = performance.now();
-        const ok = await call(counter++);
-        latencies.push(performance.now() - t);
-        if (!ok) errors += 1;
-      }
-    }),
-  );
-  const elapsed = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  return {
-    requests: latencies.length,
-    seconds: elapsed,
-    rps: latencies.length / elapsed,
-    p50: percentile(latencies, 50),
-    p99: percentile(latencies, 99),
-    errors,
-  };
+  const counter = { next: 0 };
+  for (let i = 0; i < warmup; i++) await call(counter.next++);
+  const samples: Samples = { latencies: [], seconds: 0, errors: 0 };
+  await runSlice(call, concurrency, seconds, counter, samples);
+  return summarise(samples);
+}
+
+/**
+ * Compares two closed loops fairly on a shared machine: they take turns in slices of
+ * `seconds / slices` (A, B, A, B, ...), so that a burst of outside load hits both alike. Each
+ * sees the same sequence of `i` (a call numbered i in A has its twin in B).
+ */
+export async function runInterleaved(
+  callA: (i: number) => Promise<boolean>,
+  callB: (i: number) => Promise<boolean>,
+  concurrency: number,
+  seconds: number,
+  slices: number,
+  warmup = 5,
+): Promise<[LoadResult, LoadResult]> {
+  const counterA = { next: 0 };
+  const counterB = { next: 0 };
+  for (let i = 0; i < warmup; i++) {
+    await callA(counterA.next++);
+    await callB(counterB.next++);
+  }
+  const a: Samples = { latencies: [], seconds: 0, errors: 0 };
+  const b: Samples = { latencies: [], seconds: 0, errors: 0 };
+  for (let slice = 0; slice < slices; slice++) {
+    await runSlice(callA, concurrency, seconds / slices, counterA, a);
+    await runSlice(callB, concurrency, seconds / slices, counterB, b);
+  }
+  return [summarise(a), summarise(b)];
 }
 
 /** An HTTP client for closed loops: keep-alive connections, body read and discarded. */

@@ -229,7 +229,8 @@ errors must carry the request id of their X-Request-Id header and \`Cache-Contro
     const k = r.keyed;
     parts.push(`## b. Keyed as_of: \`/api/v1/observations?series=${k.series}&as_of=…\` (${int(k.body_bytes)} bytes, 1,000 rows)
 
-A closed loop of 1, 4 and 16 concurrent clients for ${String(r.settings.latency_seconds)} s each. Every request names a new
+A closed loop of 1, 4 and 16 concurrent clients, ${String(r.settings.latency_seconds)} s over HTTP and ${String(r.settings.latency_seconds)} s in-process at each
+concurrency, taking turns in 1-second slices so that bursts of outside load hit both alike. Every request names a new
 \`as_of\` (one second later than the previous one), so the response cache never answers and each
 request runs the query. In-process: the same \`readObservationHistory\` call on a \`SnapshotDb\` opened
 as the server opens it (4 pooled connections, 2 DuckDB threads), without HTTP, JSON or the series
@@ -344,8 +345,8 @@ const LIMITS = `## What limits it, and what was tried
 
 - **Responses are srvx \`FastResponse\`s** (the response class h3 itself uses): status, header pairs
   and the body bytes go straight to \`node:http\`. A web \`Response\` copied every body twice and
-  streamed it through a \`ReadableStream\`: the repeated keyed request (363 KB) ran at about 250
-  req/s with a p99 near a second, a sixth of the CPU in the garbage collector.
+  streamed it through a \`ReadableStream\`; on the repeated keyed request (363 KB) a sixth of the
+  server's CPU went to the garbage collector.
 - **Public fast path**: an anonymous GET/HEAD whose exact path and query were pre-rendered is found
   with one \`Map\` lookup (no URL parsing, route matching or parameter validation) and answered with
   header pairs computed once per file and snapshot; per request only the request id and the
@@ -374,16 +375,27 @@ const LIMITS = `## What limits it, and what was tried
 
 const LIMITS_LEFT = `### What is left
 
+- **Reading these figures.** The machine was shared with other work while this ran, and a target
+  near its bound can flip between runs. In the last two full runs with this code (2026-11-23), the
+  figures were: mmds serve / bare node:http 0.57 and 0.60; nginx with \`dist/nginx.conf\` / plain
+  nginx 0.94 and 0.87 (0.81 to 0.96 over the day, the same configuration); the repeated keyed request
+  0.45 and 0.51; keyed as_of p50 ratios 1.28 to 1.49 at concurrency 4 and 16. Treat 0.87 to 0.94
+  and 0.45 to 0.51 as "at the target, within the noise", not as a margin.
 - **Public endpoint through mmds serve.** \`node --cpu-prof\` under wrk, and the server's CPU time
-  per request (/proc/<pid>/stat): bare node:http spends about 12 to 14 µs per request of this size, mmds serve about 23
-  µs before the last changes. Both spend most of it in the kernel's socket write of the 17 KB body;
-  what mmds serve adds is spread thin: h3's event and router and srvx's request wrapper (about a
-  fifth), Node's validation of 15 response headers against 2 (the contract's CORS, rate-limit,
-  caching and id fields), the sliding-log rate limiter with \`X-Forwarded-For\` parsing, and the
-  request log line. Nothing in the handler itself is left to cut; the next step would be to answer
-  the fast path from a plain \`node:http\` listener before h3 (src/server/start-server.ts and
-  create-app.ts, outside this round's files), or to leave the public files to nginx, which is what
-  \`dist/nginx.conf\` is for.
+  per request (/proc/<pid>/stat, after the changes above): bare node:http spends about 12 to 14 µs
+  per request of this size, mmds serve about 23 µs, and one core is the limit of both. Both spend
+  most of it in the kernel's socket write of the 17 KB body; what mmds serve adds is spread thin:
+  h3's event and router and srvx's request wrapper (about a fifth of the extra), Node's validation
+  of 15 response headers against 2 (the contract's CORS, rate-limit, caching and id fields), the
+  sliding-log rate limiter with \`X-Forwarded-For\` parsing, and the request log line. To reach 0.8
+  all of that would have to fit in 2 to 4 µs. Little is left in the handler; the next step would be
+  to answer the fast path from a plain \`node:http\` listener before h3 (src/server/start-server.ts
+  and create-app.ts, outside this round's files), or to leave the public files to nginx, which is
+  what \`dist/nginx.conf\` is for.
+- **nginx with \`dist/nginx.conf\`.** Against a bare \`root\`, each request costs one hash lookup on
+  method, key and URI, two more for Cache-Control and Vary, three \`if\`s, an internal rewrite, and
+  eight more response headers (about 400 bytes). nginx's \`$request_id\` was the one large item
+  (a tenth); without it the configuration sits at about 0.9, within the run-to-run noise.
 - **Repeated keyed request.** Every keyed request reads the key record from the key store: with
   \`MMDS_STORAGE=file\`, an open, fstat, read and close through the libuv pool, about a quarter of
   the server's CPU on this request and the largest cost after the kernel's write of the 363 KB

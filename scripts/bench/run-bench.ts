@@ -37,7 +37,7 @@ import { resolveLayout } from '../../src/store/layout.ts';
 import { readCurrentId } from '../../src/store/manifest.ts';
 import { REAL_DATA_STEPS } from '../../test/helpers/snapshot-fixture.ts';
 import { generateSyntheticStore } from './generate-synthetic.ts';
-import { createHttpCaller, type LoadResult, runClosedLoop, runWrk, type WrkSettings } from './load.ts';
+import { createHttpCaller, type LoadResult, runInterleaved, runWrk, type WrkSettings } from './load.ts';
 import { startMmdsNginx, startPlainNginx } from './nginx.ts';
 import { REPO_ROOT, runMmds, type ServerProcess, startMmdsServe, startServer } from './processes.ts';
 import { type BenchResults, renderReport, type TargetCheck } from './report.ts';
@@ -125,7 +125,7 @@ async function main(): Promise<void> {
       results.load_average.push({ after: `scale ${label}`, load: loadavg()[0]! });
     }
     results.scale_note =
-      '50 million observations were not run: at 10 million, publish alone takes about 2 minutes and 11 GB (see BENCHMARKS.md).';
+      '50 million observations were not run: at 10 million, publish alone takes one and a half to two minutes and about 11 GB of memory (see "What is left"); 50 million would not fit the time budget or this machine.';
   }
   results.duration_s = Math.round((performance.now() - started) / 1000);
   results.targets = evaluateTargets(results);
@@ -379,17 +379,13 @@ async function measureKeyed(results: BenchResults, real: RealData): Promise<void
   const db = await openSnapshotDb(resolveLayout(real.dataDir), real.snapshotId, { poolSize: 4 });
   try {
     for (const c of [1, 4, 16]) {
-      log(`b. keyed as_of, concurrency ${c}: HTTP, then in-process…`);
+      log(`b. keyed as_of, concurrency ${c}: HTTP and in-process, in turns…`);
       const http = createHttpCaller(c);
       // A new as_of each request: the response cache never answers, every request runs the query.
-      const overHttp = await runClosedLoop(
+      // HTTP and in-process take turns in 1-second slices, so outside load hits both alike.
+      const [overHttp, inProcess] = await runInterleaved(
         (i) =>
           http.get(`${mmds.url}/api/v1/observations?series=${AS_OF_SERIES}&as_of=${asOf(i)}`, headersFor(i)),
-        c,
-        LATENCY_SECONDS,
-      );
-      http.close();
-      const inProcess = await runClosedLoop(
         async (i) => {
           await readObservationHistory(db, AS_OF_SERIES, {
             asOf: asOf(i),
@@ -401,8 +397,10 @@ async function measureKeyed(results: BenchResults, real: RealData): Promise<void
           return true;
         },
         c,
-        LATENCY_SECONDS,
+        2 * LATENCY_SECONDS,
+        2 * LATENCY_SECONDS,
       );
+      http.close();
       if (overHttp.errors > 0) throw new Error(`keyed as_of: ${overHttp.errors} failed requests`);
       concurrency[String(c)] = {
         http: overHttp,
