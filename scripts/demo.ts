@@ -1,7 +1,9 @@
 /**
- * `npm start`: the whole service on the bundled sample data, in one command. It ingests
- * data/sample (idempotent: a second run adds nothing), publishes a snapshot, builds the public
- * files, issues a local demo key with every scope, prints example requests and serves.
+ * `npm start`: the whole service on the bundled sample data, in one command. data/sample holds
+ * small verbatim extracts of the real ECB, CFTC, BLS and reference files (data/sample/README.md
+ * gives each file's provenance). It ingests them (idempotent: a second run adds nothing),
+ * publishes a snapshot, builds the public files, issues a local demo key with every scope, prints
+ * example requests and serves.
  */
 
 import { runCli } from '../src/cli/run-cli.ts';
@@ -59,9 +61,11 @@ process.stderr.write(`
 Demo key (all scopes, expires ${expires}; shown once, stored only as a hash):
   ${key}
 
-Try:
+Try (the sample holds real data: CFTC reports of early 2025, payroll vintages of 2025-08-01 and 2026-10-02):
   curl -s ${base}/api/v1/markets/cot/gold
-  curl -s -H "Authorization: Bearer ${key}" "${base}/api/v1/observations?series=bls.CES0000000001&as_of=2026-01-20T00:00:00Z"
+  curl -s "${base}/api/v1/markets/cot/euro-fx?report_type=tff"
+  curl -s -H "Authorization: Bearer ${key}" "${base}/api/v1/observations?series=bls.CES0000000001&from=2025-03&to=2025-07"
+  curl -s -H "Authorization: Bearer ${key}" "${base}/api/v1/observations?series=bls.CES0000000001&from=2025-03&to=2025-07&as_of=2025-12-31T00:00:00Z"
   curl -s -H "Authorization: Bearer ${key}" "${base}/api/v1/macro/nonfarm-payrolls?format=csv"
 
 `);

@@ -5,3 +5,14 @@ export class ReportedFailure extends Error {
     this.name = 'ReportedFailure';
   }
 }
+
+/** The command finished and says so with a documented exit status other than 0 (no message). */
+export class ExitStatus extends Error {
+  readonly code: number;
+
+  constructor(code: number, meaning: string) {
+    super(meaning);
+    this.name = 'ExitStatus';
+    this.code = code;
+  }
+}

@@ -1,7 +1,9 @@
 import { Command, CommanderError } from 'commander';
 import { OutputDirError } from '../build/run-static-build.ts';
 import { ConfigError } from '../config/load-config.ts';
+import { FetchError } from '../fetch/fetch-error.ts';
 import { InputError } from '../ingest/input-error.ts';
+import { RevisionRefusedError } from '../store/append-batch.ts';
 import { LockedError } from '../store/lock.ts';
 import { PublishRefusedError } from '../store/publish.ts';
 import { PIPELINE_VERSION } from '../version.ts';
@@ -12,10 +14,11 @@ import { registerIngestPlan } from './commands/ingest-plan.ts';
 import { registerKeys } from './commands/keys.ts';
 import { registerPublish } from './commands/publish.ts';
 import { registerServe } from './commands/serve.ts';
+import { registerUpdate } from './commands/update.ts';
 import { registerVerify } from './commands/verify.ts';
 import type { CliContext, CommandContext } from './context.ts';
 import { describeSystemError } from './describe-system-error.ts';
-import { ReportedFailure } from './reported-failure.ts';
+import { ExitStatus, ReportedFailure } from './reported-failure.ts';
 import { createReporter } from './reporter.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -39,8 +42,8 @@ export function createProgram(context: CliContext): Command {
       `
 Every command prints a summary line on stdout, progress on stderr (a bar on a terminal), and
 with --json one JSON document on stdout instead. Errors are one line on stderr starting "mmds:";
-exit codes: 0 ok, 1 failed, 2 wrong usage, 70 internal error, 75 data directory busy,
-78 bad configuration.
+exit codes: 0 ok, 1 failed, 2 wrong usage, 3 nothing new (mmds update), 70 internal error,
+75 data directory busy, 78 bad configuration.
 
 Configuration (environment, read once at start):
   MMDS_DATA_DIR         store, snapshots and local state (default ./data)
@@ -50,6 +53,9 @@ Configuration (environment, read once at start):
   MMDS_KEY_PEPPER       secret mixed into stored key hashes (HMAC-SHA-256)
   MMDS_TRUSTED_PROXIES  X-Forwarded-For hops to trust for the client IP (default 0)
   PORT, HOST            where serve listens (default 4321 on 127.0.0.1)
+  MMDS_BLS_API_KEY      BLS Public Data API registration key (fetch bls; optional, v1 limits without)
+  MMDS_FRED_API_KEY     FRED API key (fetch fred; required for it)
+  MMDS_<SOURCE>_BASE_URL  a mirror of a publisher with its URL layout (e.g. MMDS_CFTC_BASE_URL)
 
 Examples:
   mmds ingest-plan data/sample/pipeline.json && mmds publish && mmds build && mmds serve
@@ -70,6 +76,7 @@ Examples:
   registerIngest(program, getContext);
   registerIngestPlan(program, getContext);
   registerFetch(program, getContext);
+  registerUpdate(program, getContext);
   registerPublish(program, getContext);
   registerVerify(program, getContext);
   registerKeys(program, getContext);
@@ -103,7 +110,11 @@ function reportError(error: unknown, context: CliContext): number {
     say(error.message);
     return EXIT.usage;
   }
-  if (error instanceof InputError) {
+  if (error instanceof FetchError) {
+    say(`${error.message} (the store is unchanged)`);
+    return EXIT.failure;
+  }
+  if (error instanceof InputError || error instanceof RevisionRefusedError) {
     say(`${error.message} (the store is unchanged)`);
     return EXIT.failure;
   }
@@ -116,6 +127,7 @@ function reportError(error: unknown, context: CliContext): number {
     say(error.message);
     return EXIT.failure;
   }
+  if (error instanceof ExitStatus) return error.code;
   if (error instanceof LockedError) {
     say(error.message);
     return EXIT.locked;

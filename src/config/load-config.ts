@@ -16,7 +16,33 @@ export interface Config {
   keepSnapshots: number;
   /** Where `mmds build` writes and `mmds serve` reads the public files. */
   distDir: string;
+  /** BLS Public Data API registration key (MMDS_BLS_API_KEY); without it the v1 limits apply. */
+  blsApiKey: string | null;
+  /** FRED API key (MMDS_FRED_API_KEY); FRED/ALFRED cannot be fetched without it. */
+  fredApiKey: string | null;
+  /**
+   * Publisher roots that replace the official ones for `mmds fetch` and `mmds update`, by source
+   * (MMDS_<SOURCE>_BASE_URL, e.g. MMDS_CFTC_BASE_URL): mirrors with the publisher's URL layout.
+   */
+  baseUrls: Readonly<Record<string, string>>;
+  /** Download behaviour (MMDS_FETCH_TIMEOUT_MS, MMDS_FETCH_RETRIES, MMDS_FETCH_BACKOFF_MS, MMDS_FETCH_MAX_BYTES). */
+  fetch: Readonly<{ timeoutMs?: number; retries?: number; backoffMs?: number; maxBytes?: number }>;
+  /** COT report families `mmds update` keeps current (MMDS_CFTC_REPORTS, comma-separated; default legacy,disaggregated,tff). */
+  cftcReports: readonly string[] | null;
 }
+
+/** Sources whose publisher root can be replaced through MMDS_<SOURCE>_BASE_URL. */
+export const BASE_URL_SOURCES = [
+  'cftc',
+  'ecb',
+  'bls',
+  'fred',
+  'iso4217',
+  'm49',
+  'mic',
+  'tz',
+  'countries',
+] as const;
 
 /** Reads the configuration from an environment (process.env at the composition roots). */
 export function loadConfig(env: Readonly<Record<string, string | undefined>>, cwd: string): Readonly<Config> {
@@ -29,7 +55,42 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, cw
     keyPepper: env.MMDS_KEY_PEPPER || null,
     keepSnapshots: readInteger(env, 'MMDS_KEEP_SNAPSHOTS', 5, 1, 1000),
     distDir: resolve(cwd, env.MMDS_DIST_DIR || './dist'),
+    blsApiKey: env.MMDS_BLS_API_KEY || null,
+    fredApiKey: env.MMDS_FRED_API_KEY || null,
+    baseUrls: Object.freeze(readBaseUrls(env)),
+    fetch: Object.freeze(readFetchOptions(env)),
+    cftcReports: env.MMDS_CFTC_REPORTS
+      ? Object.freeze(env.MMDS_CFTC_REPORTS.split(',').map((r) => r.trim()))
+      : null,
   });
+}
+
+function readFetchOptions(env: Readonly<Record<string, string | undefined>>): Config['fetch'] {
+  const options: { timeoutMs?: number; retries?: number; backoffMs?: number; maxBytes?: number } = {};
+  const read = (name: string, max: number) =>
+    env[name] === undefined || env[name] === '' ? undefined : readInteger(env, name, 0, 0, max);
+  const timeoutMs = read('MMDS_FETCH_TIMEOUT_MS', 3_600_000);
+  const retries = read('MMDS_FETCH_RETRIES', 20);
+  const backoffMs = read('MMDS_FETCH_BACKOFF_MS', 600_000);
+  const maxBytes = read('MMDS_FETCH_MAX_BYTES', 2 ** 40);
+  if (timeoutMs !== undefined) options.timeoutMs = timeoutMs;
+  if (retries !== undefined) options.retries = retries;
+  if (backoffMs !== undefined) options.backoffMs = backoffMs;
+  if (maxBytes !== undefined) options.maxBytes = maxBytes;
+  return options;
+}
+
+function readBaseUrls(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const urls: Record<string, string> = {};
+  for (const source of BASE_URL_SOURCES) {
+    const name = `MMDS_${source.toUpperCase()}_BASE_URL`;
+    const raw = env[name];
+    if (raw === undefined || raw === '') continue;
+    if (!/^https?:\/\/[^\s]+$/.test(raw))
+      throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`);
+    urls[source] = raw;
+  }
+  return urls;
 }
 
 /** A configuration value that cannot be used. */

@@ -75,6 +75,8 @@ export interface ReadCsvOptions {
   /** Lines to skip before the header. */
   skip?: number;
   quote?: string;
+  /** Escape character inside quoted fields; defaults to the quote (a doubled quote). */
+  escape?: string;
 }
 
 /**
@@ -96,6 +98,9 @@ export async function readCsvFile(
     'null_padding = true',
     `delim = ${quotedString(options.delimiter ?? ',')}`,
     `quote = ${quotedString(options.quote ?? '"')}`,
+    // Every publisher we read doubles a quote inside a quoted field (RFC 4180). Left to the
+    // sniffer, DuckDB once picked ' as the escape and dropped the apostrophes of CFTC names.
+    `escape = ${quotedString(options.escape ?? options.quote ?? '"')}`,
   ];
   if (options.comment !== undefined) args.push(`comment = ${quotedString(options.comment)}`);
   if (options.skip !== undefined) args.push(`skip = ${Math.trunc(options.skip)}`);

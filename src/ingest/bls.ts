@@ -2,8 +2,9 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { z } from 'zod';
 import { readCsvFile } from '../db/duckdb.ts';
-import { formatTimestamp, zonedTimeToUtc } from '../lib/zoned-time.ts';
+import { zonedTimeToUtc } from '../lib/zoned-time.ts';
 import type { ObservationInput, ParsedBatch } from '../model/records.ts';
+import { type BlsKnowledgeContext, resolveBlsKnowledge } from './bls-knowledge-time.ts';
 import { InputError } from './input-error.ts';
 import { convertBlsPeriod, formatMonthPeriod, isMonthPeriod, parseIsoDate } from './periods.ts';
 import { createEmptyBatch, type IngestContext, type Source } from './source.ts';
@@ -19,7 +20,7 @@ const RELEASE_ZONE = 'America/New_York';
 
 const apiStatusSchema = z.object({ status: z.string(), message: z.array(z.string()).optional() });
 
-// Objects are not strict: `catalog`, `calculations`, `latest` and footnotes are ignored.
+// Objects are not strict: `catalog`, `calculations` and `latest` are ignored.
 const apiResponseSchema = z.object({
   status: z.literal('REQUEST_SUCCEEDED'),
   Results: z.object({
@@ -31,6 +32,10 @@ const apiResponseSchema = z.object({
             year: z.string().regex(/^\d{4}$/, 'expected a four-digit year'),
             period: z.string(),
             value: z.string(),
+            // Empty objects stand for "no footnote" in the API's output.
+            footnotes: z
+              .array(z.object({ code: z.string().optional(), text: z.string().optional() }))
+              .optional(),
           }),
         ),
       }),
@@ -61,9 +66,7 @@ interface Located {
 
 interface FileContext {
   file: string;
-  /** The fallback knowledge time: collection time, or the --observed-at override. */
-  collectedAt: string;
-  override: string | undefined;
+  knowledge: BlsKnowledgeContext;
   batch: ParsedBatch;
   out: Located[];
 }
@@ -78,11 +81,14 @@ export const blsSource: Source = {
   description: 'BLS API v2 JSON responses, CES release-vintage JSON, datahub CPI-U CSV',
   async parse(files, context) {
     const batch = createEmptyBatch();
-    const override = context.options.observedAt;
-    const collectedAt = override ?? formatTimestamp(context.now());
+    const knowledge: BlsKnowledgeContext = {
+      calendar: context.calendars.bls,
+      override: context.options.observedAt,
+      collectedAt: context.collectedAt,
+    };
     const out: Located[] = [];
     for (const file of files) {
-      const fileContext: FileContext = { file, collectedAt, override, batch, out };
+      const fileContext: FileContext = { file, knowledge, batch, out };
       const text = await readText(file);
       const start = text.replace(/^\uFEFF/, '').trimStart();
       if (start === '') throw new InputError(file, null, 'file is empty');
@@ -144,12 +150,16 @@ function readApiResponse(json: object, target: FileContext): void {
       const number = Number(value.replace(/,/g, ''));
       if (!Number.isFinite(number))
         throw new InputError(target.file, null, `${locator}: value "${value}" is not a number`);
+      const footnotes = (point.footnotes ?? []).flatMap((note) =>
+        note.code || note.text ? [{ code: note.code ?? null, text: note.text ?? null }] : [],
+      );
       push(target, null, {
         series_key: `bls.${series.seriesID}`,
         period,
         value: number,
+        footnotes,
         source_ref: `${name}#${locator}`,
-        observed_at: target.collectedAt,
+        ...knowledgeOf(target, series.seriesID, period, locator),
         verification_status: 'verified',
         confidence: 1,
         data_class: 'official',
@@ -172,7 +182,13 @@ function readVintages(json: object, target: FileContext): void {
       period: record.observation_month,
       value: record.value_thousands,
       source_ref: `${name}#${record.source_document_id}`,
-      observed_at: target.override ?? zonedTimeToUtc(record.release_date, RELEASE_TIME, RELEASE_ZONE),
+      ...(target.knowledge.override !== undefined
+        ? { observed_at: target.knowledge.override, observed_at_method: 'collected' as const }
+        : {
+            // The compilation prints the release date of each figure beside it.
+            observed_at: zonedTimeToUtc(record.release_date, RELEASE_TIME, RELEASE_ZONE),
+            observed_at_method: 'publisher_timestamp' as const,
+          }),
       // A third party copied these from the news releases by hand.
       verification_status: 'unverified',
       confidence: 0.8,
@@ -202,17 +218,38 @@ async function readCpiCsv(context: IngestContext, target: FileContext): Promise<
       target.batch.rows_skipped++;
       continue;
     }
+    const period = formatMonthPeriod(date.year, date.month);
     push(target, row.line, {
       series_key: CPI_SERIES_KEY,
-      period: formatMonthPeriod(date.year, date.month),
+      period,
       value,
       source_ref: `${name}:${row.line}`,
-      observed_at: target.collectedAt,
+      ...knowledgeOf(target, CPI_SERIES_KEY.slice('bls.'.length), period, `line ${row.line}`),
       verification_status: 'unverified',
       confidence: 0.9,
       data_class: 'official',
     });
   }
+}
+
+/** The knowledge-time fields of one value, or an InputError when no time can be known. */
+function knowledgeOf(
+  target: FileContext,
+  seriesId: string,
+  period: string,
+  locator: string,
+): Pick<ObservationInput, 'observed_at' | 'observed_at_method' | 'correction'> {
+  const knowledge = resolveBlsKnowledge(seriesId, period, target.knowledge);
+  if (knowledge === null) {
+    throw new InputError(
+      target.file,
+      null,
+      `${locator}: no BLS release calendar entry dates ${seriesId} ${period}, and the file carries no ` +
+        'time it was collected; pass --collected-at (when the file was retrieved) or --observed-at',
+    );
+  }
+  const { observed_at, method, correction } = knowledge;
+  return { observed_at, observed_at_method: method, ...(correction ? { correction } : {}) };
 }
 
 function push(target: FileContext, line: number | null, observation: ObservationInput): void {

@@ -85,21 +85,26 @@ const seriesSchema = z.strictObject({
   description: optionalText,
 });
 
+/** CFTC contract market codes: six characters, consolidated markets ending in `+` (`13874+`). */
+export const MARKET_CODE_PATTERN = /^[0-9A-Z]{5}[0-9A-Z+]$/;
+
+// A market entry overrides what the CFTC files say of the market with that code; every field
+// but the code may be left out, and then the value derived from the data stands.
 const marketSchema = z.strictObject({
-  slug,
   // Unquoted `002602` is a YAML number (2602); the code must stay text with its zeros.
   code: z
     .string('expected a quoted string')
-    .regex(/^[0-9A-Z]{6}$/, 'expected a six-character CFTC contract market code'),
-  name: text,
-  exchange: text,
+    .regex(MARKET_CODE_PATTERN, 'expected a six-character CFTC contract market code'),
+  slug: slug.nullable().default(null),
+  name: optionalText,
+  exchange: optionalText,
   mic: z
     .string()
     .regex(/^[A-Z0-9]{4}$/, 'expected an ISO 10383 MIC (four characters)')
     .nullable()
     .default(null),
-  sector: slug,
-  report_types: z.array(z.enum(COT_REPORT_TYPES)).min(1, 'expected at least one report type'),
+  sector: slug.nullable().default(null),
+  report_types: z.array(z.enum(COT_REPORT_TYPES)).default([]),
 });
 
 const sectorSchema = z.strictObject({ id: slug, name: text, description: text });
@@ -111,11 +116,13 @@ const catalogSchema = z.strictObject({
   sectors: z.array(sectorSchema),
 });
 
-/** Returns a problem for the first item whose `field` repeats an earlier item's value. */
+/** Returns a problem for the first item whose `field` repeats an earlier item's non-null value. */
 function findDuplicate<T>(items: readonly T[], table: string, field: keyof T & string): YamlProblem | null {
   const seen = new Map<unknown, number>();
   for (const [index, item] of items.entries()) {
     const value = item[field];
+    // A field left out (an override without a slug) repeats nothing.
+    if (value === null) continue;
     const first = seen.get(value);
     if (first !== undefined) {
       return {

@@ -1,11 +1,12 @@
 /**
- * Column maps of the CFTC Commitments of Traders futures-only text files, one per report type.
- * Names are the published header names after trimming (the legacy file writes
- * `" Total Reportable Positions-Long (All)"` with a leading space) and keep the CFTC's own
- * spellings (`Swap__Positions_Short_All`, `LT = 4` beside `LT =4`). Only the "All" columns
- * are mapped; the Old/Other crop-year splits are not read.
+ * Column maps of the CFTC Commitments of Traders text files, one per report type (futures-only
+ * and combined files share a layout). Names are the published header names after trimming (the
+ * legacy file writes `" Total Reportable Positions-Long (All)"` with a leading space) and keep
+ * the CFTC's own spellings (`Swap__Positions_Short_All`, `LT = 4` beside `LT =4`). Only the
+ * "All" columns are mapped; the Old/Other crop-year splits are not read.
  */
-import type { CotPosition, CotReportType } from '../model/records.ts';
+import type { CotPosition, CotReportType, CotScope } from '../model/records.ts';
+import { CIT_LAYOUT } from './cftc-cit-layout.ts';
 
 /** The numeric fields of one trader category. */
 export type PositionField = Exclude<keyof CotPosition, 'category'>;
@@ -35,10 +36,19 @@ export interface ReportLayout {
   dateYymmdd: string;
   dateIso: string;
   marketCode: string;
+  /** The CFTC's own codes of the market: exchange initials, region, commodity, subgroup. */
+  exchangeCode: string;
+  regionCode: string;
+  commodityCode: string;
+  /** `CFTC_SubGroup_Code`: only the disaggregated and TFF files carry it. */
+  subgroupCode: string | null;
   contractUnits: string;
-  /** `FutOnly_or_Combined`, where the format has it: guards against futures-and-options files. */
+  /** `FutOnly_or_Combined`, where the format has it: says whether options are included. */
   scope: string | null;
-  totals: Record<ReportField, string>;
+  /** The scope of every file of this layout, where the report exists in one scope only (CIT). */
+  fixedScope: CotScope | null;
+  /** A null column is a figure the report does not publish (CIT: no concentration ratios). */
+  totals: Record<ReportField, string | null>;
   categories: readonly CategoryColumns[];
 }
 
@@ -53,8 +63,13 @@ const UNDERSCORE_IDENTITY = {
   dateYymmdd: 'As_of_Date_In_Form_YYMMDD',
   dateIso: 'Report_Date_as_YYYY-MM-DD',
   marketCode: 'CFTC_Contract_Market_Code',
+  exchangeCode: 'CFTC_Market_Code',
+  regionCode: 'CFTC_Region_Code',
+  commodityCode: 'CFTC_Commodity_Code',
+  subgroupCode: 'CFTC_SubGroup_Code',
   contractUnits: 'Contract_Units',
   scope: 'FutOnly_or_Combined',
+  fixedScope: null,
   totals: {
     open_interest: 'Open_Interest_All',
     change_open_interest: 'Change_in_Open_Interest_All',
@@ -123,8 +138,14 @@ const LEGACY: ReportLayout = {
   dateYymmdd: 'As of Date in Form YYMMDD',
   dateIso: 'As of Date in Form YYYY-MM-DD',
   marketCode: 'CFTC Contract Market Code',
+  exchangeCode: 'CFTC Market Code in Initials',
+  regionCode: 'CFTC Region Code',
+  commodityCode: 'CFTC Commodity Code',
+  subgroupCode: null,
   contractUnits: 'Contract Units',
+  // The legacy header is the same in the futures-only and the combined file: the caller says.
   scope: null,
+  fixedScope: null,
   totals: {
     open_interest: 'Open Interest (All)',
     change_open_interest: 'Change in Open Interest (All)',
@@ -239,8 +260,8 @@ const TFF: ReportLayout = {
   ],
 };
 
-/** The three futures-only report types, recognised by their marker column. */
-export const REPORT_LAYOUTS: readonly ReportLayout[] = [LEGACY, DISAGGREGATED, TFF];
+/** The four report types, recognised by their marker column. */
+export const REPORT_LAYOUTS: readonly ReportLayout[] = [LEGACY, DISAGGREGATED, TFF, CIT_LAYOUT];
 
 /** Every column a layout reads, for checking a header before the rows. */
 export function listLayoutColumns(layout: ReportLayout): string[] {
@@ -249,13 +270,12 @@ export function listLayoutColumns(layout: ReportLayout): string[] {
     layout.dateYymmdd,
     layout.dateIso,
     layout.marketCode,
+    layout.exchangeCode,
+    layout.regionCode,
+    layout.commodityCode,
     layout.contractUnits,
   ];
+  const optional = [layout.subgroupCode, layout.scope, ...Object.values(layout.totals)];
   const categories = layout.categories.flatMap((entry) => Object.values(entry.columns));
-  return [
-    ...identity,
-    ...(layout.scope === null ? [] : [layout.scope]),
-    ...Object.values(layout.totals),
-    ...categories,
-  ];
+  return [...identity, ...optional.filter((column) => column !== null), ...categories];
 }

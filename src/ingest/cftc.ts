@@ -1,8 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { type CsvRow, readCsvFile } from '../db/duckdb.ts';
-import { addDays, zonedTimeToUtc } from '../lib/zoned-time.ts';
-import type { CotPosition, CotReportInput } from '../model/records.ts';
+import type { CotPosition, CotReportInput, CotScope } from '../model/records.ts';
 import {
   isPercentField,
   listLayoutColumns,
@@ -11,6 +10,7 @@ import {
   type ReportField,
   type ReportLayout,
 } from './cftc-columns.ts';
+import { type CftcKnowledge, createCftcKnowledge, readRowScope, resolveFileScope } from './cftc-knowledge.ts';
 import { InputError } from './input-error.ts';
 import { parseIsoDate } from './periods.ts';
 import { createEmptyBatch, type IngestContext, type Source } from './source.ts';
@@ -19,8 +19,6 @@ import { cleanText, parseNumber } from './values.ts';
 /** Codes are zero-padded alphanumerics; consolidated markets end in `+` (`13874+`). */
 const MARKET_CODE = /^[0-9A-Z]+\+?$/;
 const EXTRA_COLUMN = /^column\d+$/;
-const RELEASE_TIME = '15:30';
-const RELEASE_ZONE = 'America/New_York';
 
 /** One data row being read: where it is, its values, and the file's column names after trimming. */
 interface RowReader {
@@ -34,20 +32,28 @@ interface RowReader {
   fail: (message: string) => never;
 }
 
+/** How one file is read: its layout, the scope it was declared in, and the knowledge times. */
+interface FileReading {
+  layout: ReportLayout;
+  scope: CotScope | null;
+  knowledge: (period: string) => CftcKnowledge;
+}
+
 /**
- * CFTC Commitments of Traders, futures only: the legacy, disaggregated and Traders in Financial
- * Futures text files, told apart by their header. The knowledge time is the usual Friday 15:30
- * New York release of the Tuesday positions; releases delayed by holidays or shutdowns are not
- * modelled, so pass `observedAt` for those weeks.
+ * CFTC Commitments of Traders: the legacy, disaggregated, Traders in Financial Futures and
+ * Commodity Index Trader text files, futures only or combined, told apart by their header (the
+ * legacy combined file only by its name or `scope`). The knowledge time of a report is its
+ * release in the CFTC calendar (published exceptions, holiday shifts, else Friday 15:30 New York).
  */
 export const cftcSource: Source = {
   id: 'cftc',
-  description: 'CFTC Commitments of Traders, futures only: legacy, disaggregated and TFF text files',
-  fetch: { defaultBaseUrl: 'https://www.cftc.gov/files/dea/history/', files: ['deacot2026.zip'] },
+  description:
+    'CFTC Commitments of Traders: legacy, disaggregated, TFF and CIT text files, futures only or combined',
   async parse(files, context) {
     const batch = createEmptyBatch();
     const reports: CotReportInput[] = [];
     const seen = new Map<string, string>();
+    const knowledge = createCftcKnowledge(context);
     const onMissing = () => {
       batch.rows_skipped++;
     };
@@ -56,6 +62,7 @@ export const cftcSource: Source = {
       const columns = Object.keys(rows[0]?.values ?? {});
       const keys = new Map(columns.map((column) => [column.trim(), column]));
       const layout = resolveLayout(file, keys);
+      const reading: FileReading = { layout, scope: resolveFileScope(file, layout, context), knowledge };
       assertNoExtraFields(file, rows, columns);
       const lastColumn = columns[columns.length - 1] ?? '';
       for (const row of rows) {
@@ -66,8 +73,7 @@ export const cftcSource: Source = {
         };
         const report = readReport(
           { file, line: row.line, values: row.values, keys, onMissing, fail },
-          layout,
-          context,
+          reading,
         );
         const key = `${report.series_key} ${report.period}`;
         const previous = seen.get(key);
@@ -146,20 +152,28 @@ function assertComplete(file: string, row: CsvRow, columns: readonly string[], l
   );
 }
 
-function readReport(row: RowReader, layout: ReportLayout, context: IngestContext): CotReportInput {
+function readReport(row: RowReader, { layout, scope: declared, knowledge }: FileReading): CotReportInput {
   const period = readPeriod(row, layout);
   const marketCode = readText(row, layout.marketCode, true);
   if (!MARKET_CODE.test(marketCode)) {
     row.fail(`column "${layout.marketCode}": not a market code: "${marketCode}"`);
   }
-  if (layout.scope !== null && readText(row, layout.scope, true) !== 'FutOnly') {
-    row.fail(`column "${layout.scope}": only futures-only reports are supported`);
-  }
-  const total = (field: ReportField) => readNumber(row, layout.totals[field], field);
+  const scope = readScope(row, layout, declared);
+  const total = (field: ReportField) => {
+    const column = layout.totals[field];
+    return column === null ? null : readNumber(row, column, field);
+  };
+  // Futures-only keys stay as they always were; the combined figures are another series.
+  const suffix = scope === 'combined' ? '.combined' : '';
   return {
-    series_key: `cftc.${marketCode}.${layout.reportType}`,
+    series_key: `cftc.${marketCode}.${layout.reportType}${suffix}`,
     report_type: layout.reportType,
+    scope,
     market_code: marketCode,
+    exchange_code: readText(row, layout.exchangeCode, false),
+    region_code: readText(row, layout.regionCode, false),
+    commodity_code: readText(row, layout.commodityCode, false),
+    subgroup_code: layout.subgroupCode === null ? null : readText(row, layout.subgroupCode, false),
     period,
     market_name: readText(row, layout.marketName, true),
     contract_units: readText(row, layout.contractUnits, false),
@@ -172,7 +186,7 @@ function readReport(row: RowReader, layout: ReportLayout, context: IngestContext
     conc_gross_le8_short: total('conc_gross_le8_short'),
     positions: layout.categories.map(({ category, columns }) => readPosition(row, category, columns)),
     source_ref: `${basename(row.file)}:${row.line}`,
-    observed_at: context.options.observedAt ?? zonedTimeToUtc(addDays(period, 3), RELEASE_TIME, RELEASE_ZONE),
+    ...knowledge(period),
     verification_status: 'verified',
     confidence: 1,
     data_class: 'official',
@@ -204,6 +218,14 @@ function readPosition(
     traders_short: value('traders_short'),
     traders_spread: value('traders_spread'),
   };
+}
+
+/** The row's scope: from its `FutOnly_or_Combined` column where the layout has one. */
+function readScope(row: RowReader, layout: ReportLayout, declared: CotScope | null): CotScope {
+  if (layout.scope === null) return declared ?? 'futures_only';
+  const scope = readRowScope(readText(row, layout.scope, true), declared);
+  if (scope !== 'futures_only' && scope !== 'combined') row.fail(`column "${layout.scope}": ${scope}`);
+  return scope as CotScope;
 }
 
 /** The report date, which must agree with the YYMMDD copy the CFTC publishes beside it. */

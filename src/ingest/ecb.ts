@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { ecbReleaseTime } from '../calendar/ecb-calendar.ts';
 import { readCsvFile } from '../db/duckdb.ts';
-import { zonedTimeToUtc } from '../lib/zoned-time.ts';
-import type { ObservationInput } from '../model/records.ts';
+import type { KnowledgeTime, ObservationInput } from '../model/records.ts';
 import { InputError } from './input-error.ts';
 import { parseIsoDate } from './periods.ts';
 import { createEmptyBatch, type IngestContext, type Source } from './source.ts';
@@ -72,10 +72,6 @@ export const ecbSource: Source = {
     }
     batch.observations = toObservations([...kept.values()], context);
     return batch;
-  },
-  fetch: {
-    defaultBaseUrl: 'https://www.ecb.europa.eu/stats/eurofxref/',
-    files: ['eurofxref-daily.xml', 'eurofxref-hist-90d.xml'],
   },
 };
 
@@ -235,29 +231,42 @@ function parseLongDate(text: string): string | null {
   );
 }
 
-/** The ECB publishes the day's rates at about 16:00 Frankfurt time (CONTRACT section 5). */
+/**
+ * The ECB publishes the day's rates at about 16:00 Frankfurt time, before 1 July 2016 at about
+ * 14:30 (src/calendar/ecb-calendar.ts). A rate that changes a stored one is a correction, dated
+ * when the file was collected.
+ */
 function toObservations(rates: EcbRate[], context: IngestContext): ObservationInput[] {
   const override = context.options.observedAt;
-  const publishedAt = new Map<string, string>();
-  const observedAt = (date: string) => {
-    let instant = publishedAt.get(date);
-    if (instant === undefined) {
-      instant = zonedTimeToUtc(date, '16:00', 'Europe/Berlin');
-      publishedAt.set(date, instant);
+  const correction: KnowledgeTime | null =
+    context.collectedAt === null ? null : { observed_at: context.collectedAt, method: 'collected' };
+  const published = new Map<string, KnowledgeTime>();
+  const knowledgeOf = (date: string): KnowledgeTime => {
+    if (override !== undefined) return { observed_at: override, method: 'collected' };
+    let time = published.get(date);
+    if (time === undefined) {
+      const release = ecbReleaseTime(date);
+      time = { observed_at: release.observed_at, method: release.method };
+      published.set(date, time);
     }
-    return instant;
+    return time;
   };
   rates.sort((a, b) =>
     a.currency === b.currency ? a.date.localeCompare(b.date) : a.currency < b.currency ? -1 : 1,
   );
-  return rates.map((rate) => ({
-    series_key: `ecb.${rate.currency}`,
-    period: rate.date,
-    value: rate.value,
-    source_ref: rate.sourceRef,
-    observed_at: override ?? observedAt(rate.date),
-    verification_status: 'verified',
-    confidence: 1,
-    data_class: 'official',
-  }));
+  return rates.map((rate) => {
+    const time = knowledgeOf(rate.date);
+    return {
+      series_key: `ecb.${rate.currency}`,
+      period: rate.date,
+      value: rate.value,
+      source_ref: rate.sourceRef,
+      observed_at: time.observed_at,
+      observed_at_method: time.method,
+      ...(correction ? { correction } : {}),
+      verification_status: 'verified',
+      confidence: 1,
+      data_class: 'official',
+    };
+  });
 }

@@ -40,16 +40,12 @@ export const iso4217Source: Source = {
   id: 'iso4217',
   description: 'ISO 4217 currency codes: list one / list three XML, or the flattened CSV',
   parse: parseIso4217Files,
-  fetch: {
-    defaultBaseUrl:
-      'https://www.six-group.com/dam/download/financial-information/data-center/iso-currrency/lists/',
-    files: ['list-one.xml'],
-  },
 };
 
 /**
- * Parses ISO 4217 files into one currency per code; a code current for any entity is current,
- * so give files of one publication (an older list one would revive a since-withdrawn code).
+ * Parses ISO 4217 files (list one and list three together, or the flattened CSV) into one
+ * currency per code; a code current for any entity is current, so give files of one
+ * publication (an older list one would revive a since-withdrawn code).
  */
 export async function parseIso4217Files(
   files: readonly string[],
@@ -201,7 +197,10 @@ function readMinorUnits(file: string, line: number | null, raw: RawEntry): numbe
   return Number(text);
 }
 
-/** One currency per code: current entries win; a withdrawn code takes its latest withdrawal. */
+/**
+ * One currency per code: current entries win; a withdrawn code takes its latest withdrawal.
+ * Every historic entry is kept in `withdrawals`, so a code withdrawn twice (HRK) shows both.
+ */
 function mergeEntries(entries: readonly CurrencyEntry[]): Currency[] {
   const byCode = Map.groupBy(entries, (entry) => entry.code);
   const currencies: Currency[] = [];
@@ -219,9 +218,38 @@ function mergeEntries(entries: readonly CurrencyEntry[]): Currency[] {
       is_fund: chosen.some((entry) => entry.isFund),
       entities: [...new Set(chosen.flatMap((entry) => (entry.entity === null ? [] : [entry.entity])))],
       withdrawn: current.length > 0 ? null : lead.withdrawn,
+      withdrawals: listWithdrawals(group),
     });
   }
   return currencies.sort((a, b) => (a.code < b.code ? -1 : 1));
+}
+
+/**
+ * The historic entries of one code, oldest first; the same entry read twice (list three and the
+ * flattened CSV in one ingest) counts once.
+ */
+function listWithdrawals(group: readonly CurrencyEntry[]): Currency['withdrawals'] {
+  const unique = new Map<string, CurrencyEntry & { withdrawn: string }>();
+  for (const entry of group) {
+    if (entry.withdrawn === null) continue;
+    unique.set(JSON.stringify([entry.entity, entry.name, entry.withdrawn]), {
+      ...entry,
+      withdrawn: entry.withdrawn,
+    });
+  }
+  return [...unique.values()]
+    .sort(
+      (a, b) =>
+        compareText(withdrawalEnd(a), withdrawalEnd(b)) ||
+        compareText(a.withdrawn, b.withdrawn) ||
+        compareText(a.entity ?? '', b.entity ?? '') ||
+        compareText(a.name, b.name),
+    )
+    .map((entry) => ({ entity: entry.entity, name: entry.name, withdrawn: entry.withdrawn }));
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** The last date written in a withdrawal (`1989 to 1990` ends in 1990), comparable as text. */

@@ -45,10 +45,6 @@ export const m49Source: Source = {
   parse: parseM49Files,
   // The UN serves this CSV only from a download button on the overview page, with no stable
   // file address, so operators point --base-url at a mirror that holds the downloaded file.
-  fetch: {
-    defaultBaseUrl: 'https://unstats.un.org/unsd/methodology/m49/overview/',
-    files: ['unsd_m49_overview_en.csv'],
-  },
 };
 
 /** Parses UN M49 overview CSV files into regions and countries. */

@@ -34,10 +34,6 @@ export const micSource: Source = {
   id: 'mic',
   description: 'ISO 10383 MIC CSV (exchanges and trading venues)',
   parse: parseMicFiles,
-  fetch: {
-    defaultBaseUrl: 'https://www.iso20022.org/sites/default/files/ISO10383_MIC/',
-    files: ['ISO10383_MIC.csv'],
-  },
 };
 
 /** Parses ISO 10383 MIC CSV files into venues, sorted by MIC (ISO's file is not sorted). */

@@ -1,35 +1,32 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
+import type { Calendars } from '../calendar/types.ts';
 import type { ParsedBatch, Timestamp } from '../model/records.ts';
 
 /** Flags of `mmds ingest` that a parser may use. */
 export interface IngestOptions {
   /** Overrides the knowledge time of every fact in the files (RFC 3339 UTC). */
   observedAt?: Timestamp;
+  /** When the files were retrieved (RFC 3339 UTC); `mmds fetch` sets it. */
+  collectedAt?: Timestamp;
   /** Series key to file the values under (FRED downloads). */
   series?: string;
   /** Vintage date `YYYY-MM-DD` of a FRED/ALFRED download. */
   vintage?: string;
-  /**
-   * The files hold invented sample values in the publisher's format (the demo data): facts are
-   * stored as unverified with a `sample:` source_ref, whatever the format suggests.
-   */
-  sample?: boolean;
 }
 
-/** What a parser gets besides its files: a DuckDB connection for CSV reading, and the clock. */
+/** What a parser gets besides its files: a DuckDB connection, the clock and the calendars. */
 export interface IngestContext {
   connection: DuckDBConnection;
-  /** The clock; `observed_at` falls back to it when a publication time is unknown. */
+  /** The clock (batch ids, messages); never a knowledge time by itself. */
   now: () => Date;
   options: IngestOptions;
-}
-
-/** Where `mmds fetch` downloads a source's current files from. */
-export interface FetchPlan {
-  /** The publisher's official base address (overridable with --base-url). */
-  defaultBaseUrl: string;
-  /** File names relative to the base address; `.zip` files are unpacked to their single member. */
-  files: readonly string[];
+  /** Release calendars for knowledge times (src/calendar). */
+  calendars: Calendars;
+  /**
+   * When the files were collected: the retrieval time of `mmds fetch`, or `--collected-at`.
+   * Null for a local file of unknown age: then no knowledge time may be taken from the clock.
+   */
+  collectedAt: Timestamp | null;
 }
 
 /** One source format family: reads the publisher's own files into typed records. */
@@ -39,7 +36,6 @@ export interface Source {
   description: string;
   /** Parses the files; throws InputError naming file and line on bad input. */
   parse(files: readonly string[], context: IngestContext): Promise<ParsedBatch>;
-  fetch?: FetchPlan;
 }
 
 /** Returns an empty batch, for parsers to fill. */

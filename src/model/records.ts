@@ -21,11 +21,40 @@ export const REDISTRIBUTABLE_RIGHTS: readonly Rights[] = ['public_domain', 'open
 export const FREQUENCIES = ['daily', 'weekly', 'monthly', 'quarterly', 'annual'] as const;
 export type Frequency = (typeof FREQUENCIES)[number];
 
-export const COT_REPORT_TYPES = ['legacy', 'disaggregated', 'tff'] as const;
+/** COT report types: the three main reports and the Commodity Index Trader supplement (`cit`). */
+export const COT_REPORT_TYPES = ['legacy', 'disaggregated', 'tff', 'cit'] as const;
 export type CotReportType = (typeof COT_REPORT_TYPES)[number];
+
+/** Whether a COT report counts futures only or futures and options combined (the CIT report). */
+export const COT_SCOPES = ['futures_only', 'combined'] as const;
+export type CotScope = (typeof COT_SCOPES)[number];
 
 /** Timestamps are RFC 3339 UTC strings with a `Z` (`2025-03-14T19:30:00Z`). */
 export type Timestamp = string;
+
+/**
+ * How a fact's knowledge time (`observed_at`) was established (docs/data-sources.md):
+ * - `release_calendar`: the publisher's release of that period, from its calendar and rules;
+ * - `vintage`: the vintage date of an ALFRED-style real-time data set;
+ * - `publisher_timestamp`: a time the publisher printed in or on the file;
+ * - `collected`: only the time we collected it is known (corrections, periods without calendar);
+ * - `estimated`: from a publisher's announced plan where no per-report date was published; the
+ *   latest plausible time is used, so that `as_of` never sees a value early.
+ */
+export const KNOWLEDGE_METHODS = [
+  'release_calendar',
+  'vintage',
+  'publisher_timestamp',
+  'collected',
+  'estimated',
+] as const;
+export type KnowledgeMethod = (typeof KNOWLEDGE_METHODS)[number];
+
+/** A knowledge time and how it was established. */
+export interface KnowledgeTime {
+  observed_at: Timestamp;
+  method: KnowledgeMethod;
+}
 
 /** Provenance a parser supplies for each fact; the store adds the revision fields. */
 export interface ProvenanceInput {
@@ -33,6 +62,15 @@ export interface ProvenanceInput {
   source_ref: string;
   /** When the value became known (knowledge time), UTC. */
   observed_at: Timestamp;
+  /** How `observed_at` was established. */
+  observed_at_method: KnowledgeMethod;
+  /**
+   * The knowledge time to use if this fact turns out to be a correction: its key already has a
+   * different value known at or after `observed_at` (a calendar gives the first release only).
+   * Absent when the parser cannot know it (a local file without a collection time): the store
+   * then refuses the correction instead of back-dating it. Never stored.
+   */
+  correction?: KnowledgeTime;
   verification_status: VerificationStatus;
   /** 0 to 1. */
   confidence: number;
@@ -55,6 +93,14 @@ export interface ObservationInput extends ProvenanceInput {
   /** `YYYY-MM-DD`, `YYYY-MM`, `YYYY-Qn` or `YYYY`. */
   period: string;
   value: number;
+  /** The publisher's footnotes on this value (BLS: `P` Preliminary, `C` Correction, …). */
+  footnotes?: Footnote[];
+}
+
+/** A publisher's footnote on a value, as printed (either part may be absent). */
+export interface Footnote {
+  code: string | null;
+  text: string | null;
 }
 
 export type Observation = ObservationInput & RevisionFields;
@@ -80,11 +126,23 @@ export interface CotPosition {
 
 /** One weekly COT report of one market, as a parser reads it. */
 export interface CotReportInput extends ProvenanceInput {
-  /** `cftc.<contract market code>.<report type>`, e.g. `cftc.088691.legacy`. */
+  /**
+   * `cftc.<contract market code>.<report type>` for futures only (`cftc.088691.legacy`), with
+   * `.combined` appended for futures and options combined (`cftc.088691.legacy.combined`).
+   */
   series_key: string;
   report_type: CotReportType;
+  scope: CotScope;
   /** CFTC contract market code, trimmed, leading zeros kept (`002602`, `13874A`). */
   market_code: string;
+  /** The CFTC's exchange code ("CFTC Market Code in Initials": `CMX`, `NYME`), trimmed. */
+  exchange_code: string | null;
+  /** The CFTC's region code (`00`, `01`), where the file carries it. */
+  region_code: string | null;
+  /** The CFTC's commodity code (`088`), trimmed. */
+  commodity_code: string | null;
+  /** The CFTC's commodity subgroup (`N25`, `F85`): disaggregated and TFF files only. */
+  subgroup_code: string | null;
   /** The Tuesday the positions are dated, `YYYY-MM-DD`. */
   period: string;
   /** Market and exchange name as published that week (it changes over the years). */
@@ -158,8 +216,13 @@ export interface Currency {
   is_fund: boolean;
   /** Entities (countries, areas) that use it, as ISO writes them. */
   entities: string[];
-  /** `YYYY-MM` (or a range) when withdrawn; null for current currencies. */
+  /** `YYYY-MM` (or a range) when withdrawn: the latest of `withdrawals`; null while current. */
   withdrawn: string | null;
+  /**
+   * Every ISO 4217 list-three entry of the code (an entity that stopped using it, under the name
+   * it had then), oldest first; a current code keeps those of entities that left it.
+   */
+  withdrawals: Array<{ entity: string | null; name: string; withdrawn: string }>;
 }
 
 /** ISO 10383 market identifier code. */
@@ -233,16 +296,25 @@ export interface SeriesEntry {
   description: string | null;
 }
 
-/** A tracked COT market. */
+/**
+ * The catalog's override of a COT market, keyed on the CFTC contract market code. Every market
+ * of the files is listed without one (src/query/cot-markets.ts); a null field keeps the value
+ * derived from the data.
+ */
 export interface MarketEntry {
-  slug: string;
   code: string;
-  name: string;
-  exchange: string;
-  /** ISO 10383 MIC of the exchange where known. */
+  slug: string | null;
+  /** Display name. */
+  name: string | null;
+  /** Display name of the exchange. */
+  exchange: string | null;
+  /** ISO 10383 MIC of the exchange. */
   mic: string | null;
-  sector: string;
-  /** Report types the market is tracked in. */
+  sector: string | null;
+  /**
+   * Report types in the order to offer them (the first is the default); types the data has
+   * beyond these follow in the usual order. Empty: the data's types in the usual order.
+   */
   report_types: CotReportType[];
 }
 

@@ -176,10 +176,11 @@ export async function readSectorMarkets(db: SnapshotDb): Promise<SectorMemberRow
   return db.query<SectorMemberRow>(
     `SELECT m.sector, m.slug AS id, ${rfc3339('max(c.observed_at)')} AS last_observed_at,
             any_value(src.stale_after_days) AS stale_after_days
-       FROM markets m
+       FROM cot_markets m
        JOIN sources src ON src.id = 'cftc' AND list_contains(${REDISTRIBUTABLE}, src.rights)
        LEFT JOIN cot_latest c
          ON list_contains(list_transform(m.report_types, t -> 'cftc.' || m.code || '.' || t), c.series_key)
+      WHERE m.sector IS NOT NULL
       GROUP BY m.sector, m.slug
       ORDER BY m.sector, m.slug`,
   );

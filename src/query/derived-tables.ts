@@ -1,11 +1,12 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { execute, quotedString } from '../db/duckdb.ts';
 import { REDISTRIBUTABLE_RIGHTS } from '../model/records.ts';
+import { createCotMarketTable } from './cot-market-table.ts';
 
 /**
  * Small tables computed once when a snapshot is opened, so that the "latest" endpoints do not
- * scan every revision per request: rights per series key, the latest value per series and the
- * latest COT report per market and report type.
+ * scan every revision per request: rights per series key, the latest value per series, the
+ * latest COT report per market and report type, and the COT market list (cot-market-table.ts).
  */
 export async function createDerivedTables(connection: DuckDBConnection): Promise<void> {
   const redistributable = `[${REDISTRIBUTABLE_RIGHTS.map(quotedString).join(', ')}]`;
@@ -41,4 +42,5 @@ export async function createDerivedTables(connection: DuckDBConnection): Promise
      SELECT * FROM cot_reports
      QUALIFY row_number() OVER (PARTITION BY series_key ORDER BY period DESC, revision_number DESC) = 1`,
   );
+  await createCotMarketTable(connection);
 }

@@ -35,6 +35,8 @@ export interface ObservationRow {
   value: number;
   source_ref: string;
   observed_at: string;
+  observed_at_method: string | null;
+  footnotes: Array<{ code: string | null; text: string | null }> | null;
   collector_version: string;
   verification_status: string;
   confidence: number;
@@ -137,6 +139,8 @@ const OBSERVATION_COLUMNS = [
   'value',
   'source_ref',
   'observed_at',
+  'observed_at_method',
+  'footnotes',
   'collector_version',
   'verification_status',
   'confidence',
@@ -164,7 +168,7 @@ const OBSERVATION_PAGE = `WITH known AS (
           AND ($to = '' OR period <= $to)
           AND ($after_period = '' OR period >= $after_period))
      SELECT id, series_key, period, value, source_ref, ${rfc3339('observed_at')} AS observed_at,
-            collector_version, verification_status, confidence, data_class, revision_number,
+            observed_at_method, footnotes, collector_version, verification_status, confidence, data_class, revision_number,
             supersedes_id, in_force
        FROM known
       WHERE $after_period = '' OR (period, revision_number) > ($after_period, $after_revision::INTEGER)

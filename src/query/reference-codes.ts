@@ -6,6 +6,19 @@ export async function hasCountry(db: SnapshotDb, iso2: string): Promise<boolean>
   return rows.length > 0;
 }
 
+/**
+ * Whether a code is a country of the venue list: an ISO 3166-1 code of the country list, or a
+ * code the ISO 10383 MIC list itself uses as a country (`ZZ`: no country, e.g. XOFF).
+ */
+export async function hasVenueCountry(db: SnapshotDb, code: string): Promise<boolean> {
+  const rows = await db.query(
+    `SELECT 1 FROM countries WHERE iso2 = $code
+     UNION ALL SELECT 1 FROM venues WHERE country = $code LIMIT 1`,
+    { code },
+  );
+  return rows.length > 0;
+}
+
 /** Whether an ISO 4217 code is in the snapshot's currency list. */
 export async function hasCurrency(db: SnapshotDb, code: string): Promise<boolean> {
   const rows = await db.query('SELECT 1 FROM currencies WHERE code = $code', { code });
@@ -21,13 +34,18 @@ export async function resolveRegion(db: SnapshotDb, value: string): Promise<stri
   return row?.code ?? null;
 }
 
-/** Every code of a reference list, for pre-rendering one file per filter value. */
+/**
+ * Every code of a reference list, for pre-rendering one file per filter value; `venue-countries`
+ * is the country list plus the codes only the MIC list uses (`ZZ`).
+ */
 export async function listReferenceCodes(
   db: SnapshotDb,
-  list: 'countries' | 'currencies' | 'regions',
+  list: 'countries' | 'venue-countries' | 'currencies' | 'regions',
 ): Promise<string[]> {
   const sql = {
     countries: 'SELECT iso2 AS code FROM countries ORDER BY 1',
+    'venue-countries':
+      'SELECT iso2 AS code FROM countries UNION SELECT country FROM venues WHERE country IS NOT NULL ORDER BY 1',
     currencies: 'SELECT code FROM currencies ORDER BY 1',
     regions: 'SELECT code FROM regions ORDER BY 1',
   }[list];

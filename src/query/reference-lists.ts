@@ -65,12 +65,18 @@ export interface CurrencyRow {
   is_fund: boolean;
   withdrawn: string | null;
   entities: string[];
+  /** Every ISO 4217 list-three entry of the code, oldest first. */
+  withdrawals: Array<{ entity: string | null; name: string; withdrawn: string }>;
 }
 
-/** Reads every ISO 4217 code, current and withdrawn, by code. */
+/**
+ * Reads every ISO 4217 code, current and withdrawn, by code. Rows stored before withdrawals
+ * were kept have none (NULL), read as an empty list.
+ */
 export async function readCurrencies(db: SnapshotDb): Promise<CurrencyRow[]> {
   return db.query<CurrencyRow>(
-    `SELECT code, numeric, name, minor_units, is_fund, withdrawn, coalesce(entities, []::VARCHAR[]) AS entities
+    `SELECT code, numeric, name, minor_units, is_fund, withdrawn, coalesce(entities, []::VARCHAR[]) AS entities,
+            coalesce(withdrawals, []::STRUCT(entity VARCHAR, name VARCHAR, withdrawn VARCHAR)[]) AS withdrawals
        FROM currencies ORDER BY code`,
   );
 }

@@ -3,7 +3,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { formatTimestamp } from '../lib/zoned-time.ts';
-import type { ParsedBatch } from '../model/records.ts';
+import type { KnowledgeMethod, KnowledgeTime, ParsedBatch } from '../model/records.ts';
 import {
   type BatchRecord,
   type InputFile,
@@ -14,7 +14,7 @@ import {
 import { fsyncPath, renameDurably } from './durable-fs.ts';
 import type { StoreLayout } from './layout.ts';
 import { withStoreLock } from './lock.ts';
-import { readInForce, readReferenceHashes } from './read-store-state.ts';
+import { readReferenceHashes, readStoredFacts } from './read-store-state.ts';
 import { hashCanonical, planRevisions } from './revisions.ts';
 import { TABLES, type TableDefinition } from './tables.ts';
 import { copyToParquet, createScratchTable, type FileStats, loadRows } from './write-parquet.ts';
@@ -32,8 +32,22 @@ export interface BatchMeta {
 export interface TableCounts {
   added: number;
   unchanged: number;
-  /** Facts older than the revision in force (never spliced into a chain). */
-  stale: number;
+  /** Of `added`: facts placed before knowledge the store already had (late vintages, backfills). */
+  backfilled: number;
+  /** Of `added`: calendar-stamped values that changed a stored value, restamped as corrections. */
+  corrected: number;
+}
+
+/** An ingest would have back-dated or contradicted stored knowledge: nothing was written. */
+export class RevisionRefusedError extends Error {
+  readonly reasons: string[];
+
+  constructor(table: string, reasons: string[]) {
+    const more = reasons.length > 1 ? ` (and ${reasons.length - 1} more)` : '';
+    super(`${table}: ${reasons[0]}${more}`);
+    this.name = 'RevisionRefusedError';
+    this.reasons = reasons;
+  }
 }
 
 /** The outcome of one ingest: the batch written (or null when nothing was new) and counts. */
@@ -48,6 +62,8 @@ const FACT_ID_PREFIX: Record<string, string> = { observations: 'obs', cot_report
 const PROVENANCE_ONLY = new Set([
   'source_ref',
   'observed_at',
+  'observed_at_method',
+  'correction',
   'verification_status',
   'confidence',
   'data_class',
@@ -103,14 +119,20 @@ async function planFacts(
   batchId: string,
   collectorVersion: string,
 ): Promise<{ rows: object[]; counts: TableCounts }> {
-  type Fact = Record<string, unknown> & { series_key: string; period: string; observed_at: string };
+  type Fact = Record<string, unknown> & {
+    series_key: string;
+    period: string;
+    observed_at: string;
+    observed_at_method: KnowledgeMethod;
+    correction?: KnowledgeTime;
+  };
   const facts = input as Fact[];
   const withHash: Fact[] =
     table.name === 'cot_reports'
       ? facts.map((fact) => ({ ...fact, content_hash: hashCanonical(contentOf(fact)) }))
       : facts;
   const fingerprintColumn = table.fingerprint?.[0] ?? 'id';
-  const inForce = await readInForce(
+  const stored = await readStoredFacts(
     connection,
     table,
     files,
@@ -122,27 +144,41 @@ async function planFacts(
       period: fact.period,
       fingerprint: String(fact[fingerprintColumn]),
       observed_at: fact.observed_at,
+      method: fact.observed_at_method,
+      ...(fact.correction ? { correction: fact.correction } : {}),
     })),
-    inForce,
+    stored,
     FACT_ID_PREFIX[table.name] ?? table.name,
   );
-  const counts: TableCounts = { added: 0, unchanged: 0, stale: 0 };
+  const counts: TableCounts = { added: 0, unchanged: 0, backfilled: 0, corrected: 0 };
+  const refusals: string[] = [];
   const rows: object[] = [];
   decisions.forEach((decision, index) => {
-    if (decision.kind !== 'append') {
-      counts[decision.kind === 'unchanged' ? 'unchanged' : 'stale'] += 1;
+    if (decision.kind === 'unchanged') {
+      counts.unchanged += 1;
+      return;
+    }
+    if (decision.kind === 'refused') {
+      refusals.push(decision.reason);
       return;
     }
     counts.added += 1;
+    if (decision.backfill) counts.backfilled += 1;
+    if (decision.corrected) counts.corrected += 1;
+    const { correction: _correction, ...fact } = withHash[index]!;
+    // Chain fields depend on every record of the key, so publish derives them (publish.ts).
     rows.push({
-      ...withHash[index],
+      ...fact,
       id: decision.id,
-      revision_number: decision.revision_number,
-      supersedes_id: decision.supersedes_id,
+      observed_at: decision.observed_at,
+      observed_at_method: decision.method,
+      revision_number: null,
+      supersedes_id: null,
       collector_version: collectorVersion,
       batch_id: batchId,
     });
   });
+  if (refusals.length > 0) throw new RevisionRefusedError(table.name, refusals);
   return { rows, counts };
 }
 
@@ -159,7 +195,7 @@ async function planReference(
 ): Promise<{ rows: object[]; counts: TableCounts }> {
   const existing = await readReferenceHashes(connection, table, files);
   const keyColumn = table.key[0]!;
-  const counts: TableCounts = { added: 0, unchanged: 0, stale: 0 };
+  const counts: TableCounts = { added: 0, unchanged: 0, backfilled: 0, corrected: 0 };
   const rows: object[] = [];
   const seen = new Set<string>();
   for (const row of input as Array<Record<string, unknown>>) {

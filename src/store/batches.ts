@@ -3,11 +3,24 @@ import { join } from 'node:path';
 import { BATCH_ID_PATTERN, type StoreLayout } from './layout.ts';
 import type { FileStats } from './write-parquet.ts';
 
+/** Where a fetched file came from: the publisher's URL and when it was retrieved. */
+export interface FileOrigin {
+  url: string;
+  retrieved_at: string;
+  /** The member of the downloaded archive, or null for a plain download. */
+  member: string | null;
+  /** SHA-256 and size of the bytes as downloaded (the archive, for a zip). */
+  download_sha256: string;
+  download_bytes: number;
+}
+
 /** An input file of an ingest, as recorded in its batch. */
 export interface InputFile {
   name: string;
   sha256: string | null;
   bytes: number | null;
+  /** Set for files `mmds fetch` downloaded. */
+  origin?: FileOrigin;
 }
 
 /** `batch.json`: what one committed ingest added to the store. */

@@ -4,7 +4,7 @@ import { SNAPSHOT_ID_PATTERN, type StoreLayout, snapshotDir } from './layout.ts'
 import type { FileStats } from './write-parquet.ts';
 
 /** Bumped when the tables' columns change incompatibly. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /** `manifest.json` of a snapshot: what it holds and how to check it. */
 export interface SnapshotManifest {

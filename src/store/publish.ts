@@ -9,6 +9,7 @@ import { fsyncPath, renameDurably, writeFileAtomic } from './durable-fs.ts';
 import { SNAPSHOT_ID_PATTERN, type StoreLayout, snapshotDir } from './layout.ts';
 import { withStoreLock } from './lock.ts';
 import { readCurrentId, readManifest, SCHEMA_VERSION, type SnapshotManifest } from './manifest.ts';
+import { METHOD_RANK } from './revisions.ts';
 import { TABLES, type TableDefinition } from './tables.ts';
 import { type Problem, verifySnapshotContent, verifySnapshotFiles } from './verify-snapshot.ts';
 import { copyToParquet, createScratchTable } from './write-parquet.ts';
@@ -129,15 +130,52 @@ export async function publishSnapshot(
   });
 }
 
-/** Facts keep every revision; reference tables keep the newest row of each key. */
+/**
+ * Facts keep every revision; reference tables keep the newest row of each key. A fact's chain
+ * is derived here, from all of its records ordered by knowledge time (then by how specific the
+ * time is, then by arrival): a record that repeats the value before it adds nothing and is left
+ * out, the rest are numbered 1, 2, 3 and each supersedes the one before. So a late-arriving older
+ * vintage takes its place in the chain, and ids never change (they hash content and time).
+ */
 function selectForSnapshot(table: TableDefinition, scratch: string, files: readonly string[]): string {
-  const columns = Object.keys(table.columns).map(quotedIdentifier).join(', ');
+  const names = Object.keys(table.columns);
   const source = `read_parquet([${files.map(quotedString).join(', ')}], union_by_name = true)`;
-  if (table.kind === 'fact')
-    return `INSERT INTO ${quotedIdentifier(scratch)} SELECT ${columns} FROM ${source}`;
+  if (table.kind === 'fact') {
+    const fingerprint = quotedIdentifier(table.fingerprint?.[0] ?? 'id');
+    const order = `ORDER BY observed_at, ${methodRankSql()}, batch_id, id`;
+    const plain = names
+      .filter((name) => name !== 'revision_number' && name !== 'supersedes_id')
+      .map(quotedIdentifier)
+      .join(', ');
+    const output = names
+      .map((name) =>
+        name === 'revision_number'
+          ? `row_number() OVER chain AS revision_number`
+          : name === 'supersedes_id'
+            ? `lag(id) OVER chain AS supersedes_id`
+            : quotedIdentifier(name),
+      )
+      .join(', ');
+    return `INSERT INTO ${quotedIdentifier(scratch)}
+            WITH ordered AS (
+              SELECT ${plain}, ${fingerprint} IS NOT DISTINCT FROM
+                       lag(${fingerprint}) OVER (PARTITION BY series_key, period ${order}) AS repeats
+                FROM ${source})
+            SELECT ${output} FROM ordered WHERE NOT coalesce(repeats, false)
+            WINDOW chain AS (PARTITION BY series_key, period ${order})`;
+  }
+  const columns = names.map(quotedIdentifier).join(', ');
   const key = table.key.map(quotedIdentifier).join(', ');
   return `INSERT INTO ${quotedIdentifier(scratch)} SELECT ${columns} FROM ${source}
           QUALIFY row_number() OVER (PARTITION BY ${key} ORDER BY batch_id DESC) = 1`;
+}
+
+/** METHOD_RANK as a SQL expression over observed_at_method. */
+function methodRankSql(): string {
+  const cases = Object.entries(METHOD_RANK)
+    .map(([method, rank]) => `WHEN ${quotedString(method)} THEN ${rank}`)
+    .join(' ');
+  return `CASE observed_at_method ${cases} ELSE 0 END`;
 }
 
 function rowCounts(manifest: SnapshotManifest): Record<string, number> {

@@ -1,6 +1,7 @@
 import { type DuckDBConnection, listValue } from '@duckdb/node-api';
 import { quotedIdentifier, quotedString, readRows } from '../db/duckdb.ts';
-import { factKey, type InForce } from './revisions.ts';
+import type { KnowledgeMethod } from '../model/records.ts';
+import { factKey, type StoredFact } from './revisions.ts';
 import type { TableDefinition } from './tables.ts';
 
 function parquetList(files: readonly string[]): string {
@@ -8,45 +9,48 @@ function parquetList(files: readonly string[]): string {
 }
 
 /**
- * Reads, for the given series, the revision in force of every (series, period) in the store's
- * batch files of a fact table.
+ * Reads, for the given series, every record of every (series, period) in the store's batch
+ * files of a fact table: the timeline a new fact is placed in.
  */
-export async function readInForce(
+export async function readStoredFacts(
   connection: DuckDBConnection,
   table: TableDefinition,
   files: readonly string[],
   seriesKeys: readonly string[],
-): Promise<Map<string, InForce>> {
-  const result = new Map<string, InForce>();
+): Promise<Map<string, StoredFact[]>> {
+  const result = new Map<string, StoredFact[]>();
   if (files.length === 0 || seriesKeys.length === 0) return result;
   const fingerprint = table.fingerprint?.[0] ?? 'id';
   const rows = await readRows<{
     series_key: string;
     period: string;
     id: string;
-    revision_number: number;
     fingerprint: string | number;
     observed_at: string;
+    method: KnowledgeMethod | null;
+    batch_id: string;
   }>(
     connection,
-    `SELECT series_key, period,
-            arg_max(id, revision_number) AS id,
-            max(revision_number) AS revision_number,
-            arg_max(${quotedIdentifier(fingerprint)}, revision_number) AS fingerprint,
-            strftime(arg_max(observed_at, revision_number), '%Y-%m-%dT%H:%M:%SZ') AS observed_at
+    `SELECT series_key, period, id, ${quotedIdentifier(fingerprint)} AS fingerprint,
+            strftime(observed_at, '%Y-%m-%dT%H:%M:%SZ') AS observed_at,
+            observed_at_method AS method, batch_id
        FROM ${parquetList(files)}
-      WHERE list_contains($keys, series_key)
-      GROUP BY series_key, period`,
+      WHERE list_contains($keys, series_key)`,
     { keys: listValue([...new Set(seriesKeys)]) },
   );
   for (const row of rows) {
-    result.set(factKey(row.series_key, row.period), {
+    const key = factKey(row.series_key, row.period);
+    const fact: StoredFact = {
       id: row.id,
-      revision_number: Number(row.revision_number),
       // Numbers come back as JS numbers, so String() matches the candidates' fingerprints.
       fingerprint: String(row.fingerprint),
       observed_at: row.observed_at,
-    });
+      method: row.method,
+      batch_id: row.batch_id,
+    };
+    const list = result.get(key);
+    if (list) list.push(fact);
+    else result.set(key, [fact]);
   }
   return result;
 }

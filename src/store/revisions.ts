@@ -1,11 +1,14 @@
 import { createHash } from 'node:crypto';
+import type { KnowledgeMethod, KnowledgeTime } from '../model/records.ts';
 
-/** The revision in force for one (series, period), as far as planning needs it. */
-export interface InForce {
+/** One record already in the store, as far as planning needs it. */
+export interface StoredFact {
   id: string;
-  revision_number: number;
   fingerprint: string;
   observed_at: string;
+  method: KnowledgeMethod | null;
+  /** The batch that holds it: ties of knowledge time and method keep arrival order. */
+  batch_id: string;
 }
 
 /** A fact offered for appending: its key, what it says, and when it became known. */
@@ -14,38 +17,111 @@ export interface FactCandidate {
   period: string;
   fingerprint: string;
   observed_at: string;
+  method: KnowledgeMethod;
+  /** Where it goes if it turns out to correct a value already stored (see ProvenanceInput). */
+  correction?: KnowledgeTime;
 }
 
 /** Where a candidate ends up. */
 export type RevisionDecision =
-  | { kind: 'append'; id: string; revision_number: number; supersedes_id: string | null }
+  | {
+      kind: 'append';
+      id: string;
+      observed_at: string;
+      method: KnowledgeMethod;
+      /** Inserted before knowledge the store already had (a late vintage or backfill). */
+      backfill: boolean;
+      /** Restamped with its correction time: a calendar gives first releases only. */
+      corrected: boolean;
+    }
   | { kind: 'unchanged' }
-  | { kind: 'stale'; in_force_observed_at: string };
+  | { kind: 'refused'; reason: string };
+
+/**
+ * Within one knowledge instant, which claim is the most specific: a vintage beats a publisher's
+ * timestamp, which beats a calendar rule, which beats a mere collection time. The chain is
+ * ordered by (observed_at, rank, batch), so at that instant the most specific claim is in force.
+ */
+export const METHOD_RANK: Readonly<Record<KnowledgeMethod, number>> = {
+  collected: 0,
+  estimated: 1,
+  release_calendar: 2,
+  publisher_timestamp: 3,
+  vintage: 4,
+};
+
+/** Calendar times say when a period was first released; they cannot date a later change. */
+const FIRST_RELEASE_METHODS: ReadonlySet<KnowledgeMethod> = new Set(['release_calendar', 'estimated']);
+
+/**
+ * Times the publisher states for a whole data set (a vintage, a dated release). Such a record is
+ * kept even where it repeats the value before it: if an older vintage with another value arrives
+ * later and lands between them, the repeat is what says the value changed back. Publish leaves
+ * out repeats that stay redundant. Other records that repeat the value in force add nothing.
+ */
+const STATED_METHODS: ReadonlySet<KnowledgeMethod> = new Set(['vintage', 'publisher_timestamp']);
 
 /** The key of a (series, period) pair in maps. */
 export function factKey(seriesKey: string, period: string): string {
   return `${seriesKey}\u0000${period}`;
 }
 
-/** A fact's id: derived from its key and revision, so the same history always has the same ids. */
-export function createFactId(prefix: string, seriesKey: string, period: string, revision: number): string {
-  const digest = createHash('sha256').update(`${seriesKey}\u0000${period}\u0000${revision}`).digest('hex');
+/**
+ * A fact's id: derived from what it says and when it became known, so that the same history
+ * always has the same ids, whatever order its records arrived in.
+ */
+export function createFactId(
+  prefix: string,
+  seriesKey: string,
+  period: string,
+  observedAt: string,
+  fingerprint: string,
+): string {
+  const digest = createHash('sha256')
+    .update(`${seriesKey}\u0000${period}\u0000${observedAt}\u0000${fingerprint}`)
+    .digest('hex');
   return `${prefix}_${digest.slice(0, 20)}`;
 }
 
+interface Entry {
+  fingerprint: string;
+  observed_at: string;
+  rank: number;
+  /** Batch id for stored records; a sentinel after every batch id for this batch's records. */
+  order: string;
+}
+
+const THIS_BATCH = '\uffff';
+
 /**
- * Decides, for each candidate, whether it starts a chain, revises the value in force, repeats
- * it, or is older knowledge than what is in force. Candidates of one key are taken in
- * `observed_at` order (stable for ties), so a file holding several vintages builds a chain.
- * Older knowledge is never spliced into a chain: records are append-only and `observed_at`
- * never decreases along a chain, so such values are reported as stale instead.
+ * Decides, for each candidate, whether it adds knowledge to its (series, period) and where in
+ * the revision log it belongs. The log is ordered by knowledge time, not by arrival: a vintage
+ * that arrives late is inserted where it belongs. A value equal to the one in force at its
+ * knowledge time adds nothing (but see STATED_METHODS). A calendar time dates a first release only, so a calendar-stamped
+ * value that differs from what the store holds is a correction: it takes the candidate's
+ * correction time (when it was published or collected), or is refused when there is none, so
+ * that nothing is ever back-dated.
  */
 export function planRevisions(
   candidates: readonly FactCandidate[],
-  inForce: ReadonlyMap<string, InForce>,
+  stored: ReadonlyMap<string, readonly StoredFact[]>,
   idPrefix: string,
 ): RevisionDecision[] {
-  const state = new Map(inForce);
+  const timelines = new Map<string, Entry[]>();
+  const timelineOf = (key: string): Entry[] => {
+    let timeline = timelines.get(key);
+    if (!timeline) {
+      timeline = (stored.get(key) ?? []).map((fact) => ({
+        fingerprint: fact.fingerprint,
+        observed_at: fact.observed_at,
+        rank: METHOD_RANK[fact.method ?? 'collected'],
+        order: fact.batch_id,
+      }));
+      timeline.sort(compareEntries);
+      timelines.set(key, timeline);
+    }
+    return timeline;
+  };
   const order = candidates
     .map((candidate, index) => ({ candidate, index }))
     .sort(
@@ -53,31 +129,96 @@ export function planRevisions(
         compare(a.candidate.series_key, b.candidate.series_key) ||
         compare(a.candidate.period, b.candidate.period) ||
         compare(a.candidate.observed_at, b.candidate.observed_at) ||
+        METHOD_RANK[a.candidate.method] - METHOD_RANK[b.candidate.method] ||
         a.index - b.index,
     );
   const decisions: RevisionDecision[] = new Array(candidates.length);
   for (const { candidate, index } of order) {
-    const key = factKey(candidate.series_key, candidate.period);
-    const current = state.get(key);
-    if (current && current.fingerprint === candidate.fingerprint) {
-      decisions[index] = { kind: 'unchanged' };
-      continue;
-    }
-    if (current && candidate.observed_at < current.observed_at) {
-      decisions[index] = { kind: 'stale', in_force_observed_at: current.observed_at };
-      continue;
-    }
-    const revision = (current?.revision_number ?? 0) + 1;
-    const id = createFactId(idPrefix, candidate.series_key, candidate.period, revision);
-    decisions[index] = { kind: 'append', id, revision_number: revision, supersedes_id: current?.id ?? null };
-    state.set(key, {
-      id,
-      revision_number: revision,
-      fingerprint: candidate.fingerprint,
-      observed_at: candidate.observed_at,
-    });
+    const timeline = timelineOf(factKey(candidate.series_key, candidate.period));
+    decisions[index] = decide(candidate, timeline, idPrefix);
   }
   return decisions;
+}
+
+function decide(candidate: FactCandidate, timeline: Entry[], idPrefix: string): RevisionDecision {
+  let time: KnowledgeTime = { observed_at: candidate.observed_at, method: candidate.method };
+  let corrected = false;
+  if (FIRST_RELEASE_METHODS.has(candidate.method) && timeline.length > 0) {
+    const atRelease = inForceAt(timeline, entryOf(candidate.fingerprint, time));
+    if (atRelease?.fingerprint === candidate.fingerprint) return { kind: 'unchanged' };
+    // What the store knows now already says this: a first-release claim cannot add to it.
+    if (timeline.at(-1)?.fingerprint === candidate.fingerprint) return { kind: 'unchanged' };
+    if (!candidate.correction) {
+      return {
+        kind: 'refused',
+        reason:
+          `${candidate.series_key} ${candidate.period}: the value differs from the one stored, so it is a ` +
+          'correction or revision, and the file carries no time it was published or collected; ' +
+          'pass --collected-at (when the file was retrieved) or --observed-at',
+      };
+    }
+    time = candidate.correction;
+    corrected = true;
+  }
+  const entry = entryOf(candidate.fingerprint, time);
+  // The same value known at the same instant, by any method, is knowledge the store has.
+  if (timeline.some((e) => e.observed_at === entry.observed_at && e.fingerprint === entry.fingerprint)) {
+    return { kind: 'unchanged' };
+  }
+  const previous = inForceAt(timeline, entry);
+  if (previous?.fingerprint === candidate.fingerprint) {
+    const duplicate = previous.observed_at === entry.observed_at;
+    if (duplicate || !STATED_METHODS.has(time.method)) return { kind: 'unchanged' };
+  }
+  if (previous && previous.observed_at === entry.observed_at && previous.rank === entry.rank) {
+    return {
+      kind: 'refused',
+      reason:
+        `${candidate.series_key} ${candidate.period}: two different values known at the same instant ` +
+        `${entry.observed_at} (${time.method}); the store keeps one value per knowledge time`,
+    };
+  }
+  const backfill = timeline.length > 0 && compareEntries(entry, timeline.at(-1)!) < 0;
+  timeline.splice(insertionIndex(timeline, entry), 0, entry);
+  return {
+    kind: 'append',
+    id: createFactId(
+      idPrefix,
+      candidate.series_key,
+      candidate.period,
+      time.observed_at,
+      candidate.fingerprint,
+    ),
+    observed_at: time.observed_at,
+    method: time.method,
+    backfill,
+    corrected,
+  };
+}
+
+function entryOf(fingerprint: string, time: KnowledgeTime): Entry {
+  return { fingerprint, observed_at: time.observed_at, rank: METHOD_RANK[time.method], order: THIS_BATCH };
+}
+
+/** The last record at or before the entry's place in the log, i.e. the value in force there. */
+function inForceAt(timeline: readonly Entry[], entry: Entry): Entry | undefined {
+  const index = insertionIndex(timeline, entry);
+  return index > 0 ? timeline[index - 1] : undefined;
+}
+
+function insertionIndex(timeline: readonly Entry[], entry: Entry): number {
+  let low = 0;
+  let high = timeline.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (compareEntries(timeline[middle]!, entry) <= 0) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+function compareEntries(a: Entry, b: Entry): number {
+  return compare(a.observed_at, b.observed_at) || a.rank - b.rank || compare(a.order, b.order);
 }
 
 function compare(a: string, b: string): number {

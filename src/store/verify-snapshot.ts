@@ -75,6 +75,49 @@ async function checkChains(connection: DuckDBConnection): Promise<Problem[]> {
       });
     }
   }
+  return [...problems, ...(await checkReversions(connection))];
+}
+
+const REVERSIONS_LISTED = 20;
+
+/**
+ * A chain whose newest revision returns to the value of an older one, stamped later, is what an
+ * old file ingested late with the wrong knowledge time looks like (it can also be a real revision
+ * that went back): a warning for the operator to look at, naming how the stamp was set.
+ */
+async function checkReversions(connection: DuckDBConnection): Promise<Problem[]> {
+  const rows = await readRows<{
+    series_key: string;
+    period: string;
+    newest: number;
+    older: number;
+    method: string;
+  }>(
+    connection,
+    `WITH chain AS (
+       SELECT series_key, period, value, revision_number, observed_at_method,
+              max(revision_number) OVER (PARTITION BY series_key, period) AS newest
+         FROM v_observations)
+     SELECT n.series_key, n.period, n.revision_number AS newest,
+            max(o.revision_number) AS older, coalesce(n.observed_at_method, 'unknown') AS method
+       FROM chain n JOIN chain o ON o.series_key = n.series_key AND o.period = n.period
+      WHERE n.revision_number = n.newest AND o.revision_number < n.revision_number - 1 AND o.value = n.value
+      GROUP BY ALL ORDER BY n.series_key, n.period`,
+  );
+  const problems: Problem[] = rows.slice(0, REVERSIONS_LISTED).map((row) => ({
+    severity: 'warning',
+    check: 'chain',
+    message:
+      `${row.series_key} ${row.period}: the newest revision (${row.newest}, stamped by ${row.method}) ` +
+      `returns to the value of revision ${row.older}; if an older file was ingested late, its knowledge time is wrong`,
+  }));
+  if (rows.length > REVERSIONS_LISTED) {
+    problems.push({
+      severity: 'warning',
+      check: 'chain',
+      message: `${rows.length - REVERSIONS_LISTED} more chains return to an older value`,
+    });
+  }
   return problems;
 }
 

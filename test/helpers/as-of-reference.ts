@@ -54,8 +54,9 @@ export interface Chain {
   series_key: string;
   period: string;
   revisions: Array<{ value: number; observed_at: string }>;
-  /** Revisions from this index on go in the second ingest batch. */
+  /** Revisions from this index on go in the second ingest batch (the first with lateFirst). */
   split: number;
+  lateFirst: boolean;
 }
 
 /** How an as_of instant is picked: on, just before or just after a knowledge time, before all, or anywhere. */
@@ -67,27 +68,31 @@ export type InstantPick =
 export const iso = (ms: number) => `${new Date(ms).toISOString().slice(0, 19)}Z`;
 
 /**
- * 1 to 4 revisions per chain; knowledge times come from a handful of hours so that ties are
- * common, sorted because the store never lets observed_at decrease along a chain; each value
- * differs from the one before it (a repeat is no revision) but may return to an older one.
+ * 1 to 4 revisions per chain; knowledge times come from a handful of hours so that ties between
+ * chains are common (one chain holds one value per instant); each value differs from the one
+ * before it (a repeat is no revision) but may return to an older one. The chain arrives in two
+ * batches split at `split`; with `lateFirst` the later revisions arrive first, so the earlier
+ * ones must be inserted into the chain by knowledge time (late vintages, backfills).
  */
 export interface ChainShape {
   hours: number[];
   steps: number[];
   start: number;
   split: number;
+  lateFirst: boolean;
 }
 
 export const chainShapeArbitrary: fc.Arbitrary<ChainShape> = fc.record({
-  hours: fc.array(fc.integer({ min: 0, max: 6 }), { minLength: 1, maxLength: 4 }),
+  hours: fc.uniqueArray(fc.integer({ min: 0, max: 6 }), { minLength: 1, maxLength: 4 }),
   steps: fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 4, maxLength: 4 }),
   start: fc.integer({ min: 0, max: 4 }),
   split: fc.integer({ min: 1, max: 4 }),
+  lateFirst: fc.boolean(),
 });
 
 /** The chain a drawn shape stands for. */
 export function chainOf(series_key: string, period: string, shape: ChainShape): Chain {
-  const { hours, steps, start, split } = shape;
+  const { hours, steps, start, split, lateFirst } = shape;
   let value = start;
   const revisions = [...hours]
     .sort((a, b) => a - b)
@@ -95,7 +100,7 @@ export function chainOf(series_key: string, period: string, shape: ChainShape): 
       if (i > 0) value = (value + steps[i]!) % 5;
       return { value, observed_at: iso(BASE + hour * HOUR) };
     });
-  return { series_key, period, revisions, split };
+  return { series_key, period, revisions, split, lateFirst };
 }
 
 /** One as_of pick, relative to a revision's observed_at, before everything, or anywhere. */
@@ -130,6 +135,7 @@ function toObservation(chain: Chain, i: number): ObservationInput {
     period: chain.period,
     value: revision.value,
     observed_at: revision.observed_at,
+    observed_at_method: 'vintage',
     source_ref: `log:${chain.series_key}:${chain.period}:${i + 1}`,
     verification_status: 'verified',
     confidence: 1,
@@ -144,8 +150,8 @@ export interface ChainsAppended {
 }
 
 /**
- * Appends the log as the store would receive it: the catalogue and the chains' first revisions in
- * one batch, their later revisions in a second (ingest clocks MODEL_NOW and one second later).
+ * Appends the log as the store would receive it: the catalogue and one part of each chain in one
+ * batch, the other part in a second (ingest clocks MODEL_NOW and one second later).
  */
 export async function appendChains(
   layout: StoreLayout,
@@ -160,10 +166,10 @@ export async function appendChains(
     collectorVersion: 'mmds/test',
     now: new Date(MODEL_NOW.getTime() + n * 1000),
   });
-  const first = chains.flatMap((c) => c.revisions.slice(0, c.split).map((_, i) => toObservation(c, i)));
-  const second = chains.flatMap((c) =>
-    c.revisions.slice(c.split).map((_, i) => toObservation(c, c.split + i)),
-  );
+  const early = (c: Chain) => c.revisions.slice(0, c.split).map((_, i) => toObservation(c, i));
+  const late = (c: Chain) => c.revisions.slice(c.split).map((_, i) => toObservation(c, c.split + i));
+  const first = chains.flatMap((c) => (c.lateFirst ? late(c) : early(c)));
+  const second = chains.flatMap((c) => (c.lateFirst ? early(c) : late(c)));
   const appended = await appendBatch(
     layout,
     connection,

@@ -2,6 +2,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, expect } from 'vitest';
+import { DEFAULT_CALENDAR_DIR, loadCalendars } from '../../src/calendar/load-calendars.ts';
+import type { Calendars } from '../../src/calendar/types.ts';
 import { openDuckDb } from '../../src/db/duckdb.ts';
 import { InputError } from '../../src/ingest/input-error.ts';
 import type { IngestContext, IngestOptions } from '../../src/ingest/source.ts';
@@ -15,7 +17,10 @@ export interface IngestFixture {
   readonly dir: string;
   /** The DuckDB connection; open between the file's beforeAll and afterAll. */
   readonly connection: DuckDBConnection;
-  /** An ingest context on the connection, with the fixed clock INGEST_NOW. */
+  /**
+   * An ingest context on the connection, with the fixed clock INGEST_NOW, the shipped calendars,
+   * and `collectedAt` from options.collectedAt (null when absent, as for a local file).
+   */
   context(options?: IngestOptions): IngestContext;
   /** Writes a file below dir (creating its folders); an object is written as JSON. Returns its path. */
   writeTemp(name: string, content: string | object): string;
@@ -31,6 +36,7 @@ export interface IngestFixture {
 export function createIngestFixture(prefix = 'ingest-test-'): IngestFixture {
   const temp = createTempDir(prefix);
   let connection: DuckDBConnection | undefined;
+  let calendars: Calendars | undefined;
 
   const fixture: IngestFixture = {
     dir: temp.dir,
@@ -39,11 +45,16 @@ export function createIngestFixture(prefix = 'ingest-test-'): IngestFixture {
         throw new Error('ingest fixture: the connection is open only inside tests');
       return connection;
     },
-    context: (options: IngestOptions = {}) => ({
-      connection: fixture.connection,
-      now: () => new Date(INGEST_NOW),
-      options,
-    }),
+    context: (options: IngestOptions = {}) => {
+      if (calendars === undefined) throw new Error('ingest fixture: the calendars load in beforeAll');
+      return {
+        connection: fixture.connection,
+        now: () => new Date(INGEST_NOW),
+        options,
+        calendars,
+        collectedAt: options.collectedAt ?? null,
+      };
+    },
     writeTemp: (name, content) => {
       const file = join(temp.dir, name);
       mkdirSync(dirname(file), { recursive: true });
@@ -60,6 +71,7 @@ export function createIngestFixture(prefix = 'ingest-test-'): IngestFixture {
   beforeAll(async () => {
     const db = await openDuckDb();
     connection = await db.connect();
+    calendars = await loadCalendars(connection, DEFAULT_CALENDAR_DIR);
   });
   afterAll(() => fixture.close());
   return fixture;

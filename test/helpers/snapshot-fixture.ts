@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { openSnapshotDb, type SnapshotDb } from '../../src/query/snapshot-db.ts';
 import { resolveLayout } from '../../src/store/layout.ts';
 import { readCurrentId } from '../../src/store/manifest.ts';
-import { REPO_ROOT, SAMPLE_DATA, SHARED_DATA } from './paths.ts';
+import { LICENSED_FIXTURE, REPO_ROOT, SAMPLE_DATA, SHARED_DATA } from './paths.ts';
 import { type CliRun, runMmds } from './run-cli.ts';
 import { createTempDir } from './temp-dir.ts';
 
@@ -67,10 +67,39 @@ async function expectOk(run: Promise<CliRun>, what: string): Promise<void> {
   if (result.code !== 0) throw new Error(`${what} failed (${result.code}): ${result.stderr}`);
 }
 
-/** Runs the sample pipeline (data/sample/pipeline.json) and publishes. */
-export async function createSampleSnapshot(): Promise<SnapshotFixture> {
+/** The key of the test-only licensed series (test/fixtures/licensed/). */
+export const LICENSED_SERIES_KEY = 'testvendor.PAYEMS';
+
+/**
+ * The ingests that add the test-only licensed vendor: its catalog (merged into the project's) and
+ * one real file, the FRED PAYEMS vintage of 2025-08-02, filed under the fictitious licence.
+ */
+export const LICENSED_FIXTURE_STEPS: ReadonlyArray<readonly string[]> = [
+  ['catalog', join(LICENSED_FIXTURE, 'catalog.yaml')],
+  [
+    'fred',
+    join(SAMPLE_DATA, 'bls/fred_PAYEMS_vintage_2025-08-02.csv'),
+    '--series',
+    LICENSED_SERIES_KEY,
+    '--vintage',
+    '2025-08-01',
+  ],
+];
+
+/** Options of `createSampleSnapshot`. */
+export interface SampleSnapshotOptions {
+  /** Also ingest the test-only licensed vendor (LICENSED_FIXTURE_STEPS) before publishing. */
+  licensed?: boolean;
+}
+
+/** Runs the sample pipeline (data/sample/pipeline.json), optionally the licensed fixture, and publishes. */
+export async function createSampleSnapshot(options: SampleSnapshotOptions = {}): Promise<SnapshotFixture> {
   return createFixture(async (env) => {
     await expectOk(runMmds(['ingest-plan', join(SAMPLE_DATA, 'pipeline.json')], env), 'sample ingest');
+    if (!options.licensed) return;
+    for (const [source, ...rest] of LICENSED_FIXTURE_STEPS) {
+      await expectOk(runMmds(['ingest', source!, ...rest], env), `ingest ${source} (licensed fixture)`);
+    }
   });
 }
 

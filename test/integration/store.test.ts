@@ -52,6 +52,7 @@ function observation(
     period,
     value,
     observed_at,
+    observed_at_method: 'collected',
     source_ref: `test.json#${period}`,
     verification_status: 'verified',
     confidence: 1,
@@ -104,7 +105,7 @@ describe('store: append-only batches and snapshots', () => {
       }),
       meta(),
     );
-    expect(first.tables.observations).toEqual({ added: 2, unchanged: 0, stale: 0 });
+    expect(first.tables.observations).toEqual({ added: 2, unchanged: 0, backfilled: 0, corrected: 0 });
     const published = await publish();
     expect(published.status).toBe('published');
     expect(readCurrentId(layout)).toBe(published.snapshot_id);

@@ -54,13 +54,13 @@ const logArbitrary = fc
 
 const instantsArbitrary = fc.array(instantPickArbitrary, { minLength: 1, maxLength: 2 });
 
-/** Appends the log as the store would receive it: one batch, then the chains' later revisions in a second. */
+/** Appends the log as the store would receive it: two batches, in or out of knowledge-time order. */
 async function writeLog(layout: StoreLayout, connection: DuckDBConnection, chains: readonly Chain[]) {
   const { first: appended, second } = await appendChains(layout, connection, SERIES, chains);
-  expect(appended.tables.observations?.stale ?? 0).toBe(0);
+  expect(appended.tables.observations?.unchanged ?? 0).toBe(0);
   if (second === null) return;
   const more = second.result;
-  expect(more.tables.observations).toEqual({ added: second.observations, unchanged: 0, stale: 0 });
+  expect(more.tables.observations).toMatchObject({ added: second.observations, unchanged: 0, corrected: 0 });
 }
 
 const route = ROUTES.find((r) => r.id === 'observations')!;

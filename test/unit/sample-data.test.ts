@@ -1,267 +1,184 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import type { DuckDBConnection } from '@duckdb/node-api';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BLS_VINTAGES, makeBlsSample } from '../../scripts/sample-data/bls.ts';
-import { makeLegacySample } from '../../scripts/sample-data/cftc-legacy.ts';
-import { makeTffSample } from '../../scripts/sample-data/cftc-tff.ts';
-import { makeEcbSample } from '../../scripts/sample-data/ecb.ts';
-import { makeFredSample } from '../../scripts/sample-data/fred.ts';
-import { createRandom } from '../../scripts/sample-data/random.ts';
-import { type CsvRow, openDuckDb, readCsvFile } from '../../src/db/duckdb.ts';
-import { parseNumber } from '../../src/ingest/values.ts';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
 import { SAMPLE_DATA, SHARED_DATA } from '../helpers/paths.ts';
 
-let connection: DuckDBConnection;
-beforeAll(async () => {
-  connection = await (await openDuckDb()).connect();
-});
-afterAll(() => connection.closeSync());
+/** One row of the table in data/sample/README.md. */
+interface Entry {
+  file: string;
+  bytes: number;
+  sha256: string;
+  copyOf: string | null;
+  linesFrom: string | null;
+}
+
+/** The project's own files of data/sample (not publisher data, so not in the table). */
+const OWN_FILES = /^(README\.md|pipeline\.json|research\/[a-z0-9-]+\.md)$/;
+const MAX_BYTES = 5 * 1024 * 1024;
 
 const readText = (root: string, path: string): string => readFileSync(join(root, path), 'utf8');
-const firstLine = (text: string): string => text.slice(0, text.indexOf('\n')).replace(/\r$/, '');
+const sha256 = (path: string): string => createHash('sha256').update(readFileSync(path)).digest('hex');
+const cell = (text: string): string | null => (text === '—' ? null : text.replace(/^`|`$/g, ''));
 
-/** A row's fields in file order (DuckDB trims the header's leading space, so go by position). */
-function fieldsOf(row: CsvRow, file: string): (number | null)[] {
-  return Object.values(row.values).map((raw, index) =>
-    index < 7 || !/^[\s\d.-]+$/.test(raw ?? '')
-      ? null
-      : parseNumber(raw, { file, line: row.line, column: String(index) }),
+function readEntries(): Entry[] {
+  const rows = readText(SAMPLE_DATA, 'README.md')
+    .split('\n')
+    .filter((line) => line.startsWith('| `'));
+  return rows.map((row) => {
+    const [file, bytes, hash, copyOf, linesFrom] = row
+      .slice(1, -1)
+      .split('|')
+      .map((part) => part.trim());
+    return {
+      file: cell(file!)!,
+      bytes: Number(bytes!.replace(/,/g, '')),
+      sha256: cell(hash!)!,
+      copyOf: cell(copyOf!),
+      linesFrom: cell(linesFrom!),
+    };
+  });
+}
+
+function listFilesUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(dir, join(entry.parentPath, entry.name)))
+    .sort();
+}
+
+const ENTRIES = readEntries();
+
+describe('data/sample/README.md', () => {
+  it('lists every data file of the folder, and only files that exist', () => {
+    const listed = ENTRIES.map((entry) => entry.file).sort();
+    const onDisk = listFilesUnder(SAMPLE_DATA).filter((file) => !OWN_FILES.test(file));
+    expect(listed).toEqual(onDisk);
+    expect(new Set(listed).size).toBe(listed.length);
+  });
+
+  it.each(ENTRIES.map((entry) => [entry.file, entry] as const))(
+    '%s has the size and sha256 the README states',
+    (file, entry) => {
+      expect(statSync(join(SAMPLE_DATA, file)).size).toBe(entry.bytes);
+      expect(sha256(join(SAMPLE_DATA, file))).toBe(entry.sha256);
+    },
   );
-}
 
-async function readCot(path: string, columns: number): Promise<{ rows: CsvRow[]; text: string }> {
-  const text = readText(SAMPLE_DATA, path);
-  const rows = await readCsvFile(connection, join(SAMPLE_DATA, path));
-  for (const row of rows) {
-    expect(Object.keys(row.values)).toHaveLength(columns);
-    expect(Object.values(row.values).every((value) => value !== null)).toBe(true);
-  }
-  return { rows, text };
-}
+  it('states the total size, and the folder stays under 5 MB', () => {
+    const data = ENTRIES.reduce((sum, entry) => sum + entry.bytes, 0);
+    expect(readText(SAMPLE_DATA, 'README.md')).toContain(`Total ${data.toLocaleString('en-US')} bytes`);
+    const all = listFilesUnder(SAMPLE_DATA).reduce((sum, f) => sum + statSync(join(SAMPLE_DATA, f)).size, 0);
+    expect(all).toBeLessThan(MAX_BYTES);
+  });
+});
 
-/** Checks each week's changes against the previous week of the same market (rows are newest first). */
-function expectChanges(rows: CsvRow[], file: string, positions: number[], changes: number[]): void {
-  const byMarket = Map.groupBy(rows, (row) => Object.values(row.values)[3]);
-  for (const marketRows of byMarket.values()) {
-    for (let i = 0; i + 1 < marketRows.length; i += 1) {
-      const [now, before] = [marketRows[i]!, marketRows[i + 1]!];
-      expect(Object.values(now.values)[2]! > Object.values(before.values)[2]!).toBe(true);
-      const [f, g] = [fieldsOf(now, file), fieldsOf(before, file)];
-      positions.forEach((column, k) => {
-        expect(f[changes[k]!]).toBe(f[column]! - g[column]!);
-      });
-    }
-  }
-}
+describe('every data file is real', () => {
+  it('names a source in ../shared/data for every file', () => {
+    for (const entry of ENTRIES) expect(entry.copyOf ?? entry.linesFrom, entry.file).not.toBeNull();
+  });
 
-/** A share of open interest as the CFTC rounds it, to one decimal. */
-function expectPercent(published: number | null, part: number, whole: number): void {
-  expect(Math.abs((published ?? Number.NaN) - (whole === 0 ? 0 : (part / whole) * 100))).toBeLessThanOrEqual(
-    0.0501,
+  it.each(ENTRIES.filter((e) => e.copyOf !== null).map((e) => [e.file, e.copyOf!] as const))(
+    '%s equals ../shared/data/%s byte for byte',
+    (file, original) => {
+      expect(sha256(join(SAMPLE_DATA, file))).toBe(sha256(join(SHARED_DATA, original)));
+    },
   );
-}
+
+  it.each(ENTRIES.filter((e) => e.linesFrom !== null).map((e) => [e.file, e.linesFrom!] as const))(
+    '%s keeps the header and whole lines of ../shared/data/%s, verbatim and in order',
+    (file, parent) => {
+      const [text, parentText] = [readText(SAMPLE_DATA, file), readText(SHARED_DATA, parent)];
+      const lines = text.split('\n');
+      const parentLines = parentText.split('\n');
+      expect(lines[0]).toBe(parentLines[0]);
+      expect(text.endsWith('\n')).toBe(parentText.endsWith('\n'));
+      // In order: each kept line is found after the previous one (line endings included).
+      let at = 0;
+      for (const line of lines.filter((l) => l !== '')) {
+        const found = parentLines.indexOf(line, at);
+        expect({ line, found: found >= 0 }).toEqual({ line, found: true });
+        at = found + 1;
+      }
+      expect(lines.length).toBeLessThan(parentLines.length);
+    },
+  );
+});
 
 describe('pipeline.json', () => {
-  it('lists steps whose files all exist', () => {
-    const steps = JSON.parse(readText(SAMPLE_DATA, 'pipeline.json')) as { source: string; files: string[] }[];
-    expect(steps.map((step) => step.source)).toEqual([
-      'catalog',
-      'm49',
-      'countries',
-      'tz',
-      'iso4217',
-      'mic',
-      'ecb',
-      'cftc',
-      'bls',
-      'bls',
-      'fred',
-      'research',
-    ]);
-    for (const step of steps) {
-      expect(step.files.length).toBeGreaterThan(0);
-      for (const file of step.files) expect(existsSync(join(SAMPLE_DATA, file)), file).toBe(true);
-    }
-  });
-});
+  const steps = JSON.parse(readText(SAMPLE_DATA, 'pipeline.json')) as Array<Record<string, unknown>>;
 
-describe('CFTC samples', () => {
-  it('legacy: real header, 129 fields, identities, changes, one "." marker', async () => {
-    const path = 'cftc/legacy_futures_only_sample.txt';
-    const { rows, text } = await readCot(path, 129);
-    expect(firstLine(text)).toBe(
-      firstLine(readText(SHARED_DATA, 'cftc/legacy_futures_only_2025_annual.txt')),
-    );
-    expect(text.includes('\r')).toBe(false);
-    expect(rows).toHaveLength(60);
-    expect(text.match(/,\.,/g)).toHaveLength(1);
-    for (const row of rows) {
-      const f = fieldsOf(row, path);
-      // Groups All, Old, Other start at columns 7, 17, 27: OI, NC L/S/spread, comm L/S, total L/S, nonrept L/S.
-      for (const start of [7, 17, 27]) {
-        const [oi, ncl, ncs, sp, cl, cs, trl, trs, nrl, nrs] = f.slice(start, start + 10) as number[];
-        expect(trl).toBe(ncl! + sp! + cl!);
-        expect(trs).toBe(ncs! + sp! + cs!);
-        expect(nrl).toBe(oi! - trl!);
-        expect(nrs).toBe(oi! - trs!);
-        const percents = f.slice(start + 40, start + 50) as number[];
-        [oi, ncl, ncs, sp, cl, cs, trl, trs, nrl, nrs].forEach((value, k) => {
-          expectPercent(percents[k]!, value!, oi!);
-        });
-      }
-      expect(f[7]).toBe(f[17]! + f[27]!);
-      expect(f[77]).toBeGreaterThanOrEqual(Math.max(f[83]!, f[84]!));
-    }
-    const positions = [7, 8, 9, 10, 11, 12, 13, 14, 15, 16];
-    expectChanges(
-      rows,
-      path,
-      positions,
-      positions.map((column) => column + 30),
-    );
+  it('ingests every data file exactly once, and nothing as sample data', () => {
+    const files = steps.flatMap((step) => step.files as string[]);
+    for (const file of files) expect(existsSync(join(SAMPLE_DATA, file)), file).toBe(true);
+    const dataFiles = files.filter((file) => !file.startsWith('../') && file !== 'research').sort();
+    expect(dataFiles).toEqual(ENTRIES.map((entry) => entry.file).sort());
+    expect(steps.filter((step) => 'sample' in step || 'observed_at' in step)).toEqual([]);
   });
 
-  it('TFF: real header, 87 fields, CRLF, identities, changes, same OI as legacy', async () => {
-    const path = 'cftc/tff_futures_only_sample.txt';
-    const { rows, text } = await readCot(path, 87);
-    expect(firstLine(text)).toBe(firstLine(readText(SHARED_DATA, 'cftc/tff_futures_only_2026_FinFutYY.txt')));
-    expect(text.endsWith('\r\n')).toBe(true);
-    expect(
-      text
+  it('files both PAYEMS vintages under bls.CES0000000001 at their release dates', () => {
+    const releases = new Map(
+      readText(SHARED_DATA, 'calendars/bls_release_dates.csv')
         .split('\n')
-        .slice(0, -1)
-        .every((line) => line.endsWith('\r')),
-    ).toBe(true);
-    expect(rows).toHaveLength(20);
-    expect(text.match(/,\.,/g)).toHaveLength(1);
-    const legacy = await readCsvFile(connection, join(SAMPLE_DATA, 'cftc/legacy_futures_only_sample.txt'));
-    for (const row of rows) {
-      const f = fieldsOf(row, path) as number[];
-      const [longs, shorts, spreads] = [0, 1, 2].map((k) =>
-        [0, 1, 2, 3].reduce((sum, c) => sum + f[8 + 3 * c + k]!, 0),
-      );
-      expect(f[20]).toBe(longs! + spreads!);
-      expect(f[21]).toBe(shorts! + spreads!);
-      expect(f[22]).toBe(f[7]! - f[20]!);
-      expect(f[23]).toBe(f[7]! - f[21]!);
-      const twin = legacy.find(
-        (l) =>
-          l.values['CFTC Contract Market Code'] === '099741' &&
-          l.values['As of Date in Form YYYY-MM-DD'] === row.values['Report_Date_as_YYYY-MM-DD'],
-      );
-      const legacyFields = fieldsOf(twin!, 'legacy_futures_only_sample.txt');
-      // Both reports count the same futures: same open interest and nonreportable positions.
-      expect([legacyFields[7], legacyFields[15], legacyFields[16]]).toEqual([f[7], f[22], f[23]]);
-      f.slice(41, 58).forEach((published, k) => {
-        expectPercent(published, f[7 + k]!, f[7]!);
-      });
+        .filter((line) => line.startsWith('Employment Situation,'))
+        .map((line) => line.split(',').slice(1, 3) as [string, string]),
+    );
+    const fred = steps.filter((step) => step.source === 'fred');
+    expect(fred).toHaveLength(2);
+    for (const step of fred) {
+      const file = (step.files as string[])[0]!;
+      const lastMonth = readText(SAMPLE_DATA, file).trimEnd().split('\n').at(-1)!.slice(0, 7);
+      expect(step).toMatchObject({ series: 'bls.CES0000000001', vintage: releases.get(lastMonth) });
     }
-    const positions = Array.from({ length: 17 }, (_, k) => 7 + k);
-    expectChanges(
-      rows,
-      path,
-      positions,
-      positions.map((column) => column + 17),
-    );
   });
 });
 
-describe('ECB sample', () => {
-  it('has TARGET days only, newest first, N/A for HRK, and the real XML envelope', async () => {
-    const text = readText(SAMPLE_DATA, 'ecb/eurofxref-hist.csv');
-    expect(firstLine(text)).toBe('Date,USD,JPY,GBP,PLN,SEK,CHF,NOK,HRK,AUD,CAD,CNY,');
-    expect(
-      text
-        .split('\n')
-        .slice(0, -1)
-        .every((line) => line.endsWith(',') && !line.endsWith('\r')),
-    ).toBe(true);
-    const rows = await readCsvFile(connection, join(SAMPLE_DATA, 'ecb/eurofxref-hist.csv'));
-    const dates = rows.map((row) => row.values.Date!);
-    expect(dates).toHaveLength(63);
-    expect([dates[0], dates.at(-1)]).toEqual(['2026-03-31', '2026-01-02']);
-    expect([...dates].sort().reverse()).toEqual(dates);
-    for (const date of dates) expect([0, 6]).not.toContain(new Date(`${date}T00:00:00Z`).getUTCDay());
-    expect(dates).not.toContain('2026-01-01');
-    expect(rows.every((row) => row.values.HRK === 'N/A')).toBe(true);
-    const xml = readText(SAMPLE_DATA, 'ecb/eurofxref-daily.xml').split('\n');
-    const real = readText(SHARED_DATA, 'ecb/eurofxref-daily.xml').split('\n');
-    expect(xml.slice(0, 7)).toEqual(real.slice(0, 7));
-    expect(xml.slice(-3)).toEqual(real.slice(-3));
-    expect(xml[7]).toBe("\t\t<Cube time='2026-04-01'>");
-    expect(xml.filter((line) => line.includes('currency='))).toHaveLength(10);
-  });
-});
+describe('the research notes quote the shipped data', () => {
+  const note = (name: string) => readText(SAMPLE_DATA, `research/${name}.md`);
+  const csvRows = (file: string) =>
+    readText(SAMPLE_DATA, file)
+      .trimEnd()
+      .split('\n')
+      .map((line) => line.replace(/\r$/, '').split(','));
+  const format = (n: number) => Math.abs(n).toLocaleString('en-US');
 
-describe('BLS sample vintages', () => {
-  it('differ only in the revised payroll months', () => {
-    const read = (date: string): Map<string, string> => {
-      const json = JSON.parse(readText(SAMPLE_DATA, `bls/bls_api_v2_sample_vintage_${date}.json`));
-      expect(json.status).toBe('REQUEST_SUCCEEDED');
-      const values = new Map<string, string>();
-      for (const series of json.Results.series) {
-        expect(series.data).toHaveLength(24);
-        expect(`${series.data[0].year}-${series.data[0].period}`).toBe('2025-M12');
-        for (const point of series.data)
-          values.set(`${series.seriesID} ${point.year}-${point.period}`, point.value);
-      }
-      return values;
-    };
-    const [first, second] = [read('2026-01-09'), read('2026-02-06')];
-    expect([...second.keys()]).toEqual([...first.keys()]);
-    const changed = [...first.keys()].filter((key) => first.get(key) !== second.get(key));
-    expect(changed).toEqual(['CES0000000001 2025-M12', 'CES0000000001 2025-M11']);
+  it('payroll revisions: the benchmark revision between the two vintages', () => {
+    const level = (file: string) => new Map(csvRows(file).map(([date, value]) => [date, Number(value)]));
+    const early = level('bls/fred_PAYEMS_vintage_2025-08-02.csv');
+    const late = level('bls/fred_PAYEMS_vintage_latest-2026-09_trimmed_2023-07_onward.csv');
+    const text = note('payroll-revisions-2026-benchmark');
+    for (const month of ['2025-03-01', '2025-07-01']) {
+      const [before, after] = [early.get(month)!, late.get(month)!];
+      expect(text).toContain(format(before));
+      expect(text).toContain(format(after));
+      expect(text).toContain(`${format(before - after)}`);
+    }
+    expect(early.get('2025-03-01')! - late.get('2025-03-01')!).toBe(898);
+    expect(early.get('2025-07-01')! - late.get('2025-07-01')!).toBe(997);
   });
-});
 
-describe('reference subsets', () => {
-  const subsets = [
-    ['reference/unsd_m49_overview_en.csv', 'iso/unsd_m49_overview_en.csv', 23],
-    ['reference/country-codes.csv', 'iso/country-codes.csv', 23],
-    ['reference/zone1970.tab', 'tz/zone1970.tab', 0],
-    ['reference/iso4217_codes-all.csv', 'iso/iso4217_codes-all.csv', 0],
-    ['reference/ISO10383_MIC.csv', 'mic/ISO10383_MIC.csv', 18],
-  ] as const;
-  it.each(subsets)('%s keeps the header and real rows verbatim', (sample, original, lines) => {
-    const [text, realText] = [readText(SAMPLE_DATA, sample), readText(SHARED_DATA, original)];
-    expect(firstLine(text)).toBe(firstLine(realText));
-    expect(text.endsWith('\n')).toBe(realText.endsWith('\n'));
-    const realLines = new Set(realText.split('\n'));
-    const sampleLines = text.split('\n').filter((line) => line !== '');
-    for (const line of sampleLines) expect(realLines.has(line), line).toBe(true);
-    if (lines > 0) expect(sampleLines).toHaveLength(lines);
+  it('EUR/USD: the first-half 2025 rise and the quoted reference rates', () => {
+    const rows = csvRows('ecb/eurofxref-hist_2025-01-02_to_2026-04-13.csv');
+    const usd = rows[0]!.indexOf('USD');
+    const rate = new Map(rows.slice(1).map((row) => [row[0], Number(row[usd])]));
+    const text = note('eur-usd-rate-differentials');
+    const rise = (rate.get('2025-06-30')! / rate.get('2025-01-02')! - 1) * 100;
+    expect(text).toContain(`${rise.toFixed(1)}%`);
+    for (const date of ['2025-01-02', '2025-01-13', '2026-01-28', '2026-04-13', '2026-01-06', '2026-03-17'])
+      expect(text).toContain(String(rate.get(date)));
   });
-});
 
-describe('FRED sample', () => {
-  it('has 24 monthly values with two decimals', async () => {
-    const rows = await readCsvFile(connection, join(SAMPLE_DATA, 'fred/northwind_FCI_sample.csv'));
-    expect(Object.keys(rows[0]!.values)).toEqual(['observation_date', 'FCI']);
-    expect(rows.map((row) => row.values.observation_date)).toHaveLength(24);
-    expect(rows.every((row) => /^-?\d+\.\d\d$/.test(row.values.FCI ?? ''))).toBe(true);
-  });
-});
-
-describe('committed samples', () => {
-  it('equal what scripts/make-sample-data.ts generates', () => {
-    const legacy = makeLegacySample(
-      createRandom('cftc-legacy'),
-      firstLine(readText(SHARED_DATA, 'cftc/legacy_futures_only_2025_annual.txt')),
-    );
-    const tffHeader = firstLine(readText(SHARED_DATA, 'cftc/tff_futures_only_2026_FinFutYY.txt'));
-    const ecb = makeEcbSample(createRandom('ecb'));
-    const expected: [string, string][] = [
-      ['ecb/eurofxref-hist.csv', ecb.historyCsv],
-      ['ecb/eurofxref-daily.xml', ecb.dailyXml],
-      ['cftc/legacy_futures_only_sample.txt', legacy.text],
-      ['cftc/tff_futures_only_sample.txt', makeTffSample(createRandom('cftc-tff'), tffHeader, legacy.euroFx)],
-      ['fred/northwind_FCI_sample.csv', makeFredSample(createRandom('fred'))],
-      ...makeBlsSample(createRandom('bls')).map((text, i): [string, string] => [
-        `bls/bls_api_v2_sample_vintage_${BLS_VINTAGES[i]!.date}.json`,
-        text,
-      ]),
-    ];
-    for (const [path, text] of expected) expect(readText(SAMPLE_DATA, path), path).toBe(text);
+  it('gold: legacy non-commercial net length on the dates of the table', () => {
+    const rows = csvRows('cftc/legacy_futures_only_2025_selected_markets.txt');
+    const text = note('gold-positioning-vs-trend');
+    // Quoted names contain no commas in these rows' first columns; the code is field 3.
+    const gold = rows.filter((row) => row[3]?.trim() === '088691');
+    expect(gold).toHaveLength(10);
+    const quoted = gold.filter((r) => ['2025-01-07', '2025-02-04', '2025-03-11'].includes(r[2]!));
+    expect(quoted).toHaveLength(3);
+    for (const row of quoted) {
+      const [long, short] = [Number(row[8]), Number(row[9])];
+      expect(text).toContain(`| ${row[2]} | ${format(long)} | ${format(short)} | ${format(long - short)} |`);
+    }
   });
 });

@@ -1,7 +1,7 @@
 import { readSourceTerms } from '../../query/catalog.ts';
 import { readCotHistory } from '../../query/history.ts';
 import type { PayloadFunction } from './context.ts';
-import { resolveMarket, resolveReportType } from './cot.ts';
+import { presentMarketDetail, resolveMarket, resolveReportType } from './cot.ts';
 import { cotSeriesKey, presentCotReport } from './cot-report.ts';
 import { describeHistoryPage, resolveHistoryQuery } from './observations.ts';
 
@@ -18,19 +18,12 @@ export const getCotHistory: PayloadFunction = async ({ db, now }, params) => {
   return {
     data: page.rows.map((row) => ({ ...presentCotReport(row), supersedes_id: row.supersedes_id })),
     meta: {
-      market: {
-        slug: market.slug,
-        code: market.code,
-        name: market.name,
-        exchange: market.exchange,
-        mic: market.mic,
-        sector: market.sector,
-        report_types: market.report_types,
-      },
+      market: presentMarketDetail(market),
       report_type: reportType,
       // The window describes this page; further pages follow through next_cursor.
       window: {
-        weeks: page.rows.length,
+        reports: page.rows.length,
+        limit: query.limit,
         from: page.rows[0]?.period ?? null,
         to: page.rows.at(-1)?.period ?? null,
         full_history: true,

@@ -1,6 +1,7 @@
 import { invalidParameter, notFound } from '../../contract/errors.ts';
 import { readSourceTerms } from '../../query/catalog.ts';
 import {
+  type CotReportRow,
   type MarketRow,
   readLatestReports,
   readMarket,
@@ -10,10 +11,11 @@ import {
 import type { PayloadFunction } from './context.ts';
 import { cotSeriesKey, presentCotReport } from './cot-report.ts';
 
-/** Weekly reports an anonymous caller sees (SPEC rule 1). */
-export const PUBLIC_WEEKS = 12;
+/** Weekly reports an anonymous caller sees (SPEC rule 1): the latest 12 reports. */
+export const PUBLIC_REPORTS = 12;
 
-function presentMarket(market: MarketRow) {
+/** A market as every COT payload shows it. */
+export function presentMarket(market: MarketRow) {
   return {
     slug: market.slug,
     code: market.code,
@@ -22,7 +24,18 @@ function presentMarket(market: MarketRow) {
     mic: market.mic,
     sector: market.sector,
     report_types: market.report_types,
+    cftc_codes: {
+      exchange: market.exchange_code,
+      region: market.region_code,
+      commodity: market.commodity_code,
+      subgroup: market.subgroup_code,
+    },
   };
+}
+
+/** A market with its name history, for the per-market payloads. */
+export function presentMarketDetail(market: MarketRow) {
+  return { ...presentMarket(market), names: market.names };
 }
 
 async function cftcTerms(db: Parameters<PayloadFunction>[0]['db']) {
@@ -30,34 +43,41 @@ async function cftcTerms(db: Parameters<PayloadFunction>[0]['db']) {
   return { attribution: terms?.attribution ?? null, licence: terms?.licence ?? null };
 }
 
-/** Endpoint 2: per tracked market, its latest report of the first report type that has data. */
+/**
+ * Endpoint 2: per market, its latest report across the report types it is served in (the newest
+ * report date; on a tie the market's default type first). Markets without a report are left out.
+ */
 export const getCotSummary: PayloadFunction = async ({ db }) => {
   const [markets, latest] = await Promise.all([readMarkets(db), readLatestReports(db)]);
   const bySeries = new Map(latest.map((row) => [row.series_key, row]));
   const data = markets.flatMap((market) => {
-    const report = market.report_types
-      .map((type) => bySeries.get(cotSeriesKey(market.code, type)))
-      .find(Boolean);
+    let report: CotReportRow | undefined;
+    for (const type of market.report_types) {
+      const candidate = bySeries.get(cotSeriesKey(market.code, type));
+      if (candidate && (report === undefined || candidate.period > report.period)) report = candidate;
+    }
     return report ? [{ ...presentMarket(market), latest: presentCotReport(report) }] : [];
   });
   return { data, meta: await cftcTerms(db) };
 };
 
 /**
- * Endpoint 3, public form: the 12 most recent weekly reports of one market (oldest first)
- * and the window they cover. The keyed form (full history) is served by cot-history.ts.
+ * Endpoint 3, public form: the latest 12 reports of one market and report type (oldest first),
+ * and a window saying how many there are and which dates they span. The keyed form (full
+ * history) is served by cot-history.ts.
  */
 export const getCotMarketPublic: PayloadFunction = async ({ db }, params) => {
   const market = await resolveMarket(db, params.slug);
   const reportType = resolveReportType(market, params.query.report_type);
-  const reports = await readRecentReports(db, cotSeriesKey(market.code, reportType), PUBLIC_WEEKS);
+  const reports = await readRecentReports(db, cotSeriesKey(market.code, reportType), PUBLIC_REPORTS);
   return {
     data: reports.map(presentCotReport),
     meta: {
-      market: presentMarket(market),
+      market: presentMarketDetail(market),
       report_type: reportType,
       window: {
-        weeks: PUBLIC_WEEKS,
+        reports: reports.length,
+        limit: PUBLIC_REPORTS,
         from: reports[0]?.period ?? null,
         to: reports.at(-1)?.period ?? null,
         full_history: false,
@@ -67,7 +87,7 @@ export const getCotMarketPublic: PayloadFunction = async ({ db }, params) => {
   };
 };
 
-/** Finds a tracked market by slug or answers 404. */
+/** Finds a market by slug or answers 404. */
 export async function resolveMarket(
   db: Parameters<PayloadFunction>[0]['db'],
   slug: string | null,
@@ -77,13 +97,14 @@ export async function resolveMarket(
   return market;
 }
 
-/** The requested report type, or the market's first; one the market is not tracked in is a 400. */
+/** The requested report type, or the market's first; one the market is not served in is a 400. */
 export function resolveReportType(market: MarketRow, requested: string | number | undefined): string {
-  if (requested === undefined) return market.report_types[0]!;
+  // A market listed by the catalog alone has no report yet: its page is empty, not an error.
+  if (requested === undefined) return market.report_types[0] ?? 'legacy';
   if (!market.report_types.includes(String(requested))) {
     throw invalidParameter(
       'report_type',
-      `one of the report types tracked for ${market.slug}: ${market.report_types.join(', ')}`,
+      `one of the report types served for ${market.slug}: ${market.report_types.join(', ')}`,
     );
   }
   return String(requested);

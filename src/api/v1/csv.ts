@@ -2,10 +2,24 @@
  * CSV rendering of a payload's `data` array for `format=csv` (CONTRACT section 6): RFC 4180 with
  * a header row and CRLF line ends. Nested objects become dotted column names
  * (`categories.noncommercial.long`), arrays are joined with `;`, null is an empty field.
+ * Text that a spreadsheet would run as a formula is neutralised as OWASP recommends
+ * (https://owasp.org/www-community/attacks/CSV_Injection); numbers are written unchanged.
  */
 
 const CRLF = '\r\n';
 const NEEDS_QUOTES = /[",\r\n]/;
+/** OWASP's list of first characters that make a spreadsheet read a cell as a formula. */
+const FORMULA_START = /^[=+\-@\t\r]/;
+/** A plain decimal number (`-1.5`, `+2`, `1e-3`): read as a number, never as a formula call. */
+const NUMBER_TEXT = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+/** One rendered field: its text, and whether it is a number (or a list of numbers) only. */
+interface Cell {
+  text: string;
+  numeric: boolean;
+}
+
+const EMPTY: Cell = { text: '', numeric: false };
 
 /** Renders an array of rows as RFC 4180 CSV; columns are the union of the rows' fields in first-seen order. */
 export function renderCsv(data: unknown[]): string {
@@ -22,8 +36,8 @@ export function renderCsv(data: unknown[]): string {
   }
   const kept = columns.filter((column) => !isEmptyParent(column, columns, rows));
   if (kept.length === 0) return '';
-  const lines = [kept.map(quoteField)];
-  for (const row of rows) lines.push(kept.map((column) => quoteField(row.get(column) ?? '')));
+  const lines = [kept.map((column) => renderField({ text: column, numeric: false }))];
+  for (const row of rows) lines.push(kept.map((column) => renderField(row.get(column) ?? EMPTY)));
   return lines.map((fields) => fields.join(',') + CRLF).join('');
 }
 
@@ -31,20 +45,22 @@ export function renderCsv(data: unknown[]): string {
  * A field that is null in some rows and an object in others (`latest: null`) would give both a
  * `latest` and `latest.period` column; the bare one carries nothing, so it is left out.
  */
-function isEmptyParent(column: string, columns: readonly string[], rows: ReadonlyArray<Map<string, string>>) {
+function isEmptyParent(column: string, columns: readonly string[], rows: ReadonlyArray<Map<string, Cell>>) {
   const prefix = `${column}.`;
-  return columns.some((c) => c.startsWith(prefix)) && rows.every((row) => (row.get(column) ?? '') === '');
+  return (
+    columns.some((c) => c.startsWith(prefix)) && rows.every((row) => (row.get(column) ?? EMPTY).text === '')
+  );
 }
 
 /** A row that is not an object (a bare number or string) is a single `value` column. */
-function flattenRow(item: unknown): Map<string, string> {
-  const out = new Map<string, string>();
+function flattenRow(item: unknown): Map<string, Cell> {
+  const out = new Map<string, Cell>();
   if (isPlainObject(item)) flattenInto(out, '', item);
   else out.set('value', formatScalar(item));
   return out;
 }
 
-function flattenInto(out: Map<string, string>, prefix: string, value: Record<string, unknown>): void {
+function flattenInto(out: Map<string, Cell>, prefix: string, value: Record<string, unknown>): void {
   for (const [key, child] of Object.entries(value)) {
     const name = prefix === '' ? key : `${prefix}.${key}`;
     if (isPlainObject(child)) flattenInto(out, name, child);
@@ -52,11 +68,15 @@ function flattenInto(out: Map<string, string>, prefix: string, value: Record<str
   }
 }
 
-function formatScalar(value: unknown): string {
-  if (value === null || value === undefined) return '';
-  if (Array.isArray(value)) return value.map(formatElement).join(';');
-  if (isPlainObject(value)) return JSON.stringify(value);
-  return String(value);
+function formatScalar(value: unknown): Cell {
+  if (value === null || value === undefined) return EMPTY;
+  if (Array.isArray(value)) {
+    // `-1;2` from [-1, 2] holds no text a formula could call, so it stays as written too.
+    const numeric = value.length > 0 && value.every((element) => isNumber(element) || element === null);
+    return { text: value.map(formatElement).join(';'), numeric };
+  }
+  if (isPlainObject(value)) return { text: JSON.stringify(value), numeric: false };
+  return { text: String(value), numeric: isNumber(value) };
 }
 
 /** Objects inside arrays have no column of their own: they stay JSON within the joined field. */
@@ -66,7 +86,20 @@ function formatElement(value: unknown): string {
   return String(value);
 }
 
-function quoteField(text: string): string {
+function isNumber(value: unknown): boolean {
+  return typeof value === 'number' || typeof value === 'bigint';
+}
+
+/**
+ * Quotes a field where RFC 4180 needs it. Text starting like a formula (OWASP: `=`, `+`, `-`,
+ * `@`, tab, CR) is prefixed with `'` and always quoted, so a spreadsheet shows it as text; a
+ * number, or text that is just a decimal number (`-1.5`), cannot run anything and is kept.
+ */
+function renderField(cell: Cell): string {
+  const { text } = cell;
+  if (FORMULA_START.test(text) && !cell.numeric && !NUMBER_TEXT.test(text)) {
+    return `"'${text.replaceAll('"', '""')}"`;
+  }
   return NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 

@@ -1,7 +1,7 @@
 import { invalidParameter } from '../../contract/errors.ts';
 import { PARAMS } from '../../contract/params.ts';
 import type { RequestParams } from '../../contract/parse-request.ts';
-import { hasCountry, hasCurrency, resolveRegion } from '../../query/reference-codes.ts';
+import { hasCountry, hasCurrency, hasVenueCountry, resolveRegion } from '../../query/reference-codes.ts';
 import type { SnapshotDb } from '../../query/snapshot-db.ts';
 
 /** Geography filters after checking them against the reference lists. */
@@ -12,15 +12,33 @@ export interface GeoFilters {
   currency?: string;
 }
 
+/** Which list a `country` filter is checked against. */
+export interface ResolveGeoFiltersOptions {
+  /**
+   * `countries` (default): the ISO 3166-1 country list. `venue-countries`: that list plus the
+   * codes the ISO 10383 MIC list uses as countries (`ZZ` for venues of no country), so that every
+   * venue can be filtered on the country it is published with.
+   */
+  countryList?: 'countries' | 'venue-countries';
+}
+
 /**
  * Checks the filters a request carries against the snapshot's reference lists: a well-formed
  * but unknown code is `invalid_parameter`; a known code may still match nothing.
  */
-export async function resolveGeoFilters(db: SnapshotDb, params: RequestParams): Promise<GeoFilters> {
+export async function resolveGeoFilters(
+  db: SnapshotDb,
+  params: RequestParams,
+  options: ResolveGeoFiltersOptions = {},
+): Promise<GeoFilters> {
   const filters: GeoFilters = {};
   const { country, region, currency } = params.query;
   if (typeof country === 'string') {
-    if (!(await hasCountry(db, country))) throw invalidParameter('country', PARAMS.country.expected);
+    const known =
+      options.countryList === 'venue-countries'
+        ? await hasVenueCountry(db, country)
+        : await hasCountry(db, country);
+    if (!known) throw invalidParameter('country', PARAMS.country.expected);
     filters.country = country;
   }
   if (typeof region === 'string') {

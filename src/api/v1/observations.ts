@@ -55,6 +55,8 @@ function presentObservation(row: ObservationRow) {
     value: row.value,
     source_ref: row.source_ref,
     observed_at: row.observed_at,
+    observed_at_method: row.observed_at_method ?? 'collected',
+    footnotes: row.footnotes ?? [],
     collector_version: row.collector_version,
     verification_status: row.verification_status,
     confidence: row.confidence,

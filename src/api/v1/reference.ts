@@ -83,6 +83,7 @@ export const getCurrencies: PayloadFunction = async ({ db }) => {
       is_fund: row.is_fund,
       current: row.withdrawn === null,
       withdrawn: row.withdrawn,
+      withdrawals: row.withdrawals,
       entities: row.entities,
     })),
     meta: { attribution: await readAttribution(db, LIST_SOURCES.currencies) },
@@ -91,7 +92,8 @@ export const getCurrencies: PayloadFunction = async ({ db }) => {
 
 /** Endpoint 14: ISO 10383 venues by MIC, whatever their status, with time zone and currencies; filter by country. */
 export const getVenues: PayloadFunction = async ({ db }, params) => {
-  const filters = await resolveGeoFilters(db, params);
+  // The MIC list files venues of no country under `ZZ`; that code must filter them too.
+  const filters = await resolveGeoFilters(db, params, { countryList: 'venue-countries' });
   const [rows, zones] = await Promise.all([readVenues(db, filters.country ?? ''), readZonesByCountry(db)]);
   // A country filter keeps all of that country's venues, so the usual zone is the same either way.
   const usual = findUsualVenueZones(rows, zones);

@@ -1,89 +1,76 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Command } from 'commander';
-import { unzipSync } from 'fflate';
-import { findSource, SOURCES } from '../../ingest/sources.ts';
 import type { CommandContext } from '../context.ts';
+import { type FetchOutcome, fetchAndIngest } from '../fetch-and-ingest.ts';
+import { FETCHABLE_SOURCES, findFetchableSource } from '../fetch-sources.ts';
 import { UsageError } from '../usage-error.ts';
-import { ingestFiles, reportIngest } from './ingest.ts';
+import { describeIngest } from './ingest.ts';
 
-const DOWNLOAD_TIMEOUT_MS = 120_000;
+/** Flags of `mmds fetch`. */
+interface FetchCommandFlags {
+  baseUrl?: string;
+  report?: string;
+  combined?: boolean;
+  year?: string;
+  since?: string;
+  series?: string[];
+}
 
-/** Downloads one file; a `.zip` is unpacked to its single member. Returns the local path. */
-async function download(url: string, dir: string): Promise<string> {
-  let response: Response;
-  try {
-    response = await fetch(url, { signal: AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS), redirect: 'follow' });
-  } catch (error) {
-    throw new UsageError(
-      `${url}: download failed (${(error as Error).message}); check --base-url and the network`,
+/** One line per ingest, and a closing line when nothing was new. */
+export function describeFetch(outcome: FetchOutcome): string[] {
+  const lines = outcome.ingests.map((ingest) => describeIngest(ingest.source, ingest.result));
+  if (outcome.unchanged.length > 0)
+    lines.push(
+      `${outcome.source}: ${outcome.unchanged.length} file(s) unchanged at the publisher, not fetched again`,
     );
-  }
-  if (!response.ok)
-    throw new UsageError(`${url}: HTTP ${response.status}; check --base-url, or try again later`);
-  const body = new Uint8Array(await response.arrayBuffer());
-  const name = decodeURIComponent(new URL(url).pathname.split('/').pop() || 'download');
-  if (!name.toLowerCase().endsWith('.zip')) {
-    const path = join(dir, name);
-    writeFileSync(path, body);
-    return path;
-  }
-  const members = Object.entries(unzipSync(body)).filter(([member]) => !member.endsWith('/'));
-  if (members.length !== 1)
-    throw new UsageError(`${url}: expected one file in the zip, found ${members.length}`);
-  const [member, content] = members[0]!;
-  const path = join(dir, member.split('/').pop()!);
-  writeFileSync(path, content);
-  return path;
+  if (outcome.ingests.length === 0 && outcome.unchanged.length === 0)
+    lines.push(`${outcome.source}: nothing to fetch`);
+  return lines;
 }
 
 /** Registers `mmds fetch`. */
 export function registerFetch(program: Command, getContext: () => CommandContext): void {
-  const fetchable = SOURCES.filter((s) => s.fetch).map((s) => s.id);
+  const ids = FETCHABLE_SOURCES.map((source) => source.id);
   program
     .command('fetch')
-    .description("download a source's current files from the publisher, then ingest them")
-    .argument('<source>', `one of: ${fetchable.join(', ')}`)
-    .option('--base-url <url>', "the publisher's address (default: the official one)")
+    .description("download a source's files from its publisher, then ingest them")
+    .argument('<source>', `one of: ${ids.join(', ')}`)
+    .option('--base-url <url>', "the publisher's root (default: the official one, or MMDS_<SOURCE>_BASE_URL)")
+    .option('--report <type>', 'cftc: legacy, disaggregated, tff, cit or all (default all but cit)')
+    .option('--combined', 'cftc: futures-and-options combined instead of futures only')
+    .option('--year <YYYY>', 'cftc: one year')
+    .option('--since <YYYY>', 'cftc: every year from this one on (backfill); bls: first year asked for')
+    .option('--series <ids...>', 'bls: series ids (default: the catalog); fred: FREDID=series.key pairs')
     .addHelpText(
       'after',
       `
-Downloads the source's files into a temporary directory under MMDS_DATA_DIR (a .zip is unpacked
-to its single member), ingests them exactly as mmds ingest would, and removes the download.
-Prints the same summary as mmds ingest. Run mmds publish afterwards.
+Downloads into a temporary directory under MMDS_DATA_DIR, ingests exactly as mmds ingest would
+(knowledge times from the release calendars; the retrieval time dates corrections), records each
+file's URL, retrieval time and SHA-256 in the batch, and removes the download. Retries on 5xx and
+time-outs; asks with If-None-Match / If-Modified-Since, so a file unchanged since its last ingest
+is neither downloaded nor ingested again. A failed or truncated download leaves the store as it
+was. Run mmds publish afterwards (mmds update does all of it).
 
-Files fetched:
-${fetchable.map((id) => `  ${id.padEnd(8)} ${findSource(id)!.fetch!.files.join(', ')}`).join('\n')}
+Sources:
+${FETCHABLE_SOURCES.map((source) => `  ${source.id.padEnd(10)} ${source.summary}`).join('\n')}
 
 Examples:
   mmds fetch ecb
-  mmds fetch cftc && mmds publish
-  mmds fetch ecb --base-url http://mirror.internal/ecb/ --json`,
+  mmds fetch cftc --report legacy --since 2020
+  mmds fetch cftc --combined --year 2025
+  mmds fetch bls --series CES0000000001 LNS14000000
+  mmds fetch fred --series PAYEMS=bls.CES0000000001
+  mmds fetch iso4217 --base-url http://mirror.internal/iso4217/ --json`,
     )
-    .action(async (id: string, flags: { baseUrl?: string }) => {
+    .action(async (id: string, flags: FetchCommandFlags) => {
       const context = getContext();
-      const source = findSource(id);
-      if (!source?.fetch)
-        throw new UsageError(`cannot fetch "${id}"; fetchable sources: ${fetchable.join(', ')}`);
-      const base = flags.baseUrl ?? source.fetch.defaultBaseUrl;
-      if (!/^https?:\/\//.test(base))
-        throw new UsageError(`--base-url must be an http(s) URL, got "${base}"`);
-      mkdirSync(context.config.dataDir, { recursive: true });
-      const dir = mkdtempSync(join(context.config.dataDir, '.download-'));
-      try {
-        const files: string[] = [];
-        for (const [index, file] of source.fetch.files.entries()) {
-          const url = new URL(file, base.endsWith('/') ? base : `${base}/`).toString();
-          context.reporter.progress(`downloading ${url}…`, { done: index, total: source.fetch.files.length });
-          files.push(await download(url, dir));
-        }
-        reportIngest(
-          context,
-          source.id,
-          await ingestFiles(context, { source: source.id, files, options: {} }),
-        );
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
+      const source = findFetchableSource(id);
+      if (!source) throw new UsageError(`cannot fetch "${id}"; fetchable sources: ${ids.join(', ')}`);
+      const { baseUrl, ...sourceFlags } = flags;
+      const outcome = await fetchAndIngest(context, source, {
+        flags: sourceFlags,
+        ...(baseUrl !== undefined ? { baseUrl } : {}),
+      });
+      context.reporter.result(outcome);
+      for (const line of describeFetch(outcome)) context.reporter.line(line);
     });
 }

@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { InputError } from '../../ingest/input-error.ts';
-import type { AppendResult } from '../../store/append-batch.ts';
+import { type AppendResult, RevisionRefusedError } from '../../store/append-batch.ts';
 import type { CommandContext } from '../context.ts';
 import { ReportedFailure } from '../reported-failure.ts';
 import { UsageError } from '../usage-error.ts';
@@ -14,13 +14,13 @@ const STEP = z
     source: z.string(),
     files: z.array(z.string()).min(1),
     observed_at: z.string().optional(),
+    collected_at: z.string().optional(),
     series: z.string().optional(),
     vintage: z.string().optional(),
-    sample: z.boolean().optional(),
   })
   .strict();
 const PLAN = z.array(STEP).min(1);
-const STEP_SHAPE = '{source, files: [...], observed_at?, series?, vintage?, sample?}';
+const STEP_SHAPE = '{source, files: [...], observed_at?, collected_at?, series?, vintage?}';
 
 /** One ingest of a plan file. */
 export type PlanStep = z.infer<typeof STEP>;
@@ -75,14 +75,17 @@ export async function ingestPlan(
           files: step.files.map((f) => resolve(base, f)),
           options: {
             observedAt: step.observed_at,
+            collectedAt: step.collected_at,
             series: step.series,
             vintage: step.vintage,
-            sample: step.sample,
           },
         },
       );
     } catch (error) {
-      if (!(error instanceof InputError || error instanceof UsageError)) throw error;
+      if (
+        !(error instanceof InputError || error instanceof UsageError || error instanceof RevisionRefusedError)
+      )
+        throw error;
       throw new ReportedFailure(
         `step ${index + 1} of ${steps.length} (${step.source}): ${error.message}; this step stored nothing and ` +
           `${index} earlier step(s) are stored: fix it and run the plan again (stored steps add nothing twice)`,
@@ -103,13 +106,13 @@ export function registerIngestPlan(program: Command, getContext: () => CommandCo
     .addHelpText(
       'after',
       `
-Each step is one mmds ingest: source, files, and the flags --observed-at, --series, --vintage and
---sample as observed_at, series, vintage and sample. Prints one summary line per step and a
+Each step is one mmds ingest: source, files, and the flags --observed-at, --collected-at,
+--series and --vintage as observed_at, collected_at, series and vintage. Prints one summary line per step and a
 total; with --json one document {steps: [...], rows_read, records_added, batches}.
 
 Example plan:
   [{"source": "catalog", "files": ["catalog.yaml"]},
-   {"source": "ecb", "files": ["ecb/eurofxref-hist.csv"], "sample": true}]
+   {"source": "ecb", "files": ["ecb/eurofxref-hist.csv"]}]
 
 Examples:
   mmds ingest-plan data/sample/pipeline.json

@@ -2,12 +2,13 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
+import { DEFAULT_CALENDAR_DIR, loadCalendars } from '../../calendar/load-calendars.ts';
 import { openDuckDb, withConnection } from '../../db/duckdb.ts';
 import type { IngestOptions } from '../../ingest/source.ts';
 import { findSource, SOURCES } from '../../ingest/sources.ts';
 import type { ParsedBatch } from '../../model/records.ts';
 import { type AppendResult, appendBatch } from '../../store/append-batch.ts';
-import type { InputFile } from '../../store/batches.ts';
+import type { FileOrigin, InputFile } from '../../store/batches.ts';
 import { resolveLayout } from '../../store/layout.ts';
 import { PIPELINE_VERSION } from '../../version.ts';
 import type { CommandContext } from '../context.ts';
@@ -18,6 +19,8 @@ export interface IngestRequest {
   source: string;
   files: readonly string[];
   options: IngestOptions;
+  /** Where fetched files came from (by local path), for the batch's provenance. */
+  origins?: ReadonlyMap<string, FileOrigin>;
 }
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
@@ -39,14 +42,18 @@ export async function ingestFiles(context: CommandContext, request: IngestReques
   try {
     return await withConnection(db, async (connection) => {
       context.reporter.progress(`${source.id}: reading ${files.length} file(s)…`);
-      const parsed = markSample(
-        await source.parse(files, { connection, now: context.now, options: request.options }),
-        request.options.sample === true,
-      );
+      const calendars = await loadCalendars(connection, DEFAULT_CALENDAR_DIR);
+      const parsed = await source.parse(files, {
+        connection,
+        now: context.now,
+        options: request.options,
+        calendars,
+        collectedAt: request.options.collectedAt ?? null,
+      });
       context.reporter.progress(`${source.id}: comparing with the store and writing a batch…`);
       return appendBatch(layout, connection, parsed, {
         source: source.id,
-        files: files.map(describeFile),
+        files: files.map((file) => describeFile(file, request.origins?.get(file))),
         options: Object.fromEntries(Object.entries(request.options).filter(([, v]) => v !== undefined)),
         collectorVersion: `mmds/${PIPELINE_VERSION} ${source.id}`,
         now: context.now(),
@@ -57,21 +64,15 @@ export async function ingestFiles(context: CommandContext, request: IngestReques
   }
 }
 
-/** Sample values keep their format's provenance shape but never pass as verified data. */
-function markSample(batch: ParsedBatch, sample: boolean): ParsedBatch {
-  if (!sample) return batch;
-  const mark = <T extends { source_ref: string; verification_status: string }>(fact: T): T => ({
-    ...fact,
-    source_ref: `sample:${fact.source_ref}`,
-    verification_status: 'unverified',
-  });
-  return { ...batch, observations: batch.observations?.map(mark), cot_reports: batch.cot_reports?.map(mark) };
-}
-
 function assertOptions(options: IngestOptions): void {
   if (options.observedAt !== undefined && !TIMESTAMP.test(options.observedAt)) {
     throw new UsageError(
       `--observed-at must be a UTC timestamp YYYY-MM-DDTHH:MM:SSZ, got "${options.observedAt}"`,
+    );
+  }
+  if (options.collectedAt !== undefined && !TIMESTAMP.test(options.collectedAt)) {
+    throw new UsageError(
+      `--collected-at must be a UTC timestamp YYYY-MM-DDTHH:MM:SSZ, got "${options.collectedAt}"`,
     );
   }
   if (options.vintage !== undefined && !DATE.test(options.vintage)) {
@@ -79,22 +80,29 @@ function assertOptions(options: IngestOptions): void {
   }
 }
 
-function describeFile(file: string): InputFile {
-  if (!statSync(file).isFile()) return { name: basename(file), sha256: null, bytes: null };
+function describeFile(file: string, origin: FileOrigin | undefined): InputFile {
+  const fetched = origin ? { origin } : {};
+  if (!statSync(file).isFile()) return { name: basename(file), sha256: null, bytes: null, ...fetched };
   const content = readFileSync(file);
   return {
     name: basename(file),
     sha256: createHash('sha256').update(content).digest('hex'),
     bytes: content.length,
+    ...fetched,
   };
 }
 
 /** One line about an ingest: rows read and skipped, records added per table, the batch written. */
 export function describeIngest(source: string, result: AppendResult): string {
   const tables = Object.entries(result.tables)
-    .map(
-      ([name, c]) => `${name} +${c.added} (unchanged ${c.unchanged}${c.stale ? `, stale ${c.stale}` : ''})`,
-    )
+    .map(([name, c]) => {
+      const notes = [
+        `unchanged ${c.unchanged}`,
+        ...(c.backfilled ? [`backfilled ${c.backfilled}`] : []),
+        ...(c.corrected ? [`corrections ${c.corrected}`] : []),
+      ];
+      return `${name} +${c.added} (${notes.join(', ')})`;
+    })
     .join('; ');
   return (
     `${source}: read ${result.rows_read} rows, skipped ${result.rows_skipped} missing; ${tables || 'no records'}; ` +
@@ -116,15 +124,20 @@ export function registerIngest(program: Command, getContext: () => CommandContex
     .argument('<source>', `one of: ${SOURCES.map((s) => s.id).join(', ')}`)
     .argument('<file...>', 'files (or, for research, directories) to read')
     .option('--observed-at <timestamp>', 'knowledge time of every value, UTC (YYYY-MM-DDTHH:MM:SSZ)')
+    .option(
+      '--collected-at <timestamp>',
+      'when the files were retrieved, UTC: dates corrections and values no calendar covers',
+    )
     .option('--series <key>', 'series key to file the values under (fred)')
     .option('--vintage <date>', 'vintage date of a FRED/ALFRED download (fred)')
-    .option('--sample', 'the files hold invented sample values: store them as unverified')
     .addHelpText(
       'after',
       `
 Reads the files whole; if any row is malformed nothing is stored and the error names the file and
 line. Values already in the store with the same content add nothing; a changed value becomes a
-new revision. Prints a summary: rows read, records added per table, the batch written. Run
+new revision, placed by its knowledge time. Knowledge times come from the publishers' release
+calendars (data/calendars/); a value that changes one already stored is a correction and needs
+to know when the file was retrieved: --collected-at (mmds fetch records it itself). Prints a summary: rows read, records added per table, the batch written. Run
 mmds publish afterwards to make the data visible.
 
 Sources:
@@ -134,14 +147,19 @@ Examples:
   mmds ingest ecb eurofxref-hist.csv
   mmds ingest cftc annual.txt FinFutYY.txt
   mmds ingest fred PAYEMS.csv --series bls.CES0000000001 --vintage 2025-08-02
-  mmds ingest bls response.json --observed-at 2026-01-09T13:30:00Z
+  mmds ingest bls response.json --collected-at 2026-01-09T14:05:00Z
   mmds ingest research notes/ --json`,
     )
     .action(
       async (
         source: string,
         files: string[],
-        flags: { observedAt?: string; series?: string; vintage?: string; sample?: boolean },
+        flags: {
+          observedAt?: string;
+          collectedAt?: string;
+          series?: string;
+          vintage?: string;
+        },
       ) => {
         const context = getContext();
         const result = await ingestFiles(context, { source, files, options: flags });

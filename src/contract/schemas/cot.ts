@@ -1,4 +1,3 @@
-import { COT_REPORT_TYPES } from '../../model/records.ts';
 import { SINGLE_SOURCE_TERMS } from './envelope.ts';
 import {
   arrayOf,
@@ -13,6 +12,13 @@ import {
   text,
   timestamp,
 } from './json-schema.ts';
+
+/**
+ * Report types endpoint 3 serves per market: the futures-only reports. Combined figures and the
+ * CIT supplement are stored (`cftc.<code>.<type>.combined`) but not served yet.
+ */
+export const SERVED_COT_REPORT_TYPES = ['legacy', 'disaggregated', 'tff'] as const;
+const COT_REPORT_TYPES = SERVED_COT_REPORT_TYPES;
 
 const count = (description: string) => nullable(integer(description));
 const percent = (description: string) => nullable(number(description));
@@ -68,14 +74,44 @@ function reportFields(): Record<string, JsonSchema> {
 }
 
 const MARKET_FIELDS: Record<string, JsonSchema> = {
-  slug: text('Stable market identifier.'),
-  code: text('CFTC contract market code.', { pattern: '^[0-9A-Z]{6}$' }),
-  name: text(),
-  exchange: text(),
-  mic: nullable(text('ISO 10383 MIC of the exchange.', { pattern: '^[A-Z0-9]{4}$' })),
-  sector: text('Sector id.'),
-  report_types: arrayOf(oneOfText(COT_REPORT_TYPES), 'Report types tracked, the default first.'),
+  slug: text(
+    'Stable market identifier: from the first name the market was published under (a rename keeps it), `-<code>` appended where two markets would share one.',
+    { pattern: '^[a-z0-9-]{1,64}$' },
+  ),
+  code: text('CFTC contract market code; consolidated markets end in `+`.', {
+    pattern: '^[0-9A-Z]{5}[0-9A-Z+]$',
+  }),
+  name: text('Display name: the latest published name without the exchange, unless the catalog names it.'),
+  exchange: nullable(text('Exchange name as the CFTC writes it, unless the catalog names it.')),
+  mic: nullable(text('ISO 10383 MIC of the exchange, where known.', { pattern: '^[A-Z0-9]{4}$' })),
+  sector: nullable(
+    text('Sector id (from the CFTC commodity subgroup, or the catalog); null if none applies.'),
+  ),
+  report_types: arrayOf(
+    oneOfText(COT_REPORT_TYPES),
+    'Futures-only report types served for the market, the default first.',
+  ),
+  cftc_codes: object(
+    {
+      exchange: nullable(text('"CFTC Market Code in Initials" (`CMX`, `NYME`).')),
+      region: nullable(text('CFTC region code.')),
+      commodity: nullable(text('CFTC commodity code.')),
+      subgroup: nullable(
+        text('CFTC commodity subgroup (`N25`, `F85`); only in disaggregated and TFF files.'),
+      ),
+    },
+    "The CFTC's own codes of the market, from its latest report.",
+  ),
 };
+
+const MARKET_NAMES = arrayOf(
+  object({
+    name: text('Market and exchange name as published.'),
+    first_report: date('First report date published under this name.'),
+    last_report: date('Last report date published under this name.'),
+  }),
+  'Every name the market was published under, oldest first.',
+);
 
 /** Named schemas of the COT endpoints. */
 export const COT_COMPONENTS: Record<string, JsonSchema> = {
@@ -88,13 +124,16 @@ export const COT_COMPONENTS: Record<string, JsonSchema> = {
     },
     'One weekly report in the keyed history, with its revision link.',
   ),
-  CotMarket: object(MARKET_FIELDS, 'A tracked futures market.'),
+  CotMarket: object({ ...MARKET_FIELDS, names: MARKET_NAMES }, 'A futures market of the CFTC reports.'),
 };
 
-/** Endpoint 2: per tracked market its latest report. */
+/** Endpoint 2: per market its latest report across report types. */
 export const COT_SUMMARY_DATA: JsonSchema = arrayOf(
-  object({ ...MARKET_FIELDS, latest: ref('CotReport') }),
-  'Tracked markets with data, by slug.',
+  object({
+    ...MARKET_FIELDS,
+    latest: ref('CotReport', 'The newest report across the report types (on a tie, the default type).'),
+  }),
+  'Every market of the CFTC files with a report, by slug.',
 );
 
 /** Endpoint 2 meta. */
@@ -103,7 +142,11 @@ export const COT_SUMMARY_META: Record<string, JsonSchema> = SINGLE_SOURCE_TERMS;
 function window(fullHistory: boolean, description: string): JsonSchema {
   return object(
     {
-      weeks: integer(fullHistory ? 'Reports in this page.' : 'Always 12.', { minimum: 0 }),
+      reports: integer('Reports in data (fewer than limit when the market has fewer).', { minimum: 0 }),
+      limit: integer(
+        fullHistory ? 'The page size asked for (default 1000).' : 'Always 12: the latest 12 reports at most.',
+        { minimum: 1 },
+      ),
       from: nullable(date('First report date shown.')),
       to: nullable(date('Last report date shown.')),
       full_history: { type: 'boolean', const: fullHistory },
@@ -117,12 +160,12 @@ const MARKET_META: Record<string, JsonSchema> = {
   report_type: oneOfText(COT_REPORT_TYPES, 'The report type shown.'),
 };
 
-/** Endpoint 3 without a cot:history key: the 12 most recent reports, oldest first. */
+/** Endpoint 3 without a cot:history key: the latest 12 reports, oldest first. */
 export const COT_MARKET_PUBLIC = {
   data: arrayOf(ref('CotReport')),
   meta: {
     ...MARKET_META,
-    window: window(false, 'The 12-week window an anonymous caller sees.'),
+    window: window(false, 'What an anonymous caller sees: the latest 12 reports (or all, if fewer).'),
     ...SINGLE_SOURCE_TERMS,
   },
 };

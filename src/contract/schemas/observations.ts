@@ -1,4 +1,4 @@
-import { DATA_CLASSES, FREQUENCIES, VERIFICATION_STATUSES } from '../../model/records.ts';
+import { DATA_CLASSES, FREQUENCIES, KNOWLEDGE_METHODS, VERIFICATION_STATUSES } from '../../model/records.ts';
 import { SINGLE_SOURCE_TERMS } from './envelope.ts';
 import {
   arrayOf,
@@ -25,6 +25,17 @@ export const OBSERVATION_COMPONENTS: Record<string, JsonSchema> = {
       value: number(),
       source_ref: text('Where the value was read: `<file>:<line>`, `<file>#<document id>` or a URL.'),
       observed_at: timestamp('When the value became known (what as_of filters on).'),
+      observed_at_method: oneOfText(
+        KNOWLEDGE_METHODS,
+        'How observed_at was established: `release_calendar` the release of the period by the ' +
+          "publisher's calendar, `vintage` an ALFRED-style vintage date, `publisher_timestamp` a date the " +
+          'publisher printed, `collected` only when we collected it (corrections, periods no calendar ' +
+          "covers), `estimated` from a publisher's announced plan (the latest plausible time). See docs/data-sources.md.",
+      ),
+      footnotes: arrayOf(
+        object({ code: nullable(text()), text: nullable(text()) }),
+        "The publisher's footnotes on this value as printed (BLS: `P` Preliminary, `C` Correction); empty when none.",
+      ),
       collector_version: text('The mmds version and parser that stored it.'),
       verification_status: oneOfText(VERIFICATION_STATUSES),
       confidence: number('0 to 1.', { minimum: 0, maximum: 1 }),

@@ -53,8 +53,21 @@ export const CURRENCIES_DATA: JsonSchema = arrayOf(
     ),
     is_fund: boolean(),
     current: boolean('True while withdrawn is null.'),
-    withdrawn: nullable(text('When withdrawn, as ISO writes it (`YYYY-MM`, `YYYY` or a range).')),
-    entities: arrayOf(text(), 'Countries or areas using it, as ISO writes them.'),
+    withdrawn: nullable(
+      text('When withdrawn, as ISO writes it (`YYYY-MM`, `YYYY` or a range): the latest of withdrawals.'),
+    ),
+    withdrawals: arrayOf(
+      object({
+        entity: nullable(text('Country or area that stopped using the code, as ISO writes it.')),
+        name: text('Name of the currency for that entity at the time.'),
+        withdrawn: text('When, as ISO writes it (`YYYY-MM`, `YYYY` or a range).'),
+      }),
+      'Every ISO 4217 list-three (historic) entry of the code, oldest first; [] for a code never withdrawn anywhere.',
+    ),
+    entities: arrayOf(
+      text(),
+      'Countries or areas using it (all that used it, for a withdrawn code), as ISO writes them.',
+    ),
   }),
   'By code.',
 );

@@ -2,18 +2,19 @@ import { getCotSummary } from '../../api/v1/cot.ts';
 import { cotSeriesKey, presentCotReport } from '../../api/v1/cot-report.ts';
 import { readSourceTerms } from '../../query/catalog.ts';
 import { readSectors } from '../../query/catalog-lists.ts';
-import { type MarketRow, readMarkets } from '../../query/cot.ts';
+import { type MarketRow, readMarket, readMarkets } from '../../query/cot.ts';
 import { readCotHistory } from '../../query/history.ts';
 import { type ChartPoint, renderLineChart } from '../charts/line-chart.ts';
 import { formatChange, formatIdentifier, formatNumber, formatPercent, formatTimestamp } from '../format.ts';
 import { readPublicData, readWholeHistory, type SiteContext } from './site-context.ts';
 
-/** A tracked market as the market list shows it. */
+/** A market as the market list shows it. */
 export interface MarketListItem {
   slug: string;
   name: string;
+  /** Exchange name, or '' where the files give none. */
   exchange: string;
-  /** Sector id and display name. */
+  /** Sector id and display name ('' and 'Other' for a market of no sector). */
   sector: string;
   sectorName: string;
   reportTypes: string[];
@@ -59,7 +60,10 @@ export interface MarketPage {
   code: string;
   exchange: string;
   mic: string | null;
+  /** Sector display name ('Other' for a market of no sector). */
   sector: string;
+  /** Names the market was published under before its current one, newest first. */
+  formerNames: string[];
   contractUnits: string | null;
   sections: ReportTypeSection[];
   /** Report types the market is tracked in but that have no report in the snapshot. */
@@ -81,6 +85,9 @@ const CATEGORY_LABELS: Record<string, string> = {
   producer_merchant: 'Producer/merchant',
 };
 
+/** What the pages call the sector of a market the CFTC codes place in none of ours. */
+const OTHER_SECTOR = 'Other';
+
 /** The positions of all reportable traders together: a sum, so not charted beside its parts. */
 const TOTAL = 'total_reportable';
 
@@ -91,7 +98,7 @@ export function labelCategory(category: string): string {
 
 type Report = ReturnType<typeof presentCotReport>;
 
-/** Lists every tracked market (of a redistributable source) with its latest report, if any. */
+/** Lists every market (of a redistributable source) with its latest report, if any. */
 export async function readMarketList(context: SiteContext): Promise<MarketListItem[]> {
   const [markets, summary, sectors] = await Promise.all([
     readMarkets(context.db),
@@ -103,9 +110,9 @@ export async function readMarketList(context: SiteContext): Promise<MarketListIt
   return markets.map((market) => ({
     slug: market.slug,
     name: market.name,
-    exchange: market.exchange,
-    sector: market.sector,
-    sectorName: sectorNames.get(market.sector) ?? market.sector,
+    exchange: market.exchange ?? '',
+    sector: market.sector ?? '',
+    sectorName: market.sector === null ? OTHER_SECTOR : (sectorNames.get(market.sector) ?? market.sector),
     reportTypes: market.report_types.map((type) => REPORT_TYPE_LABELS[type] ?? type),
     latestDate: latest.get(market.slug)?.report_date ?? null,
     openInterest: formatNumber(latest.get(market.slug)?.open_interest),
@@ -114,8 +121,9 @@ export async function readMarketList(context: SiteContext): Promise<MarketListIt
 
 /** Reads one market's whole history per report type and shapes its charts and latest table. */
 export async function readMarketPage(context: SiteContext, slug: string): Promise<MarketPage> {
-  const market = (await readMarkets(context.db)).find((m) => m.slug === slug);
-  if (!market) throw new Error(`no tracked market ${slug}`);
+  const market = await readMarket(context.db, slug);
+  if (!market) throw new Error(`no market ${slug}`);
+  const sectors = await readSectors(context.db);
   const sections: ReportTypeSection[] = [];
   const missingTypes: string[] = [];
   let openInterest: Report[] = [];
@@ -135,9 +143,13 @@ export async function readMarketPage(context: SiteContext, slug: string): Promis
     slug: market.slug,
     name: market.name,
     code: market.code,
-    exchange: market.exchange,
+    exchange: market.exchange ?? '',
     mic: market.mic,
-    sector: market.sector,
+    sector: sectors.find((s) => s.id === market.sector)?.name ?? OTHER_SECTOR,
+    formerNames: market.names
+      .filter((entry) => entry.name !== market.names.at(-1)?.name)
+      .map((entry) => `${entry.name} (${entry.first_report} to ${entry.last_report})`)
+      .reverse(),
     contractUnits: openInterest.at(-1)?.contract_units ?? null,
     sections,
     missingTypes,

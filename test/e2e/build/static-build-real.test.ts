@@ -180,7 +180,7 @@ describe('mmds build on the real data, served the way a static host serves dist/
       expect((body.data as CotView[]).map((r) => r.report_date)).toEqual(dates);
       expect(body.meta).toMatchObject({
         report_type: type,
-        window: { weeks: 12, from: dates[0], to: dates.at(-1), full_history: false },
+        window: { reports: dates.length, limit: 12, from: dates[0], to: dates.at(-1), full_history: false },
       });
     }
   });

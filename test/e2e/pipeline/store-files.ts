@@ -6,13 +6,17 @@ import { join, relative } from 'node:path';
  * Describes everything under a directory: the SHA-256 of every file and a `dir` marker for every
  * directory, by path relative to the root. Two equal results mean byte-for-byte the same tree.
  */
-export function hashTree(root: string): Record<string, string> {
+export function hashTree(
+  root: string,
+  include: (path: string) => boolean = () => true,
+): Record<string, string> {
   const tree: Record<string, string> = {};
   if (!existsSync(root)) return tree;
   const entries = readdirSync(root, { recursive: true, withFileTypes: true });
   for (const entry of entries) {
     const path = join(entry.parentPath, entry.name);
     const key = relative(root, path);
+    if (!include(key)) continue;
     if (entry.isDirectory()) tree[key] = 'dir';
     else tree[key] = createHash('sha256').update(readFileSync(path)).digest('hex');
   }

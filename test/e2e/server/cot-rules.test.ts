@@ -13,11 +13,13 @@ import { createTempDir } from '../../helpers/temp-dir.ts';
 const REAL_CLOCK = () => new Date();
 const MARKET = 'gold';
 const PATH = `/api/v1/markets/cot/${MARKET}`;
-const PUBLIC_WEEKS = 12;
+const PUBLIC_REPORTS = 12;
 
 interface CotPayload {
   data: { report_date: string; report_type: string }[];
-  meta: { window: { weeks: number; from: string | null; to: string | null; full_history: boolean } };
+  meta: {
+    window: { reports: number; limit: number; from: string | null; to: string | null; full_history: boolean };
+  };
 }
 
 /** Splits one CSV line (RFC 4180 quoting: the CFTC quotes the market name). */
@@ -34,7 +36,10 @@ function splitCsvLine(line: string): string[] {
 
 /** The weekly report dates of one market in the sample legacy file, oldest first. */
 function readLegacyReportDates(marketCode: string): string[] {
-  const [header, ...rows] = readFileSync(join(SAMPLE_DATA, 'cftc/legacy_futures_only_sample.txt'), 'utf8')
+  const [header, ...rows] = readFileSync(
+    join(SAMPLE_DATA, 'cftc/legacy_futures_only_2025_selected_markets.txt'),
+    'utf8',
+  )
     .split(/\r?\n/)
     .filter((line) => line.trim() !== '');
   const columns = splitCsvLine(header!);
@@ -79,7 +84,7 @@ function getRaw(
   });
 }
 
-describe('endpoint 3 rules over HTTP (sample market with 20 weekly reports)', () => {
+describe('endpoint 3 rules over HTTP (sample market: 10 weekly legacy reports of 2025)', () => {
   let fixture: SnapshotFixture;
   let server: TestServer;
   let emptyDist: ReturnType<typeof createTempDir>;
@@ -115,8 +120,10 @@ describe('endpoint 3 rules over HTTP (sample market with 20 weekly reports)', ()
     fixture?.remove();
   });
 
-  it('the sample file holds more than 12 weekly reports of the market', () => {
-    expect(reportDates.length).toBe(20);
+  it('the sample file holds 10 weekly reports of the market', () => {
+    // Fewer than 12: the window must say how many there are, not claim 12.
+    // (test/integration/api/cot-markets.test.ts checks the cut at 12 on a 30-week real series.)
+    expect(reportDates.length).toBe(10);
     expect(new Set(reportDates).size).toBe(reportDates.length);
   });
 
@@ -130,25 +137,27 @@ describe('endpoint 3 rules over HTTP (sample market with 20 weekly reports)', ()
       return { response, payload: (await response.json()) as CotPayload };
     };
 
-    it('rule 1: without a key, exactly the 12 most recent weekly reports', async () => {
+    it('rule 1: without a key, the latest 12 weekly reports (all 10 here), and a window that says so', async () => {
       const { response, payload } = await get();
       expect(response.headers.get('cache-control')).toMatch(/^public, max-age=\d+$/);
-      const latest = reportDates.slice(-PUBLIC_WEEKS);
+      const latest = reportDates.slice(-PUBLIC_REPORTS);
       expect(payload.data.map((row) => row.report_date).sort()).toEqual(latest);
-      expect(payload.meta.window).toMatchObject({
-        weeks: PUBLIC_WEEKS,
+      expect(payload.meta.window).toEqual({
+        reports: latest.length,
+        limit: PUBLIC_REPORTS,
         full_history: false,
         from: latest[0],
         to: latest.at(-1),
       });
     });
 
-    it('rule 2: a key with cot:history gets all 20 reports', async () => {
+    it('rule 2: a key with cot:history gets all 10 reports', async () => {
       const { response, payload } = await get(historyKey);
       expect(response.headers.get('cache-control')).toBe('private, no-store');
       expect(payload.data.map((row) => row.report_date)).toEqual(reportDates);
       expect(payload.meta.window).toMatchObject({
-        weeks: reportDates.length,
+        reports: reportDates.length,
+        limit: 1000,
         full_history: true,
         from: reportDates[0],
         to: reportDates.at(-1),
@@ -158,7 +167,7 @@ describe('endpoint 3 rules over HTTP (sample market with 20 weekly reports)', ()
     it('rule 1: a key without cot:history still gets only 12', async () => {
       const { response, payload } = await get(otherKey);
       expect(response.headers.get('cache-control')).toBe('private, no-store');
-      expect(payload.data.map((row) => row.report_date).sort()).toEqual(reportDates.slice(-PUBLIC_WEEKS));
+      expect(payload.data.map((row) => row.report_date).sort()).toEqual(reportDates.slice(-PUBLIC_REPORTS));
       expect(payload.meta.window.full_history).toBe(false);
     });
 

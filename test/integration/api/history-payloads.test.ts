@@ -221,7 +221,13 @@ describe('history payloads on the real data', () => {
     const payload = await call('cot-market', getCotHistory, 'gold', 'report_type=legacy');
     const data = payload.data as Array<Record<string, unknown>>;
     expect(data.map((r) => r.report_date)).toEqual(dates);
-    expect(payload.meta?.window).toEqual({ weeks: 10, from: dates[0], to: dates.at(-1), full_history: true });
+    expect(payload.meta?.window).toEqual({
+      reports: 10,
+      limit: 1000,
+      from: dates[0],
+      to: dates.at(-1),
+      full_history: true,
+    });
     expect(payload.meta?.next_cursor).toBeNull();
     const march = gold.find((l) => l.values['As of Date in Form YYYY-MM-DD'] === '2025-03-11')!;
     const report = data.find((r) => r.report_date === '2025-03-11') as {

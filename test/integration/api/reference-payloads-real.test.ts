@@ -104,6 +104,21 @@ describe('catalog and reference payloads on the real data', () => {
     expect(data.find((row) => row.code === 'EUR')).toMatchObject({ current: true, minor_units: 2 });
   });
 
+  it('shows every withdrawal of a code withdrawn twice (HRK), each with its own name and date', async () => {
+    const rows = await csv('iso/iso4217_codes-all.csv');
+    const hrk = rows.filter((row) => row.AlphabeticCode === 'HRK');
+    const { data } = await call(getCurrencies);
+    const served = data.find((row) => row.code === 'HRK')!;
+    expect(served).toMatchObject({ current: false, withdrawn: '2023-01' });
+    expect(served.withdrawals).toEqual(
+      hrk.map((row) => ({ entity: row.Entity, name: row.Currency, withdrawn: row.WithdrawalDate })),
+    );
+    expect(served.withdrawals).toEqual([
+      { entity: 'CROATIA', name: 'Croatian Kuna', withdrawn: '2015-06' },
+      { entity: 'CROATIA', name: 'Kuna', withdrawn: '2023-01' },
+    ]);
+  });
+
   it('places XNYS in America/New_York and XTKS in Asia/Tokyo', async () => {
     const { data } = await call(getVenues);
     expect(data.find((row) => row.mic === 'XNYS')).toMatchObject({
@@ -124,12 +139,30 @@ describe('catalog and reference payloads on the real data', () => {
   });
 
   it('answers invalid_parameter for a well-formed unknown code and [] for a known code without data', async () => {
-    for (const fn of [getSeriesCatalogue, getVenues]) {
-      const error = await call(fn, { country: 'ZZ' }).catch((e: unknown) => e);
+    for (const [fn, country] of [
+      [getSeriesCatalogue, 'ZZ'],
+      [getVenues, 'QQ'],
+    ] as const) {
+      const error = await call(fn, { country }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ApiError);
       expect(error).toMatchObject({ code: 'invalid_parameter' });
     }
     expect((await call(getSeriesCatalogue, { country: 'DE' })).data).toEqual([]);
+  });
+
+  it('filters venues on ZZ, the code the MIC list uses for venues of no country', async () => {
+    const mics = await csv('mic/ISO10383_MIC.csv');
+    const zz = mics.filter((row) => row['ISO COUNTRY CODE (ISO 3166)'] === 'ZZ').map((row) => row.MIC!);
+    expect(zz).toEqual(expect.arrayContaining(['XOFF', 'XXXX']));
+    const { data, meta } = await call(getVenues, { country: 'ZZ' });
+    expect(data.map((row) => row.mic)).toEqual(zz.sort());
+    expect(meta.filters).toEqual({ country: 'ZZ' });
+    expect(data.find((row) => row.mic === 'XOFF')).toMatchObject({
+      country: 'ZZ',
+      time_zone: null,
+      time_zone_exact: false,
+      currencies: [],
+    });
   });
 
   it('shows the latest ECB rate of eurofxref.csv in the series catalogue', async () => {

@@ -36,6 +36,26 @@ const REFERENCE = join(SAMPLE_DATA, 'reference');
 
 type Rows = Array<Record<string, unknown>>;
 
+/** One `<CcyNtry>` / `<HstrcCcyNtry>` of the sample's ISO 4217 XML files, read straight from the text. */
+interface IsoEntry {
+  code: string;
+  withdrawn: string | null;
+}
+
+/** The entries with a currency code of list one and list three, as the sample ingests them. */
+function readIsoEntries(): IsoEntry[] {
+  const entries: IsoEntry[] = [];
+  for (const file of ['iso4217_list_one_table_a1.xml', 'iso4217_list_three_table_a3_historic.xml']) {
+    const text = readFileSync(join(REFERENCE, file), 'utf8');
+    for (const [, , body] of text.matchAll(/<(CcyNtry|HstrcCcyNtry)>([\s\S]*?)<\/\1>/g)) {
+      const code = /<Ccy>([A-Z]{3})<\/Ccy>/.exec(body!)?.[1];
+      if (code === undefined) continue;
+      entries.push({ code, withdrawn: /<WthdrwlDt>([^<]+)<\/WthdrwlDt>/.exec(body!)?.[1] ?? null });
+    }
+  }
+  return entries;
+}
+
 const OWN_ROUTES: readonly RouteId[] = [
   'research',
   'sources',
@@ -333,17 +353,28 @@ describe('catalog and reference payloads on the sample snapshot', () => {
   });
 
   describe('currencies (endpoint 13)', () => {
-    it('lists every ISO 4217 code once, by code, current when any entity still uses it', async () => {
-      const rows = (await csv('iso4217_codes-all.csv')).filter((row) => row.AlphabeticCode !== null);
-      const codes = [...new Set(rows.map((row) => row.AlphabeticCode!))].sort();
+    it('lists every ISO 4217 code of list one and list three once, current when any entity still uses it', async () => {
+      const entries = readIsoEntries();
+      const codes = [...new Set(entries.map((entry) => entry.code))].sort();
       const { data } = await call(getCurrencies);
       expect(data.map((row) => row.code)).toEqual(codes);
       for (const currency of data) {
-        const current = rows.some((r) => r.AlphabeticCode === currency.code && r.WithdrawalDate === null);
+        const own = entries.filter((entry) => entry.code === currency.code);
+        const current = own.some((entry) => entry.withdrawn === null);
         expect(currency.current).toBe(current);
         expect(currency.withdrawn === null).toBe(current);
+        // Every list-three entry of the code, none lost to the merge.
+        const historic = own.filter((entry) => entry.withdrawn !== null);
+        expect(currency.withdrawals, currency.code as string).toHaveLength(historic.length);
       }
-      expect(data.find((row) => row.code === 'HRK')).toMatchObject({ current: false });
+      expect(data.find((row) => row.code === 'HRK')).toMatchObject({
+        current: false,
+        withdrawn: '2023-01',
+        withdrawals: [
+          { entity: 'CROATIA', name: 'Croatian Kuna', withdrawn: '2015-06' },
+          { entity: 'CROATIA', name: 'Kuna', withdrawn: '2023-01' },
+        ],
+      });
     });
   });
 
@@ -369,7 +400,23 @@ describe('catalog and reference payloads on the sample snapshot', () => {
       expect(data.map((row) => row.mic)).toEqual(us.sort());
       expect(meta.filters).toEqual({ country: 'US' });
       expect((await call(getVenues, { country: 'AQ' })).data).toEqual([]);
-      await expect(call(getVenues, { country: 'ZZ' })).rejects.toMatchObject({ code: 'invalid_parameter' });
+      await expect(call(getVenues, { country: 'QQ' })).rejects.toMatchObject({ code: 'invalid_parameter' });
+    });
+
+    it('accepts ZZ, the code the MIC list uses for venues of no country (XOFF, XXXX)', async () => {
+      const mics = await csv('ISO10383_MIC.csv');
+      const zz = mics.filter((row) => row['ISO COUNTRY CODE (ISO 3166)'] === 'ZZ').map((row) => row.MIC);
+      expect(zz.length).toBeGreaterThan(0);
+      const { data, meta } = await call(getVenues, { country: 'ZZ' });
+      expect(data.map((row) => row.mic)).toEqual(zz.sort());
+      expect(data.every((row) => row.time_zone === null && (row.currencies as string[]).length === 0)).toBe(
+        true,
+      );
+      expect(meta.filters).toEqual({ country: 'ZZ' });
+      // ZZ is no ISO 3166-1 country: the series catalogue still refuses it.
+      await expect(call(getSeriesCatalogue, { country: 'ZZ' })).rejects.toMatchObject({
+        code: 'invalid_parameter',
+      });
     });
   });
 

@@ -11,7 +11,7 @@ export interface PublicRequest {
   query: Record<string, string>;
 }
 
-/** The sample snapshot, ready to be served, with the public requests it answers. */
+/** The sample snapshot (plus the licensed test series), ready to be served, with its public requests. */
 export interface ServedSample extends SnapshotFixture {
   /** Every public request the static build would write a file for (rendered live when not built). */
   publicRequests: PublicRequest[];
@@ -22,14 +22,16 @@ export interface ServedSample extends SnapshotFixture {
 }
 
 /**
- * Publishes the sample data and lists its public requests; with `build`, also runs `mmds build`.
+ * Publishes the sample data with the test-only licensed series (`LICENSED_SERIES_KEY`, from
+ * test/fixtures/licensed/: it must never be served anonymously) and lists the public requests;
+ * with `build`, also runs `mmds build`.
  *
  * The fast suite does not build: Astro puts its prerender chunks in `<cwd>/.astro/` when the
  * output directory is outside the working directory (as temp dirs are), so two builds of
  * parallel test files collide there. The long suite builds once.
  */
 export async function createServedSample(options: { build?: boolean } = {}): Promise<ServedSample> {
-  const fixture = await createSampleSnapshot();
+  const fixture = await createSampleSnapshot({ licensed: true });
   try {
     const db = await fixture.open();
     let publicRequests: PublicRequest[];

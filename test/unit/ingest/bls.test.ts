@@ -50,8 +50,11 @@ describe('blsSource: BLS API v2 JSON', () => {
         series_key: 'bls.LNS14000000',
         period: '2015-12',
         value: 5.0,
+        footnotes: [],
         source_ref: 'bls_api_v2_cps_situation_2015.json#LNS14000000/2015M12',
-        observed_at: NOW,
+        // The Employment Situation for December 2015 came out 2016-01-08 08:30 New York.
+        observed_at: '2016-01-08T13:30:00Z',
+        observed_at_method: 'release_calendar',
         verification_status: 'verified',
         confidence: 1,
         data_class: 'official',
@@ -88,6 +91,37 @@ describe('blsSource: BLS API v2 JSON', () => {
   it('uses --observed-at for every value', async () => {
     const { observations } = await parse([CPS], { observedAt: '2016-02-05T13:30:00Z' });
     expect(new Set(observations.map((o) => o.observed_at))).toEqual(new Set(['2016-02-05T13:30:00Z']));
+    expect(new Set(observations.map((o) => o.observed_at_method))).toEqual(new Set(['collected']));
+  });
+
+  it('gives the same knowledge times whoever ingests the file, whenever (no clock)', async () => {
+    const first = (await parse([CPS])).observations.map((o) => o.observed_at);
+    const later = await blsSource.parse([CPS], { ...context(), now: () => new Date('2030-01-01T00:00:00Z') });
+    expect((later.observations ?? []).map((o) => o.observed_at)).toEqual(first);
+  });
+
+  it('keeps the footnotes BLS prints (P Preliminary, C Correction) and dates state data by its release', async () => {
+    const { observations } = await parse([NORTH_DAKOTA]);
+    const withNotes = observations.filter((o) => (o.footnotes ?? []).length > 0);
+    expect(withNotes.length).toBeGreaterThan(0);
+    expect(new Set(withNotes.flatMap((o) => o.footnotes ?? []).map((f) => `${f.code} ${f.text}`))).toEqual(
+      new Set(['P Preliminary', 'C Correction']),
+    );
+    // State Employment and Unemployment for December 2014: 2015-01-27 10:00 New York.
+    expect(find(observations, 'bls.SMS38000001000000001', '2014-12')[0]).toMatchObject({
+      observed_at: '2015-01-27T15:00:00Z',
+      observed_at_method: 'release_calendar',
+    });
+  });
+
+  it('dates a possible correction by the newest release before the file was collected', async () => {
+    const { observations } = await parse([CPS], { collectedAt: '2016-03-01T00:00:00Z' });
+    // The newest Employment Situation before 2016-03-01 was February's, for January 2016.
+    expect(find(observations, 'bls.LNS14000000', '2015-12')[0]?.correction).toEqual({
+      observed_at: '2016-02-05T13:30:00Z',
+      method: 'release_calendar',
+    });
+    expect(find(observations, 'bls.LNS14000000', '2015-12')[0]?.observed_at).toBe('2016-01-08T13:30:00Z');
   });
 
   it('refuses an error response, quoting the BLS message', async () => {
@@ -110,9 +144,17 @@ describe('blsSource: BLS API v2 JSON', () => {
         { year: '2024', period: 'M03', value: '1,234.5' },
       ]),
     });
-    const { batch, observations } = await parse([file]);
+    // No calendar dates quarterly or annual values: they need the time the file was collected.
+    await expect(parse([file])).rejects.toThrow(
+      /CUUR0000SA0 2024-Q3, and the file carries no time it was collected/,
+    );
+    const { batch, observations } = await parse([file], { collectedAt: NOW });
     expect(batch.rows_read).toBe(8);
     expect(batch.rows_skipped).toBe(5);
+    expect(observations.find((o) => o.period === '2024')).toMatchObject({
+      observed_at: NOW,
+      observed_at_method: 'collected',
+    });
     expect(observations.map((o) => [o.period, o.value])).toEqual([
       ['2024', 2.9],
       ['2024-03', 1234.5],
@@ -170,7 +212,7 @@ describe('blsSource: BLS API v2 JSON', () => {
 });
 
 describe('blsSource: CES release-vintage compilation', () => {
-  it('reads 21 records, one observation per release, timed at 08:30 New York', async () => {
+  it('reads 21 records, one observation per release, timed at 08:30 New York as printed', async () => {
     const { batch, observations } = await parse([VINTAGES]);
     expect(batch.rows_read).toBe(21);
     expect(batch.rows_skipped).toBe(0);
@@ -189,6 +231,7 @@ describe('blsSource: CES release-vintage compilation', () => {
       value: 50,
       source_ref: 'ces_total_nonfarm_change_release_vintages_2025-12_to_2026-07.json#USDL-26-0020',
       observed_at: '2026-01-09T13:30:00Z',
+      observed_at_method: 'publisher_timestamp',
       verification_status: 'unverified',
       confidence: 0.8,
       data_class: 'official',
@@ -219,7 +262,9 @@ describe('blsSource: CES release-vintage compilation', () => {
 
 describe('blsSource: datahub CPI-U CSV', () => {
   it('reads 1,360 months of CUUR0000SA0 from the Index column', async () => {
-    const { batch, observations } = await parse([CPI]);
+    // Months before the calendar (2010) need the collection time; without it the file is refused.
+    await expect(parse([CPI])).rejects.toThrow(/CUUR0000SA0 1913-01, and the file carries no time/);
+    const { batch, observations } = await parse([CPI], { collectedAt: NOW });
     expect(batch.rows_read).toBe(1360);
     expect(batch.rows_skipped).toBe(0);
     expect(observations).toHaveLength(1360);
@@ -229,6 +274,7 @@ describe('blsSource: datahub CPI-U CSV', () => {
       value: 9.8,
       source_ref: 'datahub_cpi-us_cpiai.csv:2',
       observed_at: NOW,
+      observed_at_method: 'collected',
       verification_status: 'unverified',
       confidence: 0.9,
       data_class: 'official',
@@ -238,9 +284,15 @@ describe('blsSource: datahub CPI-U CSV', () => {
       value: 335.123,
       source_ref: 'datahub_cpi-us_cpiai.csv:1361',
     });
+    // Calendar months get the CPI release: January 2010 came out 2010-02-19 08:30 New York.
+    expect(find(observations, 'bls.CUUR0000SA0', '2010-01')[0]).toMatchObject({
+      observed_at: '2010-02-19T13:30:00Z',
+      observed_at_method: 'release_calendar',
+    });
   });
 
   it('refuses a date that is not the first of a month, a bad number and a header-only file', async () => {
+    const parse = (files: string[]) => blsSource.parse(files, context({ collectedAt: NOW }));
     const midMonth = writeTemp('cpi-date.csv', 'Date,Index,Inflation\n1913-01-01,9.8,\n1913-02-15,9.8,0.0\n');
     await expect(parse([midMonth])).rejects.toThrow(
       'cpi-date.csv:3: column "Date": expected the first of a month, got "1913-02-15"',

@@ -33,11 +33,11 @@ async function readColumn(file: string, column: string): Promise<Set<string>> {
 describe('catalog: data/catalog/catalog.yaml', () => {
   it('has the expected tables', async () => {
     const batch = await catalogSource.parse([CATALOG], context());
-    expect(catalog.sources).toHaveLength(9);
+    expect(catalog.sources).toHaveLength(8);
     expect(catalog.sectors).toHaveLength(8);
-    expect(catalog.series).toHaveLength(50);
+    expect(catalog.series).toHaveLength(49);
     expect(catalog.markets).toHaveLength(10);
-    expect(batch.rows_read).toBe(77);
+    expect(batch.rows_read).toBe(75);
     expect(catalog.series.filter((s) => s.source === 'ecb')).toHaveLength(41);
     expect(catalog.series.filter((s) => s.macro).map((s) => s.key)).toHaveLength(8);
   });
@@ -73,13 +73,10 @@ describe('catalog: data/catalog/catalog.yaml', () => {
     });
   });
 
-  it('keeps FRED and the sample vendor out of the redistributable rights', () => {
+  it('keeps FRED out of the redistributable rights, and lists no invented sample source', () => {
     const rightsOf = (id: string) => catalog.sources.find((s) => s.id === id)?.rights;
     expect(rightsOf('fred')).toBe('licensed');
-    expect(catalog.sources.find((s) => s.id === 'northwind')).toMatchObject({
-      rights: 'licensed',
-      sample: true,
-    });
+    expect(catalog.sources.filter((s) => s.sample)).toEqual([]);
     expect(catalog.series.filter((s) => s.source === 'fred')).toEqual([]);
     for (const id of ['ecb', 'cftc', 'bls', 'iso', 'un-m49', 'iana-tz', 'swift-mic']) {
       expect(REDISTRIBUTABLE_RIGHTS).toContain(rightsOf(id));
@@ -94,7 +91,7 @@ describe('catalog: data/catalog/catalog.yaml', () => {
       expect(sources.has(series.key.split('.')[0] ?? ''), series.key).toBe(true);
       if (series.sector !== null) expect(sectors.has(series.sector), series.key).toBe(true);
     }
-    for (const market of catalog.markets) expect(sectors.has(market.sector), market.slug).toBe(true);
+    for (const market of catalog.markets) expect(sectors.has(market.sector ?? ''), market.code).toBe(true);
   });
 
   it('tracks markets that the CFTC files carry, in the report types they carry them', async () => {
@@ -112,15 +109,15 @@ describe('catalog: data/catalog/catalog.yaml', () => {
     );
     expect(new Set(catalog.markets.map((m) => m.code))).toEqual(legacy);
     for (const market of catalog.markets) {
-      expect(market.report_types.includes('tff'), market.slug).toBe(tff.has(market.code));
-      expect(market.report_types.includes('disaggregated'), market.slug).toBe(disaggregated.has(market.code));
+      expect(market.report_types.includes('tff'), market.code).toBe(tff.has(market.code));
+      expect(market.report_types.includes('disaggregated'), market.code).toBe(disaggregated.has(market.code));
     }
   });
 
   it('uses active MICs of the ISO 10383 list', async () => {
     const rows = await readCsvFile(fixture.connection, join(SHARED_DATA, 'mic', 'ISO10383_MIC.csv'));
     const active = new Set(rows.filter((r) => r.values.STATUS === 'ACTIVE').map((r) => r.values.MIC));
-    for (const market of catalog.markets) expect(active.has(market.mic), market.slug).toBe(true);
+    for (const market of catalog.markets) expect(active.has(market.mic), market.code).toBe(true);
   });
 
   it('uses ISO 4217 currencies and UN M49 regions', async () => {
@@ -262,6 +259,37 @@ describe('catalog: bad input', () => {
     const yaml = await errorFor('name: Gold', 'name: Gold: bars');
     expect(yaml.message).toBe(
       'catalog.yaml:36: invalid YAML: Nested mappings are not allowed in compact mappings',
+    );
+  });
+
+  it('reads a market override of the code alone, every other field left to the data', async () => {
+    const file = writeCatalog(
+      MINIMAL.replace(
+        '    sector: metals\n    report_types: [legacy]\n',
+        '    sector: metals\n  - code: "13874+"\n',
+      ),
+    );
+    const batch = await catalogSource.parse([file], context());
+    expect(batch.markets?.[1]).toEqual({
+      code: '13874+',
+      slug: null,
+      name: null,
+      exchange: null,
+      mic: null,
+      sector: null,
+      report_types: [],
+    });
+  });
+
+  it('refuses two overrides of one slug, and a code that is not a CFTC code', async () => {
+    const twice = await errorFor(
+      '    report_types: [legacy]\n',
+      '    report_types: [legacy]\n  - code: "084691"\n    slug: gold\n',
+    );
+    expect(twice.message).toBe('catalog.yaml:42: markets[1].slug: duplicate slug "gold" (also markets[0])');
+    const code = await errorFor('code: "088691"', 'code: "88691"');
+    expect(code.message).toBe(
+      'catalog.yaml:35: markets[0].code: expected a six-character CFTC contract market code',
     );
   });
 

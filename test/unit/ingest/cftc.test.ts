@@ -5,7 +5,7 @@ import { cftcSource } from '../../../src/ingest/cftc.ts';
 import type { IngestOptions } from '../../../src/ingest/source.ts';
 import type { CotReportInput } from '../../../src/model/records.ts';
 import { createIngestFixture, expectInputError as expectRejection } from '../../helpers/ingest-fixture.ts';
-import { SHARED_DATA } from '../../helpers/paths.ts';
+import { REPO_ROOT, SHARED_DATA } from '../../helpers/paths.ts';
 
 const CFTC = join(SHARED_DATA, 'cftc');
 const LEGACY_SELECTED = join(CFTC, 'legacy_futures_only_2025_selected_markets.txt');
@@ -14,6 +14,10 @@ const DISAGG_SELECTED = join(CFTC, 'disaggregated_futures_only_2021_selected_mar
 const DISAGG_ANNUAL = join(CFTC, 'disaggregated_futures_only_2021_f_year.txt');
 const TFF_SELECTED = join(CFTC, 'tff_futures_only_2026_selected_markets.txt');
 const TFF_ANNUAL = join(CFTC, 'tff_futures_only_2026_FinFutYY.txt');
+// Trimmed real files found in public repositories: test/fixtures/cftc/README.md.
+const FIXTURES = join(REPO_ROOT, 'test', 'fixtures', 'cftc');
+const CIT_SELECTED = join(FIXTURES, 'cit_supplemental_2024_selected_markets.txt');
+const LEGACY_COMBINED = join(FIXTURES, 'legacy_combined_2026_selected_markets.txt');
 
 const fixture = createIngestFixture('cftc-test-');
 
@@ -212,15 +216,52 @@ describe('cftcSource: real CFTC files', () => {
     expect(position(report, 'noncommercial').change_long).toBeNull();
   });
 
-  it('dates each report to the Friday 15:30 New York release, EST and EDT', async () => {
+  it('dates each report to its release in the CFTC calendar, EST and EDT', async () => {
     const { reports } = await parse([LEGACY_SELECTED]);
-    expect(find(reports, '002602', '2025-01-07').observed_at).toBe('2025-01-10T20:30:00Z');
-    expect(find(reports, '002602', '2025-03-11').observed_at).toBe('2025-03-14T19:30:00Z');
+    expect(find(reports, '002602', '2025-01-14')).toMatchObject({
+      observed_at: '2025-01-17T20:30:00Z',
+      observed_at_method: 'release_calendar',
+    });
+    expect(find(reports, '002602', '2025-03-11')).toMatchObject({
+      observed_at: '2025-03-14T19:30:00Z',
+      observed_at_method: 'release_calendar',
+    });
+    // A local file of unknown age: a correction could not be dated, so none is offered.
+    for (const report of reports) expect(report).not.toHaveProperty('correction');
   });
 
-  it('lets options.observedAt override the release time', async () => {
+  it('takes the published exception: the report of 2025-01-07 came out Monday 2025-01-13', async () => {
+    const { reports } = await parse([LEGACY_SELECTED]);
+    expect(find(reports, '002602', '2025-01-07')).toMatchObject({
+      observed_at: '2025-01-13T20:30:00Z',
+      observed_at_method: 'release_calendar',
+    });
+  });
+
+  it('dates a correction at the collection time, never back to the first release', async () => {
+    const collectedAt = '2025-03-20T09:00:00Z';
+    const { reports } = await parse([LEGACY_SELECTED], { collectedAt });
+    expect(find(reports, '002602', '2025-03-11')).toMatchObject({
+      observed_at: '2025-03-14T19:30:00Z',
+      observed_at_method: 'release_calendar',
+      correction: { observed_at: collectedAt, method: 'collected' },
+    });
+  });
+
+  it('never dates a report after the collection of the file that holds it', async () => {
+    const collectedAt = '2025-03-14T19:00:00Z';
+    const { reports } = await parse([LEGACY_SELECTED], { collectedAt });
+    expect(find(reports, '002602', '2025-03-11')).toMatchObject({
+      observed_at: collectedAt,
+      observed_at_method: 'collected',
+    });
+    expect(find(reports, '002602', '2025-03-04').observed_at).toBe('2025-03-07T20:30:00Z');
+  });
+
+  it('lets options.observedAt override the release time (method collected)', async () => {
     const { reports } = await parse([LEGACY_SELECTED], { observedAt: '2025-04-01T00:00:00Z' });
     expect(new Set(reports.map((r) => r.observed_at))).toEqual(new Set(['2025-04-01T00:00:00Z']));
+    expect(new Set(reports.map((r) => r.observed_at_method))).toEqual(new Set(['collected']));
   });
 
   it.each([LEGACY_ANNUAL, DISAGG_ANNUAL, TFF_ANNUAL])(
@@ -240,11 +281,26 @@ describe('cftcSource: real CFTC files', () => {
     );
   });
 
-  it('plans the fetch of the legacy futures-only annual zip', () => {
-    expect(cftcSource.id).toBe('cftc');
-    expect(cftcSource.fetch).toEqual({
-      defaultBaseUrl: 'https://www.cftc.gov/files/dea/history/',
-      files: ['deacot2026.zip'],
+  it('stores the CFTC codes of each report: exchange, region, commodity and subgroup', async () => {
+    const { reports: legacy } = await parse([LEGACY_SELECTED]);
+    expect(find(legacy, '088691', '2025-03-11')).toMatchObject({
+      scope: 'futures_only',
+      exchange_code: 'CMX',
+      region_code: '01',
+      commodity_code: '088',
+      subgroup_code: null,
+    });
+    const { reports: disaggregated } = await parse([DISAGG_SELECTED]);
+    expect(find(disaggregated, '088691', '2021-03-16')).toMatchObject({
+      exchange_code: 'CMX',
+      commodity_code: '088',
+      subgroup_code: 'N20',
+    });
+    const { reports: tff } = await parse([TFF_SELECTED]);
+    expect(find(tff, '13874A', '2026-03-17')).toMatchObject({
+      exchange_code: 'CME',
+      commodity_code: '138',
+      subgroup_code: 'F20',
     });
   });
 });
@@ -314,15 +370,162 @@ describe('cftcSource: bad input', () => {
     );
   });
 
-  it('refuses a futures-and-options combined report', async () => {
+  it('refuses a scope other than FutOnly or Combined, and a row that contradicts options.scope', async () => {
     const [tffHeader = '', tffFirst = ''] = readLines(TFF_SELECTED);
-    const file = writeTemp('combined.txt', [tffHeader, tffFirst.replace('"FutOnly"', '"Combined"')]);
-    await expectInputError([file], /combined\.txt:2: .*only futures-only reports/);
+    const file = writeTemp('scope.txt', [tffHeader, tffFirst.replace('"FutOnly"', '"Options"')]);
+    await expectInputError(
+      [file],
+      /scope\.txt:2: column "FutOnly_or_Combined": expected FutOnly or Combined, got "Options"/,
+    );
+    const error = await expectRejection(
+      cftcSource.parse([TFF_SELECTED], context({ scope: 'combined' } as IngestOptions)),
+    );
+    expect(error.message).toMatch(
+      /:2: column "FutOnly_or_Combined": says FutOnly but the files were declared combined/,
+    );
   });
 
   it('refuses a header-only file and an empty file', async () => {
     await expectInputError([writeTemp('header-only.txt', [header])], /no data rows/);
     const empty = fixture.writeTemp('empty.txt', '');
     await expectInputError([empty], /file is empty/);
+  });
+});
+
+describe('cftcSource: CSV dialect on the real files', () => {
+  it("keeps the apostrophes of contract units in the legacy file (MMBTU'S)", async () => {
+    const { reports } = await parse([LEGACY_ANNUAL]);
+    const socal = find(reports, '023393', '2025-03-11');
+    expect(socal.contract_units).toBe("(Contracts of 2,500  MMBTU'S)");
+    const units = new Set(reports.map((r) => r.contract_units));
+    expect(units).toContain("(Contracts of 10,000 MMBTU'S)");
+    expect([...units].some((unit) => unit?.includes('MMBTUS'))).toBe(false);
+  });
+
+  it("keeps the apostrophe of a market name in the disaggregated file (BUYER'S INDEX)", async () => {
+    const { reports } = await parse([DISAGG_ANNUAL]);
+    const waha = find(reports, '0233D4', '2021-03-16');
+    expect(waha.market_name).toBe("WAHA HUB - WEST TEXAS DELIVERED/BUYER'S INDEX - ICE FUTURES ENERGY DIV");
+    expect(waha.source_ref).toBe('disaggregated_futures_only_2021_f_year.txt:655');
+    expect(reports.some((r) => r.market_name.includes('BUYERS INDEX'))).toBe(false);
+  });
+
+  it('reads a doubled quote inside a quoted field as one quote', async () => {
+    const [header = '', first = ''] = readLines(LEGACY_SELECTED);
+    const quoted = first.replace(
+      '"CORN - CHICAGO BOARD OF TRADE"',
+      '"CORN ""NO. 2"" - CHICAGO BOARD OF TRADE"',
+    );
+    expect(quoted).not.toBe(first);
+    const { reports } = await parse([writeTemp('doubled-quote.txt', [header, quoted])]);
+    expect(reports[0]).toMatchObject({
+      market_name: 'CORN "NO. 2" - CHICAGO BOARD OF TRADE',
+      open_interest: 1829935,
+      contract_units: '(CONTRACTS OF 5,000 BUSHELS)',
+    });
+  });
+});
+
+describe('cftcSource: futures-and-options combined files and the CIT supplement', () => {
+  it('files a combined TFF row under cftc.<code>.tff.combined', async () => {
+    const [tffHeader = '', tffFirst = ''] = readLines(TFF_SELECTED);
+    const file = writeTemp('tff-combined.txt', [tffHeader, tffFirst.replace('"FutOnly"', '"Combined"')]);
+    const { reports } = await parse([file]);
+    const { reports: futuresOnly } = await parse([TFF_SELECTED]);
+    expect(reports[0]).toMatchObject({ scope: 'combined', report_type: 'tff' });
+    expect(reports[0]?.series_key).toBe(`cftc.${reports[0]?.market_code}.tff.combined`);
+    expect(futuresOnly[0]).toMatchObject({
+      scope: 'futures_only',
+      series_key: `cftc.${reports[0]?.market_code}.tff`,
+    });
+  });
+
+  it('reads the legacy combined file when the caller declares its scope (the header cannot tell)', async () => {
+    const { reports } = await parse([LEGACY_COMBINED], { scope: 'combined' } as IngestOptions);
+    expect(reports).toHaveLength(18);
+    const gold = find(reports, '088691', '2026-03-03');
+    expect(gold).toMatchObject({
+      series_key: 'cftc.088691.legacy.combined',
+      report_type: 'legacy',
+      scope: 'combined',
+      market_name: 'GOLD - COMMODITY EXCHANGE INC.',
+      exchange_code: 'CMX',
+      source_ref: 'legacy_combined_2026_selected_markets.txt:11',
+    });
+    // Without a declaration a legacy file counts as futures only...
+    const { reports: undeclared } = await parse([LEGACY_COMBINED]);
+    expect(undeclared[0]?.series_key).toBe('cftc.002602.legacy');
+  });
+
+  it("...unless it carries the CFTC's own name of the combined file (annualof.txt)", async () => {
+    const copy = writeTemp(join('by-name', 'annualof.txt'), readLines(LEGACY_COMBINED).filter(Boolean));
+    const { reports } = await parse([copy]);
+    expect(new Set(reports.map((r) => r.scope))).toEqual(new Set(['combined']));
+  });
+
+  it('reads the CIT supplement: index traders beside commercials and non-commercials ex-CIT', async () => {
+    const { batch, reports } = await parse([CIT_SELECTED]);
+    expect(batch.rows_read).toBe(60);
+    expect(reports).toHaveLength(60);
+    const wheat = find(reports, '001602', '2024-07-23');
+    expect(wheat).toMatchObject({
+      series_key: 'cftc.001602.cit.combined',
+      report_type: 'cit',
+      scope: 'combined',
+      market_name: 'WHEAT-SRW - CHICAGO BOARD OF TRADE',
+      exchange_code: 'CBT',
+      region_code: '00',
+      commodity_code: '001',
+      subgroup_code: null,
+      contract_units: '(CONTRACTS OF 5,000 BUSHELS)',
+      open_interest: 511022,
+      change_open_interest: 4792,
+      traders_total: 400,
+      conc_gross_le4_long: null,
+      source_ref: 'cit_supplemental_2024_selected_markets.txt:2',
+      observed_at: '2024-07-26T19:30:00Z',
+    });
+    expect(wheat.positions.map((p) => p.category)).toEqual([
+      'noncommercial',
+      'commercial',
+      'index_trader',
+      'total_reportable',
+      'nonreportable',
+    ]);
+    expect(position(wheat, 'noncommercial')).toEqual({
+      category: 'noncommercial',
+      long: 58924,
+      short: 145951,
+      spread: 155512,
+      change_long: 3142,
+      change_short: 855,
+      change_spread: 4048,
+      pct_oi_long: 11.5,
+      pct_oi_short: 28.6,
+      pct_oi_spread: 30.4,
+      traders_long: 86,
+      traders_short: 114,
+      traders_spread: 123,
+    });
+    // "Change_Comm_Short_All_NoCIT " is published with a trailing space.
+    expect(position(wheat, 'commercial')).toMatchObject({ long: 110956, short: 98152, change_short: -2684 });
+    expect(position(wheat, 'index_trader')).toMatchObject({
+      long: 149663,
+      short: 70739,
+      change_long: -1003,
+      change_short: 2395,
+      pct_oi_long: 29.3,
+      traders_long: 46,
+      traders_short: 33,
+    });
+    expect(position(wheat, 'total_reportable')).toMatchObject({ long: 475056, short: 470354 });
+    expect(position(wheat, 'nonreportable')).toMatchObject({ long: 35966, short: 40668, pct_oi_long: 7.0 });
+  });
+
+  it('refuses a CIT file declared futures only', async () => {
+    const error = await expectRejection(
+      cftcSource.parse([CIT_SELECTED], context({ scope: 'futures_only' } as IngestOptions)),
+    );
+    expect(error.message).toMatch(/:1: a cit file is combined, not futures_only/);
   });
 });

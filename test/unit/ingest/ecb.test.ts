@@ -79,7 +79,9 @@ describe('ecbSource: eurofxref-hist.csv', () => {
       period: '1999-01-04',
       value: 1.1789,
       source_ref: 'eurofxref-hist.csv:6984',
-      observed_at: '1999-01-04T15:00:00Z',
+      // Before 1 July 2016 the ECB published at about 14:30 Frankfurt time (CET: 13:30Z).
+      observed_at: '1999-01-04T13:30:00Z',
+      observed_at_method: 'release_calendar',
       verification_status: 'verified',
       confidence: 1,
       data_class: 'official',
@@ -145,6 +147,7 @@ describe('ecbSource: eurofxref.csv and eurofxref-daily.xml', () => {
       value: 1.1252,
       source_ref: 'eurofxref-daily.xml#2025-05-09/USD',
       observed_at: '2025-05-09T14:00:00Z',
+      observed_at_method: 'release_calendar',
       verification_status: 'verified',
       confidence: 1,
       data_class: 'official',
@@ -156,14 +159,22 @@ describe('ecbSource: eurofxref.csv and eurofxref-daily.xml', () => {
     const batch = await parse([DAILY_XML, DAY_CSV], { observedAt });
     expect(batch.observations).toHaveLength(59);
     expect(batch.observations?.every((o) => o.observed_at === observedAt)).toBe(true);
+    expect(batch.observations?.every((o) => o.observed_at_method === 'collected')).toBe(true);
   });
 
-  it('declares the fetch plan', () => {
-    expect(ecbSource.id).toBe('ecb');
-    expect(ecbSource.fetch).toEqual({
-      defaultBaseUrl: 'https://www.ecb.europa.eu/stats/eurofxref/',
-      files: ['eurofxref-daily.xml', 'eurofxref-hist-90d.xml'],
+  it('switches from about 14:30 to about 16:00 Frankfurt time on 1 July 2016', () => {
+    expect(find(hist, 'ecb.USD', '2016-06-30')?.observed_at).toBe('2016-06-30T12:30:00Z');
+    expect(find(hist, 'ecb.USD', '2016-07-01')?.observed_at).toBe('2016-07-01T14:00:00Z');
+  });
+
+  it('offers the collection time for a rate that turns out to correct a stored one', async () => {
+    const batch = await parse([DAILY_XML], { collectedAt: '2025-05-12T08:00:00Z' });
+    expect(batch.observations?.[0]?.correction).toEqual({
+      observed_at: '2025-05-12T08:00:00Z',
+      method: 'collected',
     });
+    const local = await parse([DAILY_XML]);
+    expect(local.observations?.[0]?.correction).toBeUndefined();
   });
 });
 

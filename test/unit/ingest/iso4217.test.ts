@@ -29,7 +29,7 @@ describe('iso4217Source: list one XML (Pblshd 2024-06-25)', () => {
     expect(batch.rows_read).toBe(280);
     expect(batch.rows_skipped).toBe(3);
     expect(currencies).toHaveLength(179);
-    expect(currencies.every((c) => c.withdrawn === null)).toBe(true);
+    expect(currencies.every((c) => c.withdrawn === null && c.withdrawals.length === 0)).toBe(true);
   });
 
   it('keeps numeric codes as zero-padded text and reads minor units', async () => {
@@ -42,6 +42,7 @@ describe('iso4217Source: list one XML (Pblshd 2024-06-25)', () => {
       is_fund: false,
       entities: ['ALBANIA'],
       withdrawn: null,
+      withdrawals: [],
     });
     expect(get('XAU')).toMatchObject({ numeric: '959', name: 'Gold', minor_units: null });
     expect(get('XDR')?.minor_units).toBeNull();
@@ -89,6 +90,46 @@ describe('iso4217Source: list three (historic) and the merge', () => {
     expect(get('ANG')).toMatchObject({ withdrawn: null, entities: ['CURAÇAO', 'SINT MAARTEN (DUTCH PART)'] });
     expect(get('HRK')?.withdrawn).toBe('2023-01');
   });
+
+  it('keeps every list-three entry of a code with its own name and date, oldest first', async () => {
+    const { currencies, get } = await parse([LIST_ONE, LIST_THREE]);
+    // HRK was withdrawn twice: as "Croatian Kuna" in 2015-06 and as "Kuna" in 2023-01.
+    expect(get('HRK')?.withdrawals).toEqual([
+      { entity: 'CROATIA', name: 'Croatian Kuna', withdrawn: '2015-06' },
+      { entity: 'CROATIA', name: 'Kuna', withdrawn: '2023-01' },
+    ]);
+    expect(get('VEF')?.withdrawals.map((w) => w.withdrawn)).toEqual(['2011-12', '2016-02', '2018-08']);
+    expect(get('ZWD')?.withdrawals).toEqual([
+      { entity: 'ZIMBABWE', name: 'Zimbabwe Dollar (old)', withdrawn: '2006-08' },
+      { entity: 'ZIMBABWE', name: 'Zimbabwe Dollar', withdrawn: '2008-08' },
+    ]);
+    expect(get('RUR')?.withdrawals).toHaveLength(11);
+    expect(get('RUR')?.withdrawals[0]).toEqual({
+      entity: 'KYRGYZSTAN',
+      name: 'Russian Ruble',
+      withdrawn: '1993-01',
+    });
+    expect(get('RUR')?.withdrawals.at(-1)).toEqual({
+      entity: 'RUSSIAN FEDERATION',
+      name: 'Russian Ruble',
+      withdrawn: '2004-01',
+    });
+    // A range sorts by its end: the GDR mark's 1990-07 to 1990-09.
+    expect(get('DDM')?.withdrawals).toEqual([
+      { entity: 'GERMAN DEMOCRATIC REPUBLIC', name: 'Mark der DDR', withdrawn: '1990-07 to 1990-09' },
+    ]);
+    // A current code keeps the entities that left it; it stays current.
+    expect(get('EUR')).toMatchObject({ withdrawn: null });
+    expect(get('EUR')?.withdrawals.map((w) => w.entity)).toContain('SERBIA AND MONTENEGRO');
+    // All 165 historic entries survive the merge, none twice.
+    expect(currencies.reduce((n, c) => n + c.withdrawals.length, 0)).toBe(165);
+    // The codes the ECB history quotes besides today's are all there, withdrawn.
+    for (const code of ['CYP', 'EEK', 'LTL', 'LVL', 'MTL', 'ROL', 'SIT', 'SKK', 'TRL', 'HRK']) {
+      expect(get(code)?.withdrawn, code).toMatch(/^\d{4}-\d{2}$/);
+    }
+    expect(get('BGN')?.withdrawn).toBeNull();
+    expect(get('RUB')?.withdrawn).toBeNull();
+  });
 });
 
 describe('iso4217Source: the flattened CSV (2026-02)', () => {
@@ -105,12 +146,31 @@ describe('iso4217Source: the flattened CSV (2026-02)', () => {
       is_fund: false,
       entities: ['CURAÇAO', 'SINT MAARTEN (DUTCH PART)'],
       withdrawn: null,
+      withdrawals: [],
     });
     expect(get('ANG')).toMatchObject({ withdrawn: '2025-03', minor_units: null });
     expect(get('ALL')).toMatchObject({ numeric: '008', minor_units: 2, withdrawn: null });
     expect(get('XAU')?.minor_units).toBeNull();
     expect(get('JPY')?.minor_units).toBe(0);
     expect(get('BHD')?.minor_units).toBe(3);
+  });
+
+  it('keeps every withdrawal row of the CSV rendering (HRK 2015-06 and 2023-01)', async () => {
+    const { currencies, get } = await parse([CODES_CSV]);
+    expect(get('HRK')).toMatchObject({
+      withdrawn: '2023-01',
+      withdrawals: [
+        { entity: 'CROATIA', name: 'Croatian Kuna', withdrawn: '2015-06' },
+        { entity: 'CROATIA', name: 'Kuna', withdrawn: '2023-01' },
+      ],
+    });
+    expect(get('ANG')?.withdrawals.at(-1)).toMatchObject({ withdrawn: '2025-03' });
+    const withdrawalRows = readFileSync(CODES_CSV, 'utf8')
+      .trim()
+      .split('\n')
+      .slice(1)
+      .filter((line) => !/,\r?$/.test(line));
+    expect(currencies.reduce((n, c) => n + c.withdrawals.length, 0)).toBe(withdrawalRows.length);
   });
 });
 

@@ -1,67 +1,134 @@
 import { describe, expect, it } from 'vitest';
-import { factKey, type InForce, planRevisions } from '../../../src/store/revisions.ts';
+import type { KnowledgeMethod, KnowledgeTime } from '../../../src/model/records.ts';
+import {
+  createFactId,
+  type FactCandidate,
+  factKey,
+  planRevisions,
+  type StoredFact,
+} from '../../../src/store/revisions.ts';
 
-const candidate = (period: string, fingerprint: string, observed_at: string) => ({
-  series_key: 'bls.X',
-  period,
-  fingerprint,
-  observed_at,
-});
+const KEY = factKey('bls.X', '2025-01');
+const T1 = '2025-02-07T13:30:00Z';
+const T2 = '2025-03-07T13:30:00Z';
+const T3 = '2025-04-04T12:30:00Z';
+const COLLECTED = '2025-05-20T09:00:00Z';
+
+function candidate(
+  fingerprint: string,
+  observed_at: string,
+  method: KnowledgeMethod = 'vintage',
+  correction?: KnowledgeTime,
+): FactCandidate {
+  return {
+    series_key: 'bls.X',
+    period: '2025-01',
+    fingerprint,
+    observed_at,
+    method,
+    ...(correction ? { correction } : {}),
+  };
+}
+
+function stored(...facts: Array<[fingerprint: string, observed_at: string, method: KnowledgeMethod]>) {
+  const list: StoredFact[] = facts.map(([fingerprint, observed_at, method], index) => ({
+    id: `obs_${index}`,
+    fingerprint,
+    observed_at,
+    method,
+    batch_id: `00000${index + 1}-x`,
+  }));
+  return new Map([[KEY, list]]);
+}
 
 describe('planRevisions', () => {
-  it('starts a chain at revision 1 with no predecessor', () => {
-    const [decision] = planRevisions([candidate('2025-01', '1', '2025-02-07T13:30:00Z')], new Map(), 'obs');
-    expect(decision).toMatchObject({ kind: 'append', revision_number: 1, supersedes_id: null });
+  it('starts a chain with an id derived from content and knowledge time', () => {
+    const [decision] = planRevisions([candidate('1', T1)], new Map(), 'obs');
+    expect(decision).toEqual({
+      kind: 'append',
+      id: createFactId('obs', 'bls.X', '2025-01', T1, '1'),
+      observed_at: T1,
+      method: 'vintage',
+      backfill: false,
+      corrected: false,
+    });
   });
 
-  it('adds nothing for the value in force, and a revision for a different one', () => {
-    const inForce = new Map<string, InForce>([
-      [
-        factKey('bls.X', '2025-01'),
-        { id: 'obs_a', revision_number: 1, fingerprint: '1', observed_at: '2025-02-07T13:30:00Z' },
-      ],
-    ]);
+  it('adds nothing for an exact repeat or for a collected value equal to the one in force', () => {
     const decisions = planRevisions(
-      [candidate('2025-01', '1', '2025-03-07T13:30:00Z'), candidate('2025-01', '2', '2025-03-07T13:30:00Z')],
-      inForce,
+      [candidate('1', T1), candidate('1', T2, 'collected')],
+      stored(['1', T1, 'vintage']),
       'obs',
     );
-    expect(decisions[0]).toEqual({ kind: 'unchanged' });
-    expect(decisions[1]).toMatchObject({ kind: 'append', revision_number: 2, supersedes_id: 'obs_a' });
+    expect(decisions).toEqual([{ kind: 'unchanged' }, { kind: 'unchanged' }]);
   });
 
-  it('chains several vintages of one file in observed_at order, whatever the input order', () => {
-    const decisions = planRevisions(
-      [
-        candidate('2025-12', '-17', '2026-03-06T13:30:00Z'),
-        candidate('2025-12', '50', '2026-01-09T13:30:00Z'),
-        candidate('2025-12', '48', '2026-02-11T13:30:00Z'),
-      ],
-      new Map(),
+  it('inserts an older vintage that arrives late where it belongs, marked as a backfill', () => {
+    const [decision] = planRevisions([candidate('1', T1)], stored(['2', T2, 'vintage']), 'obs');
+    expect(decision).toMatchObject({ kind: 'append', observed_at: T1, backfill: true });
+  });
+
+  it('keeps a vintage that repeats the value before it, so a vintage landing between them is right', () => {
+    // T1 = 1 is stored; the T3 vintage also says 1; later the T2 vintage says 2. Without the
+    // repeat at T3, the log would claim 2 from T2 on, though at T3 the value was 1 again.
+    const repeat = planRevisions([candidate('1', T3)], stored(['1', T1, 'vintage']), 'obs');
+    expect(repeat[0]).toMatchObject({ kind: 'append', observed_at: T3 });
+    const between = planRevisions(
+      [candidate('2', T2)],
+      stored(['1', T1, 'vintage'], ['1', T3, 'vintage']),
       'obs',
     );
-    const byRevision = decisions.map((d) => (d.kind === 'append' ? d.revision_number : 0));
-    expect(byRevision).toEqual([3, 1, 2]);
-    const first = decisions[1]!;
-    const second = decisions[2]!;
-    expect(second.kind === 'append' && first.kind === 'append' && second.supersedes_id === first.id).toBe(
-      true,
+    expect(between[0]).toMatchObject({ kind: 'append', observed_at: T2, backfill: true });
+  });
+
+  it('restamps a calendar-dated value that changes a stored one with its correction time', () => {
+    const correction: KnowledgeTime = { observed_at: COLLECTED, method: 'collected' };
+    const [decision] = planRevisions(
+      [candidate('2', T1, 'release_calendar', correction)],
+      stored(['1', T1, 'release_calendar']),
+      'obs',
     );
+    expect(decision).toMatchObject({
+      kind: 'append',
+      observed_at: COLLECTED,
+      method: 'collected',
+      corrected: true,
+    });
   });
 
-  it('reports older knowledge as stale instead of splicing it into a chain', () => {
-    const inForce = new Map<string, InForce>([
-      [
-        factKey('bls.X', '2025-01'),
-        { id: 'obs_a', revision_number: 2, fingerprint: '5', observed_at: '2026-01-01T00:00:00Z' },
-      ],
-    ]);
-    const [decision] = planRevisions([candidate('2025-01', '4', '2025-06-01T00:00:00Z')], inForce, 'obs');
-    expect(decision).toEqual({ kind: 'stale', in_force_observed_at: '2026-01-01T00:00:00Z' });
+  it('refuses a calendar-dated change when no correction time is known, rather than back-dating it', () => {
+    const [decision] = planRevisions(
+      [candidate('2', T1, 'release_calendar')],
+      stored(['1', T1, 'release_calendar']),
+      'obs',
+    );
+    expect(decision).toMatchObject({ kind: 'refused' });
+    expect((decision as { reason: string }).reason).toMatch(/--collected-at/);
   });
 
-  it('gives the same ids for the same history', () => {
-    const run = () => planRevisions([candidate('2025-01', '1', '2025-02-07T13:30:00Z')], new Map(), 'obs');
-    expect(run()).toEqual(run());
+  it('takes a calendar-dated value equal to what the store knows now as nothing new', () => {
+    // The store has a later vintage with value 2; a first-release claim of 2 cannot move it earlier.
+    const [decision] = planRevisions(
+      [candidate('2', T1, 'release_calendar')],
+      stored(['2', T3, 'vintage']),
+      'obs',
+    );
+    expect(decision).toEqual({ kind: 'unchanged' });
+  });
+
+  it('refuses two different values with the same knowledge time and method', () => {
+    const [decision] = planRevisions([candidate('2', T1)], stored(['1', T1, 'vintage']), 'obs');
+    expect(decision).toMatchObject({ kind: 'refused' });
+  });
+
+  it('orders a vintage after a calendar time at the same instant (the more specific claim wins)', () => {
+    const [decision] = planRevisions([candidate('2', T1)], stored(['1', T1, 'release_calendar']), 'obs');
+    expect(decision).toMatchObject({ kind: 'append', observed_at: T1, backfill: false });
+  });
+
+  it('decides the same way whatever order the candidates of one batch come in', () => {
+    const forward = planRevisions([candidate('1', T1), candidate('2', T2)], new Map(), 'obs');
+    const backward = planRevisions([candidate('2', T2), candidate('1', T1)], new Map(), 'obs');
+    expect(backward).toEqual([forward[1], forward[0]]);
   });
 });

@@ -1,0 +1,201 @@
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Command } from 'commander';
+import { runStaticBuild } from '../../build/run-static-build.ts';
+import { DEFAULT_CALENDAR_DIR, loadCalendars } from '../../calendar/load-calendars.ts';
+import { openDuckDb, withConnection } from '../../db/duckdb.ts';
+import { formatTimestamp } from '../../lib/zoned-time.ts';
+import { resolveLayout } from '../../store/layout.ts';
+import { withStoreLock } from '../../store/lock.ts';
+import { publishSnapshot } from '../../store/publish.ts';
+import { readStoreSummary } from '../../store/read-store-summary.ts';
+import { type DueDecision, decideDue } from '../../update/due-sources.ts';
+import { readUpdateState, recordAttempt, UPDATE_STATE_FILE } from '../../update/update-state.ts';
+import { PIPELINE_VERSION } from '../../version.ts';
+import type { CommandContext } from '../context.ts';
+import { type FetchOutcome, fetchAndIngest } from '../fetch-and-ingest.ts';
+import { FETCHABLE_SOURCES, findFetchableSource } from '../fetch-sources.ts';
+import { ExitStatus, ReportedFailure } from '../reported-failure.ts';
+import { UsageError } from '../usage-error.ts';
+import { describeFetch } from './fetch.ts';
+
+/** The project root, where astro.config.mjs and src/pages live. */
+const PROJECT_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** Exit status when the run found nothing new (a scheduler can treat it as success). */
+export const EXIT_NOTHING_NEW = 3;
+
+/** Flags of `mmds update`. */
+interface UpdateFlags {
+  dryRun?: boolean;
+  force?: boolean;
+  source?: string[];
+  build?: boolean;
+}
+
+/** What one run did, per source and in all. */
+interface UpdateReport {
+  status: 'updated' | 'nothing_new' | 'failed';
+  sources: Array<DueDecision & { outcome?: FetchOutcome; error?: string }>;
+  snapshot: string | null;
+  published: boolean;
+  built: boolean;
+  failed: string[];
+}
+
+/** Registers `mmds update`. */
+export function registerUpdate(program: Command, getContext: () => CommandContext): void {
+  program
+    .command('update')
+    .description('fetch every source that is due, ingest, publish if anything changed, rebuild dist/')
+    .option('--dry-run', 'list what is due and why; fetch nothing')
+    .option('--force', 'fetch every source, due or not')
+    .option('--source <ids...>', `only these sources (${FETCHABLE_SOURCES.map((s) => s.id).join(', ')})`)
+    .option('--no-build', 'publish but do not rebuild dist/')
+    .addHelpText(
+      'after',
+      `
+One command for a cron job or a systemd timer (docs/operations.md). A source is due when its
+publisher has released something since its last fetch, by the release calendars (data/calendars/)
+and the catalog: COT reports after the CFTC's release, ECB rates after about 16:00 Frankfurt,
+BLS/FRED after a release of a catalogued series' program; reference lists weekly. Each due source
+is fetched and ingested on its own: one that fails is reported and never blocks the others or
+leaves anything half-written. Then the snapshot is published only if something was ingested, and
+dist/ is rebuilt. Two runs never overlap (a lock in MMDS_DATA_DIR).
+
+Exit status: 0 updated (a new snapshot), ${EXIT_NOTHING_NEW} nothing new, 1 a source failed (its name and
+error on stderr; the others were still updated and published), 75 another run holds the lock.
+
+Examples:
+  mmds update --dry-run
+  mmds update
+  mmds update --source cftc ecb --json
+  mmds update --force --no-build`,
+    )
+    .action(async (flags: UpdateFlags) => {
+      const context = getContext();
+      const layout = resolveLayout(context.config.dataDir);
+      const lock = join(context.config.dataDir, 'update.lock');
+      const report = await withStoreLock(lock, () => runUpdate(context, layout, flags));
+      context.reporter.result(report);
+      if (report.status === 'failed') {
+        throw new ReportedFailure(`update: failed: ${report.failed.join(', ')} (see the lines above)`);
+      }
+      if (report.status === 'nothing_new' && !flags.dryRun)
+        throw new ExitStatus(EXIT_NOTHING_NEW, 'nothing new');
+    });
+}
+
+async function runUpdate(
+  context: CommandContext,
+  layout: ReturnType<typeof resolveLayout>,
+  flags: UpdateFlags,
+): Promise<UpdateReport> {
+  const ids = flags.source ?? FETCHABLE_SOURCES.map((source) => source.id);
+  for (const id of ids) {
+    if (!findFetchableSource(id)) throw new UsageError(`unknown source "${id}" in --source`);
+  }
+  const stateFile = join(context.config.dataDir, UPDATE_STATE_FILE);
+  const state = readUpdateState(stateFile);
+  const decisions = await decide(context, layout, ids, state, flags.force === true);
+  const report: UpdateReport = {
+    status: 'nothing_new',
+    sources: decisions,
+    snapshot: null,
+    published: false,
+    built: false,
+    failed: [],
+  };
+  for (const decision of decisions) {
+    context.reporter.line(`${decision.source}: ${decision.due ? 'due' : 'not due'} (${decision.reason})`);
+  }
+  if (flags.dryRun) return report;
+  let ingested = false;
+  for (const entry of report.sources) {
+    if (!entry.due) continue;
+    const source = findFetchableSource(entry.source)!;
+    const at = formatTimestamp(context.now());
+    try {
+      entry.outcome = await fetchAndIngest(context, source, { flags: {} });
+      recordAttempt(stateFile, state, entry.source, at, null);
+      ingested ||= entry.outcome.ingests.some((ingest) => ingest.result.batch_id !== null);
+      for (const line of describeFetch(entry.outcome)) context.reporter.line(line);
+    } catch (error) {
+      entry.error = error instanceof Error ? error.message : String(error);
+      recordAttempt(stateFile, state, entry.source, at, entry.error);
+      report.failed.push(entry.source);
+      context.reporter.warn(`${entry.source}: failed: ${entry.error}`);
+    }
+  }
+  if (ingested) await publishAndBuild(context, layout, report, flags.build !== false);
+  report.status = report.failed.length > 0 ? 'failed' : report.published ? 'updated' : 'nothing_new';
+  if (report.status === 'nothing_new')
+    context.reporter.line('update: nothing new; snapshot and dist/ unchanged');
+  return report;
+}
+
+async function decide(
+  context: CommandContext,
+  layout: ReturnType<typeof resolveLayout>,
+  ids: readonly string[],
+  state: ReturnType<typeof readUpdateState>,
+  force: boolean,
+): Promise<DueDecision[]> {
+  const db = await openDuckDb();
+  try {
+    return await withConnection(db, async (connection) => {
+      const calendars = await loadCalendars(connection, DEFAULT_CALENDAR_DIR);
+      const summary = await readStoreSummary(layout, connection);
+      const unavailable: Record<string, string> = {};
+      if (context.config.fredApiKey === null) unavailable.fred = 'skipped: MMDS_FRED_API_KEY is not set';
+      else if (summary.fredSeries.length === 0) unavailable.fred = 'skipped: no catalog series has a fred_id';
+      if (summary.blsSeries.length === 0) unavailable.bls = 'skipped: no bls series in the catalog';
+      const decisions = decideDue(ids, { now: context.now(), summary, state, calendars, unavailable });
+      return force
+        ? decisions.map((d) =>
+            unavailable[d.source] ? d : { ...d, due: true, reason: `--force (${d.reason})` },
+          )
+        : decisions;
+    });
+  } finally {
+    db.closeSync();
+  }
+}
+
+async function publishAndBuild(
+  context: CommandContext,
+  layout: ReturnType<typeof resolveLayout>,
+  report: UpdateReport,
+  build: boolean,
+): Promise<void> {
+  const db = await openDuckDb();
+  try {
+    const published = await withConnection(db, (connection) =>
+      publishSnapshot(layout, connection, {
+        now: context.now(),
+        pipelineVersion: PIPELINE_VERSION,
+        keep: context.config.keepSnapshots,
+      }),
+    );
+    for (const warning of published.warnings) context.reporter.warn(warning.message);
+    report.snapshot = published.snapshot_id;
+    report.published = published.status === 'published';
+    context.reporter.line(
+      report.published ? `published snapshot ${published.snapshot_id}` : 'nothing new to publish',
+    );
+  } finally {
+    db.closeSync();
+  }
+  if (!build || !report.published || report.snapshot === null) return;
+  const result = await runStaticBuild({
+    layout,
+    snapshotId: report.snapshot,
+    root: PROJECT_ROOT,
+    outDir: resolve(context.config.distDir),
+    now: context.now(),
+    pipelineVersion: PIPELINE_VERSION,
+    progress: (message, count) => context.reporter.progress(message, count),
+  });
+  report.built = true;
+  context.reporter.line(`built dist/ for snapshot ${result.snapshot}: ${result.files} files`);
+}

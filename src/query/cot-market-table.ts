@@ -1,0 +1,110 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { SERVED_COT_REPORT_TYPES } from '../contract/schemas/cot.ts';
+import { execute, quotedString } from '../db/duckdb.ts';
+import { CFTC_EXCHANGE_MICS, CFTC_SUBGROUP_SECTORS, REPORT_TYPE_ORDER } from './cftc-codes.ts';
+
+/** A `(VALUES ...)` relation of constant text pairs (our own tables, never input). */
+function valuesOf(entries: Readonly<Record<string, string>>, key: string, value: string): string {
+  const rows = Object.entries(entries).map(([k, v]) => `(${quotedString(k)}, ${quotedString(v)})`);
+  return `(VALUES ${rows.join(', ')}) AS t(${key}, ${value})`;
+}
+
+/**
+ * SQL turning a market's name into a slug base: the market part of "<market> - <exchange>",
+ * lowercase, apostrophes and ampersands dropped (BUYER'S, S&P), other runs of characters
+ * outside [a-z0-9] as one "-".
+ */
+function slugOf(name: string): string {
+  return `trim(regexp_replace(regexp_replace(lower(${name}), '[''&]', '', 'g'), '[^a-z0-9]+', '-', 'g'), '-')`;
+}
+
+/**
+ * Creates `cot_markets`: one row per CFTC contract market code of the store (or of a catalog
+ * override), the catalog's overrides applied over what the files say.
+ * - slug: the override's, else from the market's FIRST-seen name (ordered by batch, then report
+ *   date), so a rename never moves it; a slug taken by an override or by a market seen earlier
+ *   gets `-<code>` appended; at most 64 characters.
+ * - name and exchange: the override's, else the two parts of the latest published name.
+ * - names: every published name with its first and last report date.
+ * - mic: the override's, else from the exchange code; sector: the override's, else from the
+ *   market's subgroup code, else from the subgroup its commodity code has in other files.
+ * - report_types: the futures-only types with data plus the override's, in its order first.
+ */
+export async function createCotMarketTable(connection: DuckDBConnection): Promise<void> {
+  const order = `[${REPORT_TYPE_ORDER.map(quotedString).join(', ')}]`;
+  const served = `[${SERVED_COT_REPORT_TYPES.map(quotedString).join(', ')}]`;
+  await execute(
+    connection,
+    `CREATE TABLE cot_markets AS
+     WITH reports AS (
+       SELECT market_code AS code, market_name, period, batch_id, report_type, scope,
+              exchange_code, region_code, commodity_code, subgroup_code,
+              -- The CFTC writes "<market> - <exchange>"; the greedy group ends at the last " - ".
+              coalesce(nullif(trim(regexp_extract(market_name, '^(.*) - (.*)$', 1)), ''), market_name) AS market_part,
+              nullif(trim(regexp_extract(market_name, '^(.*) - (.*)$', 2)), '') AS exchange_part
+         FROM cot_reports),
+     commodity_subgroups AS (
+       SELECT commodity_code, mode(subgroup_code) AS subgroup_code
+         FROM reports WHERE subgroup_code IS NOT NULL AND commodity_code IS NOT NULL
+        GROUP BY commodity_code),
+     per_code AS (
+       SELECT code,
+              arg_min(market_part, [batch_id, period, report_type, market_name]) AS first_name,
+              min([batch_id, period]) AS first_seen,
+              arg_max(market_part, [period, batch_id, report_type, market_name]) AS latest_name,
+              arg_max(exchange_part, [period, batch_id, report_type, market_name]) AS latest_exchange,
+              arg_max(exchange_code, [period, batch_id]) FILTER (exchange_code IS NOT NULL) AS exchange_code,
+              arg_max(region_code, [period, batch_id]) FILTER (region_code IS NOT NULL) AS region_code,
+              arg_max(commodity_code, [period, batch_id]) FILTER (commodity_code IS NOT NULL) AS commodity_code,
+              arg_max(subgroup_code, [period, batch_id]) FILTER (subgroup_code IS NOT NULL) AS subgroup_code,
+              list(DISTINCT report_type) FILTER (scope = 'futures_only' AND list_contains(${served}, report_type)) AS data_types
+         FROM reports GROUP BY code),
+     names AS (
+       SELECT code, list({'name': market_name, 'first_report': first_report, 'last_report': last_report}
+                         ORDER BY first_report, market_name) AS names
+         FROM (SELECT code, market_name, min(period) AS first_report, max(period) AS last_report
+                 FROM reports GROUP BY code, market_name)
+        GROUP BY code),
+     merged AS (
+       SELECT coalesce(p.code, m.code) AS code, p.*  EXCLUDE (code),
+              m.slug AS override_slug, m.name AS override_name, m.exchange AS override_exchange,
+              m.mic AS override_mic, m.sector AS override_sector,
+              coalesce(m.report_types, []) AS override_types,
+              ${slugOf('coalesce(p.first_name, m.name, m.code)')} AS slug_base,
+              replace(lower(coalesce(p.code, m.code)), '+', 'plus') AS code_slug
+         FROM per_code p FULL JOIN markets m ON m.code = p.code),
+     ranked AS (
+       SELECT *,
+              row_number() OVER (PARTITION BY override_slug IS NULL, slug_base
+                                 ORDER BY first_seen NULLS LAST, code) AS base_rank
+         FROM merged)
+     SELECT r.code,
+            coalesce(r.override_slug,
+                     CASE WHEN r.slug_base = '' THEN r.code_slug
+                          WHEN r.base_rank = 1
+                               AND r.slug_base NOT IN (SELECT override_slug FROM merged WHERE override_slug IS NOT NULL)
+                          THEN trim(left(r.slug_base, 64), '-')
+                          ELSE trim(left(r.slug_base, 63 - length(r.code_slug)), '-') || '-' || r.code_slug END
+                    ) AS slug,
+            coalesce(r.override_name, r.latest_name, r.code) AS name,
+            coalesce(r.override_exchange, r.latest_exchange) AS exchange,
+            coalesce(r.override_mic, mic.mic) AS mic,
+            coalesce(r.override_sector, own.sector, via.sector) AS sector,
+            r.exchange_code, r.region_code, r.commodity_code, r.subgroup_code,
+            list_transform(
+              list_sort(list_transform(list_distinct(list_concat(r.override_types, coalesce(r.data_types, []))),
+                                       t -> {'rank': coalesce(list_position(r.override_types, t), 100) * 10
+                                                     + list_position(${order}, t), 'type': t})),
+              x -> x.type) AS report_types,
+            coalesce(n.names, []) AS names
+       FROM ranked r
+       LEFT JOIN names n ON n.code = r.code
+       LEFT JOIN (SELECT * FROM ${valuesOf(CFTC_EXCHANGE_MICS, 'exchange_code', 'mic')}) mic
+              ON mic.exchange_code = r.exchange_code
+       LEFT JOIN (SELECT * FROM ${valuesOf(CFTC_SUBGROUP_SECTORS, 'subgroup_code', 'sector')}) own
+              ON own.subgroup_code = r.subgroup_code
+       LEFT JOIN commodity_subgroups cs ON cs.commodity_code = r.commodity_code
+       LEFT JOIN (SELECT * FROM ${valuesOf(CFTC_SUBGROUP_SECTORS, 'subgroup_code', 'sector')}) via
+              ON via.subgroup_code = cs.subgroup_code`,
+  );
+}

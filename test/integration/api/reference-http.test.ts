@@ -1,0 +1,86 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SHARED_DATA } from '../../helpers/paths.ts';
+import { runMmds } from '../../helpers/run-cli.ts';
+import { startTestServer, type TestServer } from '../../helpers/server-fixture.ts';
+import { createTempDir } from '../../helpers/temp-dir.ts';
+
+const shared = (path: string) => join(SHARED_DATA, path);
+
+/** The reference lists only, from the publishers' real files, published and served live. */
+const STEPS: ReadonlyArray<readonly string[]> = [
+  ['m49', shared('iso/unsd_m49_overview_en.csv')],
+  ['countries', shared('iso/country-codes.csv')],
+  ['tz', shared('tz/zone1970.tab'), shared('tz/zone.tab')],
+  [
+    'iso4217',
+    shared('iso/iso4217_list_one_table_a1.xml'),
+    shared('iso/iso4217_list_three_table_a3_historic.xml'),
+  ],
+  ['mic', shared('mic/ISO10383_MIC.csv')],
+];
+
+interface Envelope<T> {
+  data: T;
+  meta: Record<string, unknown>;
+}
+
+describe('reference endpoints over HTTP on the real lists', () => {
+  const temp = createTempDir('mmds-reference-http-');
+  const dataDir = join(temp.dir, 'data');
+  let server: TestServer;
+
+  beforeAll(async () => {
+    for (const [source, ...files] of STEPS) {
+      const run = await runMmds(['ingest', source!, ...files], { MMDS_DATA_DIR: dataDir });
+      expect(run.code, run.stderr).toBe(0);
+    }
+    const publish = await runMmds(['publish'], { MMDS_DATA_DIR: dataDir });
+    expect(publish.code, publish.stderr).toBe(0);
+    server = await startTestServer({ dataDir });
+  }, 120_000);
+
+  afterAll(async () => {
+    await server?.close();
+    temp.remove();
+  });
+
+  const get = (path: string) => fetch(new URL(path, server.url));
+
+  it('answers venues?country=ZZ with the venues the MIC list files under no country', async () => {
+    const response = await get('/api/v1/reference/venues?country=ZZ');
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as Envelope<Array<{ mic: string; country: string }>>;
+    expect(body.data.map((venue) => venue.mic)).toEqual(['BILT', 'XOFF', 'XXXX']);
+    expect(body.data.every((venue) => venue.country === 'ZZ')).toBe(true);
+    expect(body.meta.filters).toEqual({ country: 'ZZ' });
+  });
+
+  it('still answers 400 invalid_parameter for a code neither list uses', async () => {
+    const response = await get('/api/v1/reference/venues?country=QQ');
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe('invalid_parameter');
+    expect(body.error.message).toContain('country');
+  });
+
+  it('serves every withdrawal of HRK with its date', async () => {
+    const response = await get('/api/v1/reference/currencies');
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as Envelope<Array<Record<string, unknown>>>;
+    expect(body.data.find((currency) => currency.code === 'HRK')).toMatchObject({
+      current: false,
+      withdrawn: '2023-01',
+      withdrawals: [
+        { entity: 'CROATIA', name: 'Croatian Kuna', withdrawn: '2015-06' },
+        { entity: 'CROATIA', name: 'Kuna', withdrawn: '2023-01' },
+      ],
+    });
+    expect(body.data.find((currency) => currency.code === 'CYP')).toMatchObject({ current: false });
+    expect(body.data.find((currency) => currency.code === 'USD')).toMatchObject({
+      current: true,
+      withdrawn: null,
+      withdrawals: [],
+    });
+  });
+});
