@@ -1,6 +1,10 @@
 import { ROUTES } from '../contract/routes.ts';
+import { SERVED_COT_REPORT_TYPES } from '../contract/schemas/cot.ts';
 import type { BuildManifest, StaticRoute } from './build-manifest.ts';
 import type { StaticError } from './static-errors.ts';
+
+/** Every report type endpoint 3 serves, as a regex alternation. */
+const REPORT_TYPES = SERVED_COT_REPORT_TYPES.join('|');
 
 /** What the nginx configuration is made from. */
 export interface NginxConfOptions {
@@ -203,7 +207,7 @@ function renderRules(
       const file = errorFor(name);
       if (!file) continue;
       // A report type the market lacks gets mmds serve's message naming the market's types.
-      const value = name === 'report_type' ? `(?!(legacy|disaggregated|tff)$)${PLAIN_VALUE}` : PLAIN_VALUE;
+      const value = name === 'report_type' ? `(?!(${REPORT_TYPES})$)${PLAIN_VALUE}` : PLAIN_VALUE;
       if (!market) rules.push(rule(`^${escapeRegex(path)}\\?${escapeRegex(name)}=${value}$`, file));
     }
   }
@@ -211,7 +215,7 @@ function renderRules(
   if (marketSlugs.length > 0 && reportTypeError) {
     rules.push(
       rule(
-        `^/api/v1/markets/cot/(${marketSlugs.map(escapeRegex).join('|')})\\?report_type=(?!(legacy|disaggregated|tff)$)${PLAIN_VALUE}$`,
+        `^/api/v1/markets/cot/(${marketSlugs.map(escapeRegex).join('|')})\\?report_type=(?!(${REPORT_TYPES})$)${PLAIN_VALUE}$`,
         reportTypeError,
       ),
     );

@@ -38,8 +38,8 @@ export interface FetchableSource {
   options(inputs: FetchInputs): unknown;
 }
 
-/** The COT reports the parser reads; the CIT supplement is fetched only when asked for. */
-const DEFAULT_CFTC_REPORTS: CftcReport[] = ['legacy', 'disaggregated', 'tff'];
+/** Every COT report family (`--report all`, the default). */
+const DEFAULT_CFTC_REPORTS: CftcReport[] = ['legacy', 'disaggregated', 'tff', 'cit'];
 const CFTC_REPORTS: readonly string[] = ['legacy', 'disaggregated', 'tff', 'cit'];
 /** Years a first BLS fetch asks for (the API's limit per query with a key). */
 const BLS_BACKFILL_YEARS = 20;
@@ -63,7 +63,7 @@ export const FETCHABLE_SOURCES: readonly FetchableSource[] = [
   {
     id: 'cftc',
     fetcher: cftcFetcher,
-    summary: 'the yearly COT zips of files/dea/history/ (--report, --combined, --year, --since)',
+    summary: 'the COT zips of files/dea/history/, every family (--report, --combined, --year, --since)',
     options: ({ flags, config, calendars, now }) => ({
       ...readCftcPlan(flags, config.cftcReports, now),
       calendar: calendars.cftc,

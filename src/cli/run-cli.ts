@@ -56,6 +56,11 @@ Configuration (environment, read once at start):
   MMDS_BLS_API_KEY      BLS Public Data API registration key (fetch bls; optional, v1 limits without)
   MMDS_FRED_API_KEY     FRED API key (fetch fred; required for it)
   MMDS_<SOURCE>_BASE_URL  a mirror of a publisher with its URL layout (e.g. MMDS_CFTC_BASE_URL)
+  MMDS_CFTC_REPORTS     COT reports fetch and update download (default legacy,disaggregated,tff,cit)
+  MMDS_FETCH_TIMEOUT_MS  time-out of one download attempt in ms (default 120000)
+  MMDS_FETCH_RETRIES    retries of a failed download (default 4)
+  MMDS_FETCH_BACKOFF_MS  first back-off between retries in ms, growing per attempt (default 1000)
+  MMDS_FETCH_MAX_BYTES  largest file a download accepts (default 536870912, 512 MiB)
 
 Examples:
   mmds ingest-plan data/sample/pipeline.json && mmds publish && mmds build && mmds serve

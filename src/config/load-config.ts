@@ -27,7 +27,7 @@ export interface Config {
   baseUrls: Readonly<Record<string, string>>;
   /** Download behaviour (MMDS_FETCH_TIMEOUT_MS, MMDS_FETCH_RETRIES, MMDS_FETCH_BACKOFF_MS, MMDS_FETCH_MAX_BYTES). */
   fetch: Readonly<{ timeoutMs?: number; retries?: number; backoffMs?: number; maxBytes?: number }>;
-  /** COT report families `mmds update` keeps current (MMDS_CFTC_REPORTS, comma-separated; default legacy,disaggregated,tff). */
+  /** COT report families `mmds update` keeps current (MMDS_CFTC_REPORTS, comma-separated; default legacy,disaggregated,tff,cit). */
   cftcReports: readonly string[] | null;
 }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SERVED_COT_REPORT_TYPES } from './schemas/cot.ts';
 
 /** How one parameter is validated and documented. */
 export interface ParamSpec {
@@ -109,10 +110,12 @@ export const PARAMS = {
     keyedOnly: true,
   },
   report_type: {
-    description: "COT report: legacy, disaggregated or tff (default: the market's first tracked report).",
-    schema: z.enum(['legacy', 'disaggregated', 'tff']),
-    expected: 'legacy, disaggregated or tff',
-    openapi: { type: 'string', enum: ['legacy', 'disaggregated', 'tff'] },
+    description:
+      'COT report: legacy, disaggregated or tff (futures only), the same with `_combined` (futures and ' +
+      "options combined), or cit (Commodity Index Trader supplement); default: the market's first report type.",
+    schema: z.enum(SERVED_COT_REPORT_TYPES),
+    expected: SERVED_COT_REPORT_TYPES.join(', '),
+    openapi: { type: 'string', enum: [...SERVED_COT_REPORT_TYPES] },
   },
 } satisfies Record<string, ParamSpec>;
 

@@ -6,8 +6,10 @@ import { zonedTimeToUtc } from '../lib/zoned-time.ts';
 import type { ObservationInput, ParsedBatch } from '../model/records.ts';
 import { type BlsKnowledgeContext, resolveBlsKnowledge } from './bls-knowledge-time.ts';
 import { InputError } from './input-error.ts';
+import { type LocatedObservation, sortLocatedObservations } from './located-observations.ts';
 import { convertBlsPeriod, formatMonthPeriod, isMonthPeriod, parseIsoDate } from './periods.ts';
 import { createEmptyBatch, type IngestContext, type Source } from './source.ts';
+import { validateJson } from './validate-json.ts';
 import { cleanText, parseNumber } from './values.ts';
 
 /** Period codes that are not periods of the series itself: M13 annual average, S01/S02 half-years. */
@@ -57,18 +59,11 @@ const vintageSchema = z.object({
   ),
 });
 
-/** An observation with the place it was read, for duplicate messages. */
-interface Located {
-  observation: ObservationInput;
-  file: string;
-  line: number | null;
-}
-
 interface FileContext {
   file: string;
   knowledge: BlsKnowledgeContext;
   batch: ParsedBatch;
-  out: Located[];
+  out: LocatedObservation[];
 }
 
 /**
@@ -86,7 +81,7 @@ export const blsSource: Source = {
       override: context.options.observedAt,
       collectedAt: context.collectedAt,
     };
-    const out: Located[] = [];
+    const out: LocatedObservation[] = [];
     for (const file of files) {
       const fileContext: FileContext = { file, knowledge, batch, out };
       const text = await readText(file);
@@ -96,7 +91,7 @@ export const blsSource: Source = {
       else if (start.split(/\r?\n/, 1)[0]?.trimEnd() === CPI_HEADER) await readCpiCsv(context, fileContext);
       else throw new InputError(file, 1, `not a BLS format this parser knows (${EXPECTED_FORMATS})`);
     }
-    batch.observations = sortAndCheckDuplicates(out);
+    batch.observations = sortLocatedObservations(out, { kind: 'refuse' });
     return batch;
   },
 };
@@ -128,12 +123,12 @@ function readJson(text: string, target: FileContext): void {
 }
 
 function readApiResponse(json: object, target: FileContext): void {
-  const status = validate(apiStatusSchema, json, target.file);
+  const status = validateJson(apiStatusSchema, json, target.file);
   if (status.status !== 'REQUEST_SUCCEEDED') {
     const message = status.message?.join(' ') || 'no message';
     throw new InputError(target.file, null, `BLS API request failed (${status.status}): ${message}`);
   }
-  const response = validate(apiResponseSchema, json, target.file);
+  const response = validateJson(apiResponseSchema, json, target.file);
   const name = basename(target.file);
   for (const series of response.Results.series) {
     for (const point of series.data) {
@@ -169,7 +164,7 @@ function readApiResponse(json: object, target: FileContext): void {
 }
 
 function readVintages(json: object, target: FileContext): void {
-  const compilation = validate(vintageSchema, json, target.file);
+  const compilation = validateJson(vintageSchema, json, target.file);
   const name = basename(target.file);
   for (const record of compilation.records) {
     target.batch.rows_read++;
@@ -254,50 +249,4 @@ function knowledgeOf(
 
 function push(target: FileContext, line: number | null, observation: ObservationInput): void {
   target.out.push({ observation, file: target.file, line });
-}
-
-/** Validates JSON with a zod schema; a failure names the file and the JSON path of the first issue. */
-function validate<T>(schema: z.ZodType<T>, json: unknown, file: string): T {
-  const result = schema.safeParse(json);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  const path = (issue?.path ?? [])
-    .map((key) => (typeof key === 'number' ? `[${key}]` : `.${String(key)}`))
-    .join('');
-  throw new InputError(file, null, `at JSON path $${path}: ${issue?.message ?? 'invalid'}`);
-}
-
-/**
- * Sorts by series key, period and knowledge time; several values of one (series, period) are
- * revisions only when their knowledge times differ, so an exact repeat is refused.
- */
-function sortAndCheckDuplicates(located: Located[]): ObservationInput[] {
-  const key = (item: Located) => [
-    item.observation.series_key,
-    item.observation.period,
-    item.observation.observed_at,
-  ];
-  located.sort((a, b) => compareKeys(key(a), key(b)));
-  for (let index = 1; index < located.length; index++) {
-    const previous = located[index - 1];
-    const current = located[index];
-    if (previous && current && compareKeys(key(previous), key(current)) === 0) {
-      const { series_key, period, observed_at } = current.observation;
-      throw new InputError(
-        current.file,
-        current.line,
-        `duplicate value for ${series_key} ${period} observed at ${observed_at} (also ${previous.observation.source_ref})`,
-      );
-    }
-  }
-  return located.map((item) => item.observation);
-}
-
-function compareKeys(a: readonly string[], b: readonly string[]): number {
-  for (let index = 0; index < a.length; index++) {
-    const left = a[index] ?? '';
-    const right = b[index] ?? '';
-    if (left !== right) return left < right ? -1 : 1;
-  }
-  return 0;
 }

@@ -83,6 +83,12 @@ const seriesSchema = z.strictObject({
   seasonal_adjustment: optionalText,
   macro: z.boolean().default(false),
   description: optionalText,
+  // The FRED/ALFRED id whose vintages are filed under this key (`mmds fetch fred`, `mmds update`).
+  fred_id: z
+    .string()
+    .regex(/^[A-Z0-9_]+$/, 'expected a FRED series id (PAYEMS)')
+    .nullable()
+    .default(null),
 });
 
 /** CFTC contract market codes: six characters, consolidated markets ending in `+` (`13874+`). */

@@ -1,4 +1,3 @@
-import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { type CsvRow, readCsvFile } from '../db/duckdb.ts';
 import type { CotPosition, CotReportInput, CotScope } from '../model/records.ts';
@@ -11,7 +10,7 @@ import {
   type ReportLayout,
 } from './cftc-columns.ts';
 import { type CftcKnowledge, createCftcKnowledge, readRowScope, resolveFileScope } from './cftc-knowledge.ts';
-import { InputError } from './input-error.ts';
+import { assertNonEmptyFile, InputError } from './input-error.ts';
 import { parseIsoDate } from './periods.ts';
 import { createEmptyBatch, type IngestContext, type Source } from './source.ts';
 import { cleanText, parseNumber } from './values.ts';
@@ -90,13 +89,7 @@ export const cftcSource: Source = {
 };
 
 async function readRows(file: string, context: IngestContext): Promise<CsvRow[]> {
-  let size: number;
-  try {
-    size = (await stat(file)).size;
-  } catch (error) {
-    throw new InputError(file, null, `cannot read file: ${(error as Error).message}`);
-  }
-  if (size === 0) throw new InputError(file, null, 'file is empty');
+  await assertNonEmptyFile(file);
   let rows: CsvRow[];
   try {
     rows = await readCsvFile(context.connection, file);

@@ -6,6 +6,7 @@ import type { FredRead, LocatedObservation } from './fred.ts';
 import { InputError } from './input-error.ts';
 import { type CalendarDate, formatDatePeriod, inferDateFrequency, parseIsoDate } from './periods.ts';
 import type { IngestOptions } from './source.ts';
+import { validateJson } from './validate-json.ts';
 import { cleanText } from './values.ts';
 import { resolveVintageTime } from './vintage-time.ts';
 
@@ -141,15 +142,5 @@ async function readResponse(file: string): Promise<z.infer<typeof observationsSc
       `a FRED API error, not data (${failure.data.error_code}): ${failure.data.error_message}`,
     );
   }
-  const result = observationsSchema.safeParse(json);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  const path = (issue?.path ?? [])
-    .map((key) => (typeof key === 'number' ? `[${key}]` : `.${String(key)}`))
-    .join('');
-  throw new InputError(
-    file,
-    null,
-    `not an ALFRED observations response: at JSON path $${path}: ${issue?.message ?? 'invalid'}`,
-  );
+  return validateJson(observationsSchema, json, file, 'not an ALFRED observations response: ');
 }

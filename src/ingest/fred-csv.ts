@@ -1,9 +1,8 @@
-import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { readCsvFile } from '../db/duckdb.ts';
 import type { KnowledgeTime } from '../model/records.ts';
 import type { FredRead, LocatedObservation } from './fred.ts';
-import { InputError } from './input-error.ts';
+import { assertNonEmptyFile, InputError } from './input-error.ts';
 import { type CalendarDate, formatDatePeriod, inferDateFrequency, parseIsoDate } from './periods.ts';
 import type { IngestContext } from './source.ts';
 import { cleanText, parseNumber } from './values.ts';
@@ -92,13 +91,7 @@ export async function readFredCsvFile(
 }
 
 async function readRows(file: string, context: IngestContext) {
-  let size: number;
-  try {
-    size = (await stat(file)).size;
-  } catch (error) {
-    throw new InputError(file, null, `cannot read file: ${(error as Error).message}`);
-  }
-  if (size === 0) throw new InputError(file, null, 'file is empty');
+  await assertNonEmptyFile(file);
   const rows = await readCsvFile(context.connection, file);
   if (rows.length === 0) throw new InputError(file, 1, 'no data rows (header only?)');
   return rows;

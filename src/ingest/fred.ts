@@ -1,8 +1,9 @@
 import { open } from 'node:fs/promises';
-import type { KnowledgeTime, ObservationInput } from '../model/records.ts';
+import type { KnowledgeTime } from '../model/records.ts';
 import { readAlfredJsonFiles } from './fred-alfred-json.ts';
 import { readFredCsvFile } from './fred-csv.ts';
 import { InputError } from './input-error.ts';
+import { type LocatedObservation, sortLocatedObservations } from './located-observations.ts';
 import { parseIsoDate } from './periods.ts';
 import { createEmptyBatch, type IngestContext, type Source } from './source.ts';
 import { resolveVintageTime } from './vintage-time.ts';
@@ -10,14 +11,7 @@ import { resolveVintageTime } from './vintage-time.ts';
 /** `<source>.<native id>` (CONTRACT section 5), e.g. `bls.CES0000000001`. */
 const SERIES_KEY = /^[a-z0-9]+\.[A-Za-z0-9_.-]+$/;
 
-/** An observation with the file and line (null in JSON) it was read from, for error messages. */
-export interface LocatedObservation {
-  observation: ObservationInput;
-  file: string;
-  line: number | null;
-  /** What to tell the user when two values clash at one knowledge time. */
-  clashHint: string;
-}
+export type { LocatedObservation } from './located-observations.ts';
 
 /** What one format reader found in its files. */
 export interface FredRead {
@@ -56,7 +50,8 @@ export const fredSource: Source = {
       batch.rows_skipped += read.rowsSkipped;
       located.push(...read.located);
     }
-    batch.observations = sortAndMergeRepeats(located);
+    // The same value at one knowledge time twice (overlapping downloads) is kept once.
+    batch.observations = sortLocatedObservations(located, { kind: 'keep-equal' });
     return batch;
   },
 };
@@ -108,37 +103,4 @@ async function sniffFormat(file: string): Promise<'json' | 'csv'> {
   } finally {
     await handle?.close();
   }
-}
-
-/**
- * Sorts by series, period and knowledge time. The same value at the same knowledge time twice
- * (overlapping downloads) is kept once; two different values there cannot both be true.
- */
-function sortAndMergeRepeats(located: LocatedObservation[]): ObservationInput[] {
-  const key = ({ observation: o }: LocatedObservation) =>
-    `${o.series_key}\u0000${o.period}\u0000${o.observed_at}`;
-  located.sort((a, b) => {
-    const [x, y] = [a.observation, b.observation];
-    if (x.series_key !== y.series_key) return x.series_key < y.series_key ? -1 : 1;
-    if (x.period !== y.period) return x.period.localeCompare(y.period);
-    return x.observed_at.localeCompare(y.observed_at);
-  });
-  const kept: ObservationInput[] = [];
-  for (let index = 0; index < located.length; index++) {
-    const current = located[index];
-    const previous = located[index - 1];
-    if (!current) continue;
-    if (previous && key(previous) === key(current)) {
-      if (previous.observation.value === current.observation.value) continue;
-      const { series_key, period, observed_at, value } = current.observation;
-      throw new InputError(
-        current.file,
-        current.line,
-        `${series_key} ${period} observed at ${observed_at} is also in ${previous.observation.source_ref} ` +
-          `with a different value (${value} here, ${previous.observation.value} there): ${current.clashHint}`,
-      );
-    }
-    kept.push(current.observation);
-  }
-  return kept;
 }

@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 
 /** Bad input in a source file: the CLI prints it as one line naming the file and line. */
@@ -11,4 +12,15 @@ export class InputError extends Error {
     this.file = file;
     this.line = line;
   }
+}
+
+/** Throws an InputError unless `file` can be read and is not empty (before a CSV reader sees it). */
+export async function assertNonEmptyFile(file: string): Promise<void> {
+  let size: number;
+  try {
+    size = (await stat(file)).size;
+  } catch (error) {
+    throw new InputError(file, null, `cannot read file: ${(error as Error).message}`);
+  }
+  if (size === 0) throw new InputError(file, null, 'file is empty');
 }

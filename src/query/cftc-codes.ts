@@ -1,3 +1,4 @@
+import { SERVED_COT_REPORT_TYPES } from '../contract/schemas/cot.ts';
 /**
  * What the CFTC's own codes in the COT files mean for the market list: the exchange code
  * ("CFTC Market Code in Initials") to an ISO 10383 MIC, and the commodity subgroup code
@@ -57,5 +58,5 @@ export const CFTC_SUBGROUP_SECTORS: Readonly<Record<string, string>> = {
   F90: 'rates-fx',
 };
 
-/** The usual order of report types: the default one of a market comes first. */
-export const REPORT_TYPE_ORDER = ['legacy', 'disaggregated', 'tff', 'cit'] as const;
+/** The usual order of report types (the served list is in that order): the default comes first. */
+export const REPORT_TYPE_ORDER = SERVED_COT_REPORT_TYPES;

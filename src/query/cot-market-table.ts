@@ -28,7 +28,8 @@ function slugOf(name: string): string {
  * - names: every published name with its first and last report date.
  * - mic: the override's, else from the exchange code; sector: the override's, else from the
  *   market's subgroup code, else from the subgroup its commodity code has in other files.
- * - report_types: the futures-only types with data plus the override's, in its order first.
+ * - report_types: the served types with data (futures only, `_combined`, `cit`) plus the
+ *   override's, in its order first.
  */
 export async function createCotMarketTable(connection: DuckDBConnection): Promise<void> {
   const order = `[${REPORT_TYPE_ORDER.map(quotedString).join(', ')}]`;
@@ -38,6 +39,9 @@ export async function createCotMarketTable(connection: DuckDBConnection): Promis
     `CREATE TABLE cot_markets AS
      WITH reports AS (
        SELECT market_code AS code, market_name, period, batch_id, report_type, scope,
+              -- The name endpoint 3 serves the report under (api/v1/cot-report.ts cotSeriesKey).
+              CASE WHEN report_type = 'cit' THEN 'cit'
+                   WHEN scope = 'combined' THEN report_type || '_combined' ELSE report_type END AS served_type,
               exchange_code, region_code, commodity_code, subgroup_code,
               -- The CFTC writes "<market> - <exchange>"; the greedy group ends at the last " - ".
               coalesce(nullif(trim(regexp_extract(market_name, '^(.*) - (.*)$', 1)), ''), market_name) AS market_part,
@@ -57,7 +61,7 @@ export async function createCotMarketTable(connection: DuckDBConnection): Promis
               arg_max(region_code, [period, batch_id]) FILTER (region_code IS NOT NULL) AS region_code,
               arg_max(commodity_code, [period, batch_id]) FILTER (commodity_code IS NOT NULL) AS commodity_code,
               arg_max(subgroup_code, [period, batch_id]) FILTER (subgroup_code IS NOT NULL) AS subgroup_code,
-              list(DISTINCT report_type) FILTER (scope = 'futures_only' AND list_contains(${served}, report_type)) AS data_types
+              list(DISTINCT served_type) FILTER (list_contains(${served}, served_type)) AS data_types
          FROM reports GROUP BY code),
      names AS (
        SELECT code, list({'name': market_name, 'first_report': first_report, 'last_report': last_report}

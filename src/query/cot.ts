@@ -45,6 +45,7 @@ export interface CotReportRow {
   conc_gross_le8_short: number | null;
   positions: CotPosition[];
   observed_at: string;
+  observed_at_method: string | null;
   revision_number: number;
   supersedes_id: string | null;
   source_ref: string;
@@ -52,7 +53,8 @@ export interface CotReportRow {
 
 const REPORT_COLUMNS = `id, series_key, report_type, market_code, period, market_name, contract_units, open_interest,
   change_open_interest, traders_total, conc_gross_le4_long, conc_gross_le4_short, conc_gross_le8_long,
-  conc_gross_le8_short, positions, ${rfc3339('observed_at')} AS observed_at, revision_number, supersedes_id, source_ref`;
+  conc_gross_le8_short, positions, ${rfc3339('observed_at')} AS observed_at, observed_at_method, revision_number,
+  supersedes_id, source_ref`;
 
 const MARKET_COLUMNS = `slug, code, name, exchange, mic, sector, exchange_code, region_code, commodity_code,
   subgroup_code, report_types, names`;

@@ -28,7 +28,7 @@ export async function createDerivedTables(connection: DuckDBConnection): Promise
   await execute(
     connection,
     `CREATE TABLE series_latest AS
-     SELECT o.series_key, o.period, o.value, o.observed_at, o.revision_number, o.id,
+     SELECT o.series_key, o.period, o.value, o.observed_at, o.observed_at_method, o.revision_number, o.id,
             stats.first_period, stats.periods, stats.last_observed_at
        FROM observations o
        JOIN (SELECT series_key, min(period) AS first_period, count(DISTINCT period) AS periods,

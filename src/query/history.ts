@@ -219,7 +219,7 @@ export async function readCotHistory(
     `SELECT id, series_key, report_type, market_code, period, market_name, contract_units, open_interest,
             change_open_interest, traders_total, conc_gross_le4_long, conc_gross_le4_short,
             conc_gross_le8_long, conc_gross_le8_short, positions, ${rfc3339('observed_at')} AS observed_at,
-            revision_number, supersedes_id, source_ref
+            observed_at_method, revision_number, supersedes_id, source_ref
        FROM cot_reports
       WHERE series_key = $series
         AND ($as_of = '' OR cot_reports.observed_at <= TRY_CAST($as_of AS TIMESTAMP))

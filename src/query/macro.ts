@@ -14,6 +14,7 @@ export interface MacroLatestRow {
   period: string | null;
   value: number | null;
   published_at: string | null;
+  published_at_method: string | null;
   revision_number: number | null;
   first_period: string | null;
   periods: number | null;
@@ -23,7 +24,8 @@ export interface MacroLatestRow {
 export async function readMacroLatest(db: SnapshotDb): Promise<MacroLatestRow[]> {
   return db.query<MacroLatestRow>(
     `SELECT s.key, s.slug, s.name, s.source, s.frequency, s.unit, s.seasonal_adjustment, s.country,
-            l.period, l.value, ${rfc3339('l.observed_at')} AS published_at, l.revision_number,
+            l.period, l.value, ${rfc3339('l.observed_at')} AS published_at,
+            l.observed_at_method AS published_at_method, l.revision_number,
             l.first_period, l.periods::INTEGER AS periods
        FROM series s
        JOIN series_rights r ON r.key = s.key AND r.redistributable

@@ -175,6 +175,7 @@ export const TABLES: readonly TableDefinition[] = [
     seasonal_adjustment: 'VARCHAR',
     macro: 'BOOLEAN',
     description: 'VARCHAR',
+    fred_id: 'VARCHAR',
   }),
   reference('markets', ['code'], {
     slug: 'VARCHAR',

@@ -268,9 +268,13 @@ describe('real responses of the server against the document', () => {
 
   it('sample filter values exist in the sample reference lists', () => {
     const countries = readFileSync(join(SAMPLE_DATA, 'reference/country-codes.csv'), 'utf8');
-    expect(countries).toMatch(/,US,/);
-    expect(readFileSync(join(SAMPLE_DATA, 'reference/iso4217_codes-all.csv'), 'utf8')).toMatch(/\bUSD\b/);
-    expect(readFileSync(join(SAMPLE_DATA, 'reference/unsd_m49_overview_en.csv'), 'utf8')).toMatch(/\b150\b/);
+    expect(countries).toMatch(new RegExp(`,${FILTERS.country},`));
+    // ISO 4217 in the sample is SIX's list one (current) and list three (historic), as XML.
+    const listOne = readFileSync(join(SAMPLE_DATA, 'reference/iso4217_list_one_table_a1.xml'), 'utf8');
+    expect(listOne).toContain(`<Ccy>${FILTERS.currency}</Ccy>`);
+    expect(readFileSync(join(SAMPLE_DATA, 'reference/unsd_m49_overview_en.csv'), 'utf8')).toMatch(
+      new RegExp(`\\b${FILTERS.region}\\b`),
+    );
   });
 
   it('answers every documented path with a 200 that matches its schema, and a 304 on its ETag', async () => {

@@ -46,6 +46,7 @@ export function modelSeries(key: string): SeriesEntry {
     seasonal_adjustment: null,
     macro: false,
     description: null,
+    fred_id: null,
   };
 }
 

@@ -17,13 +17,27 @@ export interface SnapshotFixture {
 
 const shared = (path: string) => join(SHARED_DATA, path);
 
-/** The ingests that load every real publisher file of ../shared/data, in dependency order. */
+/** When the BLS API responses of 2015 were collected (data/sample/pipeline.json). */
+export const BLS_API_COLLECTED_AT = '2016-02-01T17:33:08Z';
+/** When the datahub CPI-U CSV was collected (data/sample/pipeline.json). */
+export const CPI_COLLECTED_AT = '2026-07-01T03:43:28Z';
+
+/**
+ * The ingests that load every real publisher file of ../shared/data, in dependency order. The
+ * FRED vintages are the days of the Employment Situation releases whose figures they hold
+ * (2025-08-01, 2026-10-02), as data/sample/pipeline.json gives them.
+ */
 export const REAL_DATA_STEPS: ReadonlyArray<readonly string[]> = [
   ['catalog', join(REPO_ROOT, 'data/catalog/catalog.yaml')],
   ['m49', shared('iso/unsd_m49_overview_en.csv')],
   ['countries', shared('iso/country-codes.csv')],
   ['tz', shared('tz/zone1970.tab'), shared('tz/zone.tab')],
-  ['iso4217', shared('iso/iso4217_codes-all.csv')],
+  // List one (current) and list three (historic) together, as the publisher's lists are fetched.
+  [
+    'iso4217',
+    shared('iso/iso4217_list_one_table_a1.xml'),
+    shared('iso/iso4217_list_three_table_a3_historic.xml'),
+  ],
   ['mic', shared('mic/ISO10383_MIC.csv')],
   ['ecb', shared('ecb/eurofxref-hist.csv')],
   ['ecb', shared('ecb/eurofxref.csv')],
@@ -34,14 +48,16 @@ export const REAL_DATA_STEPS: ReadonlyArray<readonly string[]> = [
     shared('cftc/tff_futures_only_2026_FinFutYY.txt'),
     shared('cftc/disaggregated_futures_only_2021_f_year.txt'),
   ],
-  ['bls', shared('bls/bls_api_v2_cps_situation_2015.json'), '--observed-at', '2016-02-01T00:00:00Z'],
+  // Values no release calendar dates (CPI-U before 2010) take the collection time: the commit times
+  // of the repositories that carry the files (data/sample/README.md, as data/sample/pipeline.json).
   [
     'bls',
+    shared('bls/bls_api_v2_cps_situation_2015.json'),
     shared('bls/bls_api_v2_sae_north_dakota_mining_2014_2015.json'),
-    '--observed-at',
-    '2016-02-01T00:00:00Z',
+    '--collected-at',
+    BLS_API_COLLECTED_AT,
   ],
-  ['bls', shared('bls/datahub_cpi-us_cpiai.csv'), '--observed-at', '2026-07-01T00:00:00Z'],
+  ['bls', shared('bls/datahub_cpi-us_cpiai.csv'), '--collected-at', CPI_COLLECTED_AT],
   ['bls', shared('bls/ces_total_nonfarm_change_release_vintages_2025-12_to_2026-07.json')],
   [
     'fred',
@@ -49,7 +65,7 @@ export const REAL_DATA_STEPS: ReadonlyArray<readonly string[]> = [
     '--series',
     'bls.CES0000000001',
     '--vintage',
-    '2025-08-02',
+    '2025-08-01',
   ],
   [
     'fred',

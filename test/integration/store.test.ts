@@ -39,6 +39,7 @@ const SERIES: SeriesEntry = {
   seasonal_adjustment: null,
   macro: true,
   description: null,
+  fred_id: null,
 };
 
 function observation(

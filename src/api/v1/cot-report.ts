@@ -44,7 +44,8 @@ export function presentCotReport(row: CotReportRow) {
   return {
     report_date: row.period,
     released_at: row.observed_at,
-    report_type: row.report_type,
+    released_at_method: row.observed_at_method ?? 'collected',
+    report_type: servedReportType(row.series_key),
     market_name: row.market_name,
     contract_units: row.contract_units,
     open_interest: row.open_interest,
@@ -61,7 +62,16 @@ export function presentCotReport(row: CotReportRow) {
   };
 }
 
-/** The series key of a market's report of one type. */
+/** The series key of a market's report of one served type (`legacy`, `tff_combined`, `cit`, …). */
 export function cotSeriesKey(code: string, reportType: string): string {
-  return `cftc.${code}.${reportType}`;
+  if (reportType === 'cit') return `cftc.${code}.cit.combined`;
+  const combined = reportType.endsWith('_combined');
+  return `cftc.${code}.${combined ? reportType.slice(0, -'_combined'.length) : reportType}${combined ? '.combined' : ''}`;
+}
+
+/** The served report type of a COT series key (the inverse of cotSeriesKey). */
+export function servedReportType(seriesKey: string): string {
+  const [, , type = '', scope] = seriesKey.split('.');
+  if (type === 'cit') return 'cit';
+  return scope === 'combined' ? `${type}_combined` : type;
 }

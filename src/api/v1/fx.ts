@@ -16,6 +16,7 @@ export const getEcbRates: PayloadFunction = async ({ db }, params) => {
       base: 'EUR',
       date: row.date,
       observed_at: row.observed_at,
+      observed_at_method: row.observed_at_method ?? 'collected',
       revision_number: row.revision_number,
       series_key: row.series_key,
     })),

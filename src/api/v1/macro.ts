@@ -21,6 +21,7 @@ export const getMacroLatest: PayloadFunction = async ({ db }) => {
               period: row.period,
               value: row.value,
               published_at: row.published_at,
+              published_at_method: row.published_at_method ?? 'collected',
               revision_number: row.revision_number,
             },
       first_period: row.first_period,

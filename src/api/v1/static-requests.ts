@@ -51,7 +51,9 @@ async function listFilterRequests(db: SnapshotDb, route: RouteDefinition): Promi
       spec.reference === 'regions'
         ? new Map((await listRegionAliases(db)).map((r) => [r.code, r.slug]))
         : null;
-    for (const code of await listReferenceCodes(db, spec.reference)) {
+    // Venues take the country codes the MIC list itself uses (ZZ: no country) besides ISO 3166.
+    const list = route.id === 'venues' && name === 'country' ? 'venue-countries' : spec.reference;
+    for (const code of await listReferenceCodes(db, list)) {
       const alias = slugs?.get(code);
       requests.push({
         route,

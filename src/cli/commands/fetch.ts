@@ -35,7 +35,7 @@ export function registerFetch(program: Command, getContext: () => CommandContext
     .description("download a source's files from its publisher, then ingest them")
     .argument('<source>', `one of: ${ids.join(', ')}`)
     .option('--base-url <url>', "the publisher's root (default: the official one, or MMDS_<SOURCE>_BASE_URL)")
-    .option('--report <type>', 'cftc: legacy, disaggregated, tff, cit or all (default all but cit)')
+    .option('--report <type>', 'cftc: legacy, disaggregated, tff, cit or all (default all)')
     .option('--combined', 'cftc: futures-and-options combined instead of futures only')
     .option('--year <YYYY>', 'cftc: one year')
     .option('--since <YYYY>', 'cftc: every year from this one on (backfill); bls: first year asked for')

@@ -6,7 +6,6 @@ import { DEFAULT_CALENDAR_DIR, loadCalendars } from '../../calendar/load-calenda
 import { openDuckDb, withConnection } from '../../db/duckdb.ts';
 import type { IngestOptions } from '../../ingest/source.ts';
 import { findSource, SOURCES } from '../../ingest/sources.ts';
-import type { ParsedBatch } from '../../model/records.ts';
 import { type AppendResult, appendBatch } from '../../store/append-batch.ts';
 import type { FileOrigin, InputFile } from '../../store/batches.ts';
 import { resolveLayout } from '../../store/layout.ts';

@@ -12,12 +12,22 @@ import {
   text,
   timestamp,
 } from './json-schema.ts';
+import { knowledgeMethod } from './observations.ts';
 
 /**
- * Report types endpoint 3 serves per market: the futures-only reports. Combined figures and the
- * CIT supplement are stored (`cftc.<code>.<type>.combined`) but not served yet.
+ * Report types endpoint 3 serves per market: the futures-only reports under their own names, the
+ * futures-and-options combined ones with `_combined` (series `cftc.<code>.<type>.combined`), and
+ * the Commodity Index Trader supplement `cit` (combined by nature: `cftc.<code>.cit.combined`).
  */
-export const SERVED_COT_REPORT_TYPES = ['legacy', 'disaggregated', 'tff'] as const;
+export const SERVED_COT_REPORT_TYPES = [
+  'legacy',
+  'disaggregated',
+  'tff',
+  'legacy_combined',
+  'disaggregated_combined',
+  'tff_combined',
+  'cit',
+] as const;
 const COT_REPORT_TYPES = SERVED_COT_REPORT_TYPES;
 
 const count = (description: string) => nullable(integer(description));
@@ -48,6 +58,7 @@ function reportFields(): Record<string, JsonSchema> {
   return {
     report_date: date('The Tuesday the positions are dated.'),
     released_at: timestamp('When the CFTC published the report (what as_of filters on).'),
+    released_at_method: knowledgeMethod('released_at'),
     report_type: oneOfText(COT_REPORT_TYPES),
     market_name: text('Market and exchange name as published that week.'),
     contract_units: nullable(text('Contract size as published.')),

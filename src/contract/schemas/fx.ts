@@ -11,6 +11,7 @@ import {
   text,
   timestamp,
 } from './json-schema.ts';
+import { knowledgeMethod } from './observations.ts';
 
 /** Endpoint 11: the latest ECB euro reference rate per currency. */
 export const FX_ECB_DATA: JsonSchema = arrayOf(
@@ -21,6 +22,7 @@ export const FX_ECB_DATA: JsonSchema = arrayOf(
     base: { type: 'string', const: 'EUR' },
     date: date('The reference date of the rate.'),
     observed_at: timestamp('When the ECB published it.'),
+    observed_at_method: knowledgeMethod('observed_at'),
     revision_number: integer(undefined, { minimum: 1 }),
     series_key: text('Series key, `ecb.<currency>`.'),
   }),

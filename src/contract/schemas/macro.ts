@@ -11,6 +11,7 @@ import {
   text,
   timestamp,
 } from './json-schema.ts';
+import { knowledgeMethod } from './observations.ts';
 
 /** Endpoint 4: per tracked macro series its latest value. */
 export const MACRO_LATEST_DATA: JsonSchema = arrayOf(
@@ -29,6 +30,7 @@ export const MACRO_LATEST_DATA: JsonSchema = arrayOf(
           period: period(),
           value: number(),
           published_at: timestamp('When this value became known.'),
+          published_at_method: knowledgeMethod('published_at'),
           revision_number: integer(undefined, { minimum: 1 }),
         },
         'The newest period and its revision in force; null while the snapshot holds no value.',

@@ -15,6 +15,17 @@ import {
   timestamp,
 } from './json-schema.ts';
 
+/** How a knowledge-time field (`observed_at`, `released_at`, `published_at`) was established. */
+export function knowledgeMethod(field: string): JsonSchema {
+  return oneOfText(
+    KNOWLEDGE_METHODS,
+    `How ${field} was established: \`release_calendar\` the release of the period by the publisher's ` +
+      'calendar, `vintage` an ALFRED-style vintage date, `publisher_timestamp` a date the publisher printed, ' +
+      '`collected` only when we collected it (corrections, periods no calendar covers), `estimated` from a ' +
+      "publisher's announced plan (the latest plausible time). See docs/data-sources.md.",
+  );
+}
+
 /** Named schemas of the revision-record endpoints (5 and 8). */
 export const OBSERVATION_COMPONENTS: Record<string, JsonSchema> = {
   Observation: object(
@@ -25,13 +36,7 @@ export const OBSERVATION_COMPONENTS: Record<string, JsonSchema> = {
       value: number(),
       source_ref: text('Where the value was read: `<file>:<line>`, `<file>#<document id>` or a URL.'),
       observed_at: timestamp('When the value became known (what as_of filters on).'),
-      observed_at_method: oneOfText(
-        KNOWLEDGE_METHODS,
-        'How observed_at was established: `release_calendar` the release of the period by the ' +
-          "publisher's calendar, `vintage` an ALFRED-style vintage date, `publisher_timestamp` a date the " +
-          'publisher printed, `collected` only when we collected it (corrections, periods no calendar ' +
-          "covers), `estimated` from a publisher's announced plan (the latest plausible time). See docs/data-sources.md.",
-      ),
+      observed_at_method: knowledgeMethod('observed_at'),
       footnotes: arrayOf(
         object({ code: nullable(text()), text: nullable(text()) }),
         "The publisher's footnotes on this value as printed (BLS: `P` Preliminary, `C` Correction); empty when none.",

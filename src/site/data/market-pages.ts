@@ -77,6 +77,10 @@ const REPORT_TYPE_LABELS: Record<string, string> = {
   legacy: 'Legacy',
   disaggregated: 'Disaggregated',
   tff: 'Traders in Financial Futures',
+  legacy_combined: 'Legacy, futures and options',
+  disaggregated_combined: 'Disaggregated, futures and options',
+  tff_combined: 'Traders in Financial Futures, futures and options',
+  cit: 'Commodity Index Traders (supplemental)',
 };
 
 const CATEGORY_LABELS: Record<string, string> = {

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listBatches } from '../../../src/store/batches.ts';
@@ -7,13 +7,19 @@ import { resolveLayout, snapshotDir } from '../../../src/store/layout.ts';
 import { readCurrentId, readManifest } from '../../../src/store/manifest.ts';
 import { REPO_ROOT, SAMPLE_DATA, SHARED_DATA } from '../../helpers/paths.ts';
 import { runMmds } from '../../helpers/run-cli.ts';
-import { createSampleSnapshot, type SnapshotFixture } from '../../helpers/snapshot-fixture.ts';
+import {
+  createSampleSnapshot,
+  LICENSED_SERIES_KEY,
+  type SnapshotFixture,
+} from '../../helpers/snapshot-fixture.ts';
 import { createTempDir } from '../../helpers/temp-dir.ts';
 import { readStderrMessages } from './store-files.ts';
 
 const BIN = join(REPO_ROOT, 'bin/mmds.js');
 const KILLS = 10;
 const MAX_ATTEMPTS = 40;
+/** The PAYEMS vintage after the February 2026 benchmark, a real FRED download (data/sample/README.md). */
+const LATER_VINTAGE = join(SAMPLE_DATA, 'bls/fred_PAYEMS_vintage_latest-2026-09_trimmed_2023-07_onward.csv');
 
 /** How a spawned `mmds` ended. */
 interface ChildRun {
@@ -66,19 +72,13 @@ describe('publish is atomic when the process is killed at any moment', () => {
   let oldId: string;
 
   beforeAll(async () => {
-    fixture = await createSampleSnapshot();
+    fixture = await createSampleSnapshot({ licensed: true });
     temp = createTempDir('mmds-crash-');
     oldId = fixture.snapshotId;
-    // One changed value of the licensed sample series: a new vintage, so a new revision.
-    const [header, ...rows] = readFileSync(join(SAMPLE_DATA, 'fred/northwind_FCI_sample.csv'), 'utf8')
-      .trimEnd()
-      .split('\n');
-    const [date, value] = rows.at(-1)!.split(',');
-    rows[rows.length - 1] = `${date},${(Number(value) + 0.5).toFixed(2)}`;
-    const csv = join(temp.dir, 'northwind_FCI_2026-02-15.csv');
-    writeFileSync(csv, `${[header, ...rows].join('\n')}\n`);
+    // A later real vintage of the licensed test series (PAYEMS after the 2026 benchmark): its
+    // months are new revisions, so the next publish has something to do.
     const ingest = await runMmds(
-      ['--json', 'ingest', 'fred', csv, '--series', 'northwind.FCI', '--vintage', '2026-02-15', '--sample'],
+      ['--json', 'ingest', 'fred', LATER_VINTAGE, '--series', LICENSED_SERIES_KEY, '--vintage', '2026-10-02'],
       fixture.env,
     );
     expect(ingest.code, ingest.stderr).toBe(0);
@@ -87,7 +87,9 @@ describe('publish is atomic when the process is killed at any moment', () => {
       tables: Record<string, { added: number }>;
     };
     expect(result.batch_id).not.toBeNull();
-    expect(result.tables.observations?.added).toBe(1);
+    // Every row of a vintage is stored, a repeat of the value in force included (data-model.md).
+    const rows = readFileSync(LATER_VINTAGE, 'utf8').trimEnd().split('\n').length - 1;
+    expect(result.tables.observations?.added).toBe(rows);
     backup = join(temp.dir, 'backup');
     cpSync(fixture.dataDir, backup, { recursive: true });
   });

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SnapshotDb } from '../../../src/query/snapshot-db.ts';
 import { resolveLayout } from '../../../src/store/layout.ts';
 import { readCurrentId, readManifest } from '../../../src/store/manifest.ts';
-import { SHARED_DATA } from '../../helpers/paths.ts';
+import { REPO_ROOT, SHARED_DATA } from '../../helpers/paths.ts';
 import { runMmds } from '../../helpers/run-cli.ts';
 import { createRealSnapshot, REAL_DATA_STEPS, type SnapshotFixture } from '../../helpers/snapshot-fixture.ts';
 import { hashTree, readLines, readStderrMessages, splitCsvLine } from './store-files.ts';
@@ -86,9 +86,10 @@ describe('the real publisher files through ingest, publish and verify', () => {
       revision_number: number;
       supersedes_id: string | null;
       observed_at: string;
+      observed_at_method: string;
       source_ref: string;
     }>(
-      `SELECT id, value, revision_number, supersedes_id, source_ref,
+      `SELECT id, value, revision_number, supersedes_id, source_ref, observed_at_method,
               strftime(observed_at, '%Y-%m-%dT%H:%M:%SZ') AS observed_at
          FROM observations WHERE series_key = $key AND period = $period ORDER BY revision_number`,
       { key: seriesKey, period },
@@ -138,8 +139,20 @@ describe('the real publisher files through ingest, publish and verify', () => {
       expect(rows[0]!.value).toBe(rates.get(`USD ${date}`));
       expect(rows[0]!.revision_number).toBe(1);
     }
-    // 16:00 Frankfurt: CET in January, CEST in April.
-    expect((await observation('ecb.USD', '1999-01-04'))[0]?.observed_at).toBe('1999-01-04T15:00:00Z');
+    // About 14:30 Frankfurt before 1 July 2016 (CET in January), about 16:00 from then on (CEST in April).
+    expect(first).toBe('1999-01-04');
+    expect(last).toBe('2026-04-13');
+    for (const [date, observedAt] of [
+      [first, '1999-01-04T13:30:00Z'],
+      ['2016-06-30', '2016-06-30T12:30:00Z'],
+      ['2016-07-01', '2016-07-01T14:00:00Z'],
+      [last, '2026-04-13T14:00:00Z'],
+    ] as const) {
+      expect((await observation('ecb.USD', date))[0], date).toMatchObject({
+        observed_at: observedAt,
+        observed_at_method: 'release_calendar',
+      });
+    }
   });
 
   it('counts one observation per ECB cell that is not N/A, and one COT report per CFTC row', async () => {
@@ -189,16 +202,41 @@ describe('the real publisher files through ingest, publish and verify', () => {
     ]);
   });
 
-  it('holds the CPI-U index of the datahub CSV', async () => {
+  it('holds the CPI-U index of the datahub CSV, dated by the CPI release or, before the calendar, by --collected-at', async () => {
     const lines = readLines(shared('bls/datahub_cpi-us_cpiai.csv'));
-    const observedAt = REAL_DATA_STEPS.find((step) => step[1]?.endsWith('datahub_cpi-us_cpiai.csv'))![3];
-    for (const line of [lines[1]!, lines.at(-1)!]) {
-      const [date, index] = line.split(',');
-      const rows = await observation('bls.CUUR0000SA0', date!.slice(0, 7));
-      expect(rows.map((r) => [r.value, r.revision_number, r.observed_at])).toEqual([
-        [Number(index), 1, observedAt],
-      ]);
-    }
+    const step = REAL_DATA_STEPS.find((s) => s[1]?.endsWith('datahub_cpi-us_cpiai.csv'))!;
+    const collectedAt = step[step.indexOf('--collected-at') + 1];
+    const releaseOf = (month: string) => {
+      const row = readLines(join(REPO_ROOT, 'data/calendars/bls_release_dates.csv')).find((line) =>
+        line.startsWith(`Consumer Price Index,${month},`),
+      );
+      if (row === undefined) return undefined;
+      const [, , date, time] = row.split(',');
+      return { date: date!, time: time! };
+    };
+    const [first, last] = [lines[1]!, lines.at(-1)!].map((line) => line.split(','));
+    const firstMonth = first![0]!.slice(0, 7);
+    const lastMonth = last![0]!.slice(0, 7);
+    // 1913 is long before the shipped calendar (2010 on): the collection time dates it.
+    expect(releaseOf(firstMonth)).toBeUndefined();
+    expect(await observation('bls.CUUR0000SA0', firstMonth)).toMatchObject([
+      {
+        value: Number(first![1]),
+        revision_number: 1,
+        observed_at: collectedAt,
+        observed_at_method: 'collected',
+      },
+    ]);
+    // May 2026: the CPI release of 2026-06-10 at 08:30 New York (EDT, UTC-4).
+    expect(releaseOf(lastMonth)).toEqual({ date: '2026-06-10', time: '08:30' });
+    expect(await observation('bls.CUUR0000SA0', lastMonth)).toMatchObject([
+      {
+        value: Number(last![1]),
+        revision_number: 1,
+        observed_at: '2026-06-10T12:30:00Z',
+        observed_at_method: 'release_calendar',
+      },
+    ]);
   });
 
   it('keeps both PAYEMS vintages of 2025-07 as a revision chain', async () => {
@@ -215,13 +253,16 @@ describe('the real publisher files through ingest, publish and verify', () => {
       value: first,
       revision_number: 1,
       supersedes_id: null,
-      observed_at: '2025-08-02T00:00:00Z',
+      // The vintage of the July 2025 Employment Situation: 2025-08-01 08:30 New York.
+      observed_at: '2025-08-01T12:30:00Z',
+      observed_at_method: 'vintage',
     });
     expect(two).toMatchObject({
       value: later,
       revision_number: 2,
       supersedes_id: one!.id,
-      observed_at: '2026-10-02T00:00:00Z',
+      observed_at: '2026-10-02T12:30:00Z',
+      observed_at_method: 'vintage',
     });
     expect(one!.source_ref).toContain('fred_PAYEMS_vintage_2025-08-02.csv');
   });

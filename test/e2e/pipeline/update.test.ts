@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSnapshotDb, type SnapshotDb } from '../../../src/query/snapshot-db.ts';
@@ -53,19 +54,29 @@ describe('mmds update against a loopback publisher (every source, real files)', 
     const before = served.publisher.requests.length;
     const run = await mmds('update', '--dry-run');
     expect(run.code, run.stderr).toBe(0);
-    for (const source of ['iso4217', 'm49', 'mic', 'tz', 'countries', 'ecb', 'cftc', 'bls']) {
+    for (const source of ['iso4217', 'm49', 'mic', 'tz', 'countries', 'ecb', 'cftc', 'bls', 'fred']) {
       expect(run.stdout).toContain(`${source}: due (never fetched successfully)`);
     }
-    expect(run.stdout).toContain('fred: not due (skipped: no catalog series has a fred_id)');
     expect(served.publisher.requests.length).toBe(before);
   });
 
-  it('backfills every source, publishes and builds; BLS values carry release-calendar times', async () => {
+  it('backfills every source and publishes; BLS values carry release-calendar times', async () => {
     const run = await mmds('update', '--no-build');
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/published snapshot /);
     const sources = new Set(listBatches(layout()).map((batch) => batch.source));
-    for (const source of ['catalog', 'iso4217', 'm49', 'mic', 'tz', 'countries', 'ecb', 'cftc', 'bls']) {
+    for (const source of [
+      'catalog',
+      'iso4217',
+      'm49',
+      'mic',
+      'tz',
+      'countries',
+      'ecb',
+      'cftc',
+      'bls',
+      'fred',
+    ]) {
       expect(sources.has(source), source).toBe(true);
     }
     const cftcBatch = listBatches(layout()).find((batch) => batch.source === 'cftc')!;
@@ -101,12 +112,15 @@ describe('mmds update against a loopback publisher (every source, real files)', 
     expect(hashTree(env.MMDS_DATA_DIR!, STATE_FILES)).toEqual(before);
   });
 
-  it('a new COT week appearing at the publisher becomes a new batch and snapshot', async () => {
+  it('a new COT week appearing at the publisher becomes a new batch, snapshot and build', async () => {
     served.cftc.releaseLastWeek();
     const previous = readCurrentId(layout());
-    const run = await mmds('update', '--force', '--source', 'cftc', '--no-build');
+    const run = await mmds('update', '--force', '--source', 'cftc');
     expect(run.code, run.stderr).toBe(0);
-    expect(readCurrentId(layout())).not.toBe(previous);
+    const current = readCurrentId(layout());
+    expect(current).not.toBe(previous);
+    const manifest = JSON.parse(readFileSync(join(env.MMDS_DIST_DIR!, 'build-manifest.json'), 'utf8'));
+    expect(manifest.snapshot).toBe(current);
     await withSnapshot(async (db) => {
       const rows = await db.query<{ period: string; observed_at: string }>(
         `SELECT DISTINCT period, strftime(observed_at, '%Y-%m-%dT%H:%M:%SZ') AS observed_at

@@ -10,7 +10,12 @@ const REAL_CLOCK = () => new Date();
 const PAYROLLS = 'bls.CES0000000001';
 const EARLY_VINTAGE = join(SHARED_DATA, 'bls/fred_PAYEMS_vintage_2025-08-02.csv');
 const LATE_VINTAGE = join(SHARED_DATA, 'bls/fred_PAYEMS_vintage_latest-2026-09_trimmed_2023-07_onward.csv');
-/** Between the two vintages (2025-08-02 and 2026-10-02, stored at 00:00 UTC). */
+/**
+ * The two vintages are those of the July 2025 and the September 2026 Employment Situation: each is
+ * known from that release, 08:30 New York (docs/data-model.md, "Knowledge time").
+ */
+const EARLY_KNOWN = '2025-08-01T12:30:00Z';
+const LATE_KNOWN = '2026-10-02T12:30:00Z';
 const BETWEEN = '2026-01-01T00:00:00Z';
 const AFTER_BOTH = '2026-10-03T00:00:00Z';
 const MONTH = '2025-07';
@@ -21,6 +26,7 @@ interface Row {
   period: string;
   value: number;
   observed_at: string;
+  observed_at_method: string;
   revision_number: number;
   supersedes_id: string | null;
   in_force: boolean;
@@ -92,7 +98,7 @@ describe('as_of over HTTP on the real data (two FRED vintages of payrolls)', () 
     expect(lateValue).not.toBe(earlyValue);
   });
 
-  it('as of a time between the vintages: the 2025-08-02 value, revision 1, in force', async () => {
+  it('as of a time between the vintages: the 2025-08-01 vintage, revision 1, in force', async () => {
     // The whole series on one page (1939 onwards: more than the default 1000 rows).
     const payload = await getJson(`/api/v1/observations?series=${PAYROLLS}&as_of=${BETWEEN}&limit=10000`);
     expect(payload.meta.as_of).toBe(BETWEEN);
@@ -102,7 +108,8 @@ describe('as_of over HTTP on the real data (two FRED vintages of payrolls)', () 
     expect(rows[0]).toMatchObject({
       series_key: PAYROLLS,
       value: earlyValue,
-      observed_at: '2025-08-02T00:00:00Z',
+      observed_at: EARLY_KNOWN,
+      observed_at_method: 'vintage',
       revision_number: 1,
       supersedes_id: null,
       in_force: true,
@@ -120,11 +127,26 @@ describe('as_of over HTTP on the real data (two FRED vintages of payrolls)', () 
     expect(second).toMatchObject({
       period: MONTH,
       value: lateValue,
-      observed_at: '2026-10-02T00:00:00Z',
+      observed_at: LATE_KNOWN,
+      observed_at_method: 'vintage',
       revision_number: 2,
       supersedes_id: first!.id,
       in_force: true,
     });
+  });
+
+  it('as_of is inclusive at the release instant: a second before it the vintage is unknown', async () => {
+    const at = (asOf: string) =>
+      getJson(`/api/v1/observations?series=${PAYROLLS}&as_of=${asOf}&from=${MONTH}&to=${MONTH}`);
+    expect((await at('2025-08-01T12:29:59Z')).data).toEqual([]);
+    expect((await at(EARLY_KNOWN)).data).toMatchObject([{ value: earlyValue, in_force: true }]);
+    const before = await at('2026-10-02T12:29:59Z');
+    expect(before.data.map((row) => [row.value, row.in_force])).toEqual([[earlyValue, true]]);
+    const after = await at(LATE_KNOWN);
+    expect(after.data.map((row) => [row.value, row.in_force])).toEqual([
+      [earlyValue, false],
+      [lateValue, true],
+    ]);
   });
 
   it('endpoint 5 (/macro/nonfarm-payrolls) gives the same rows as endpoint 8 with as_of', async () => {

@@ -5,7 +5,7 @@ import { parse as parseYaml } from 'yaml';
 import { BUILD_MANIFEST_FILE, type BuildManifest } from '../../../src/build/build-manifest.ts';
 import { ROUTES, SCOPES, type Scope } from '../../../src/contract/routes.ts';
 import { createKey } from '../../../src/keys/key-codec.ts';
-import { REPO_ROOT } from '../../helpers/paths.ts';
+import { REPO_ROOT, SAMPLE_DATA } from '../../helpers/paths.ts';
 import { runMmds } from '../../helpers/run-cli.ts';
 import { startTestServer, type TestServer } from '../../helpers/server-fixture.ts';
 import { createSampleSnapshot, type SnapshotFixture } from '../../helpers/snapshot-fixture.ts';
@@ -14,6 +14,15 @@ import { createSampleSnapshot, type SnapshotFixture } from '../../helpers/snapsh
 const REAL_CLOCK = () => new Date();
 // Every refused key is counted against the client IP; the matrix sends far more than 60 of those.
 const ANONYMOUS_LIMIT = 10_000;
+/** The report dates of gold (088691) in the sample's legacy COT file, oldest first. */
+const GOLD_LEGACY_WEEKS = readFileSync(
+  join(SAMPLE_DATA, 'cftc/legacy_futures_only_2025_selected_markets.txt'),
+  'utf8',
+)
+  .split('\n')
+  .map((line) => /^"[^"]*",\d{6},(\d{4}-\d{2}-\d{2}),088691,/.exec(line)?.[1])
+  .filter((date) => date !== undefined)
+  .sort();
 const PAYROLLS = 'bls.CES0000000001';
 
 interface Endpoint {
@@ -175,10 +184,18 @@ describe('keyed tier over HTTP: who gets what', () => {
       const file = manifest.files.find((f) => f.file === `/${route?.file}`);
       expect(response.headers.get('etag'), path).toBe(file?.etag);
       if (path === '/api/v1/markets/cot/gold') {
-        // Rule 1 holds on the built file as well: the 12 latest weeks only.
-        const { data, meta } = body as { data: unknown[]; meta: { window: { full_history: boolean } } };
-        expect(data).toHaveLength(12);
-        expect(meta.window.full_history).toBe(false);
+        // Rule 1 holds on the built file as well: the 12 latest weeks only. The sample's legacy
+        // file (gold's default report) holds fewer weeks than that, so all of them.
+        const { data, meta } = body as { data: Array<{ report_date: string }>; meta: { window: unknown } };
+        const shown = GOLD_LEGACY_WEEKS.slice(-12);
+        expect(data.map((row) => row.report_date)).toEqual(shown);
+        expect(meta.window).toEqual({
+          reports: shown.length,
+          limit: 12,
+          from: shown[0],
+          to: shown.at(-1),
+          full_history: false,
+        });
       }
     }
   });

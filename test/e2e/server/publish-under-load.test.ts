@@ -1,19 +1,53 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SAMPLE_DATA } from '../../helpers/paths.ts';
 import { runMmds } from '../../helpers/run-cli.ts';
 import { startTestServer, type TestServer } from '../../helpers/server-fixture.ts';
-import { createSampleSnapshot, type SnapshotFixture } from '../../helpers/snapshot-fixture.ts';
+import {
+  createSampleSnapshot,
+  LICENSED_SERIES_KEY,
+  type SnapshotFixture,
+} from '../../helpers/snapshot-fixture.ts';
 import { createTempDir } from '../../helpers/temp-dir.ts';
 
 const REAL_CLOCK = () => new Date();
-const SERIES = 'northwind.FCI';
-const SAMPLE_CSV = join(SAMPLE_DATA, 'fred/northwind_FCI_sample.csv');
-const MONTH = '2025-12';
-const VINTAGE = '2026-02-20';
+const SERIES = LICENSED_SERIES_KEY;
+/** The vintage the licensed fixture ingests, and a later real one (after the 2026 benchmark). */
+const FIRST_VINTAGE_CSV = join(SAMPLE_DATA, 'bls/fred_PAYEMS_vintage_2025-08-02.csv');
+const LATER_VINTAGE_CSV = join(
+  SAMPLE_DATA,
+  'bls/fred_PAYEMS_vintage_latest-2026-09_trimmed_2023-07_onward.csv',
+);
+const VINTAGE = '2026-10-02';
+/** End of the vintage day in St. Louis (CDT): the knowledge time of a vintage of a non-BLS key. */
+const VINTAGE_OBSERVED_AT = '2026-10-03T04:59:59Z';
 const WORKERS = 8;
 const LOAD_MS = 4_000;
+
+/** A FRED CSV download (`<date>,<value>` after a header) as a map from month to value. */
+function readVintage(file: string): Map<string, number> {
+  const [, ...rows] = readFileSync(file, 'utf8').trimEnd().split('\n');
+  return new Map(
+    rows.map((row) => {
+      const [date, value] = row.trim().split(',');
+      return [date!.slice(0, 7), Number(value)] as const;
+    }),
+  );
+}
+
+/** The first month both vintages carry with different values: the later one revised it. */
+function findRevisedMonth(): { month: string; oldValue: number; newValue: number } {
+  const first = readVintage(FIRST_VINTAGE_CSV);
+  const later = readVintage(LATER_VINTAGE_CSV);
+  for (const [month, newValue] of later) {
+    const oldValue = first.get(month);
+    if (oldValue !== undefined && oldValue !== newValue) return { month, oldValue, newValue };
+  }
+  throw new Error('the two PAYEMS vintages share no revised month');
+}
+
+const { month: MONTH, oldValue, newValue } = findRevisedMonth();
 
 interface Outcome {
   path: string;
@@ -36,18 +70,6 @@ interface Row {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** The FRED CSV with one month's value replaced; returns the old and the new value. */
-function writeRevisedCsv(target: string): { oldValue: number; newValue: number } {
-  const lines = readFileSync(SAMPLE_CSV, 'utf8').split('\n');
-  const index = lines.findIndex((line) => line.startsWith(`${MONTH}-01,`));
-  expect(index).toBeGreaterThan(0);
-  const oldValue = Number(lines[index]!.split(',')[1]);
-  const newValue = Math.round((oldValue + 1.37) * 100) / 100;
-  lines[index] = `${MONTH}-01,${newValue.toFixed(2)}`;
-  writeFileSync(target, lines.join('\n'));
-  return { oldValue, newValue };
-}
 
 describe('publishing a new snapshot while the server is under load', () => {
   let fixture: SnapshotFixture;
@@ -98,7 +120,7 @@ describe('publishing a new snapshot while the server is under load', () => {
   };
 
   beforeAll(async () => {
-    fixture = await createSampleSnapshot();
+    fixture = await createSampleSnapshot({ licensed: true });
     temp = createTempDir('mmds-publish-load-');
     const run = await runMmds(
       [
@@ -133,8 +155,6 @@ describe('publishing a new snapshot while the server is under load', () => {
   });
 
   it('switches snapshots without failing a request, and serves the new value afterwards', async () => {
-    const csv = join(temp.dir, 'northwind_FCI_revised.csv');
-    const { oldValue, newValue } = writeRevisedCsv(csv);
     const before = await readMonth();
     expect(before.map((row) => [row.value, row.revision_number])).toEqual([[oldValue, 1]]);
 
@@ -150,7 +170,7 @@ describe('publishing a new snapshot while the server is under load', () => {
     await sleep(500);
 
     const ingest = await runMmds(
-      ['ingest', 'fred', csv, '--series', SERIES, '--vintage', VINTAGE, '--sample'],
+      ['ingest', 'fred', LATER_VINTAGE_CSV, '--series', SERIES, '--vintage', VINTAGE],
       fixture.env,
     );
     expect(ingest.code, ingest.stderr).toBe(0);
@@ -186,7 +206,7 @@ describe('publishing a new snapshot while the server is under load', () => {
     expect(after[0]).toMatchObject({ value: oldValue, revision_number: 1, in_force: false });
     expect(after[1]).toMatchObject({
       value: newValue,
-      observed_at: `${VINTAGE}T00:00:00Z`,
+      observed_at: VINTAGE_OBSERVED_AT,
       revision_number: 2,
       supersedes_id: after[0]!.id,
       in_force: true,

@@ -240,9 +240,16 @@ describe('COT market slugs are stable across renames (no catalog overrides)', ()
         '2024-07-16',
         '2024-07-23',
       ]);
-      // The CIT report is stored but not served per market yet: the market's types are unchanged.
+      // The CIT supplement is served as the market's report type `cit`, after its futures reports.
       const wheat = (await readMarkets(db)).find((m) => m.code === '001602');
-      expect(wheat?.report_types).toEqual(['legacy', 'disaggregated']);
+      expect(wheat?.report_types).toEqual(['legacy', 'disaggregated', 'cit']);
+      const payload = await getCotMarketPublic(
+        { db, now: FIXTURE_NOW, keyed: false },
+        { slug: wheat!.slug, query: { report_type: 'cit' }, keyedParams: [] },
+      );
+      const rows = payload.data as Array<{ report_date: string; report_type: string }>;
+      expect(rows.map((r) => r.report_date)).toEqual(reports.map((r) => r.period));
+      expect(new Set(rows.map((r) => r.report_type))).toEqual(new Set(['cit']));
     } finally {
       await db.close();
     }

@@ -30,6 +30,8 @@ interface Row {
   period: string;
   value: number;
   observed_at: string;
+  observed_at_method: string;
+  footnotes: Array<{ code: string | null; text: string | null }>;
   revision_number: number;
   supersedes_id: string | null;
   in_force: boolean;
@@ -76,7 +78,7 @@ describe('history payloads on the real data', () => {
     fixture?.remove();
   });
 
-  it('as of 2026-01-01 shows the 2025-08-02 vintage of 2025-07 as revision 1 in force', async () => {
+  it('as of 2026-01-01 shows the 2025-08-01 vintage of 2025-07 as revision 1 in force', async () => {
     const expected = readFredValue(EARLY_VINTAGE, '2025-07');
     const { rows, meta } = await observations(
       `series=${PAYROLLS}&as_of=2026-01-01T00:00:00Z&from=2025-07&to=2025-07`,
@@ -119,6 +121,8 @@ describe('history payloads on the real data', () => {
         'value',
         'source_ref',
         'observed_at',
+        'observed_at_method',
+        'footnotes',
         'collector_version',
         'verification_status',
         'confidence',
@@ -128,7 +132,48 @@ describe('history payloads on the real data', () => {
         'in_force',
       ]);
       expect(row.observed_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+      // Both FRED vintages: known at the Employment Situation release of their vintage date.
+      expect(row).toMatchObject({ observed_at_method: 'vintage', footnotes: [] });
     }
+    expect(rows.map((r) => r.observed_at)).toEqual(['2025-08-01T12:30:00Z', '2026-10-02T12:30:00Z']);
+  });
+
+  it('keeps the footnotes of the BLS API response and dates each month by its release', async () => {
+    const response = JSON.parse(
+      readFileSync(join(SHARED_DATA, 'bls/bls_api_v2_sae_north_dakota_mining_2014_2015.json'), 'utf8'),
+    ) as {
+      Results: {
+        series: Array<{
+          seriesID: string;
+          data: Array<{
+            year: string;
+            period: string;
+            value: string;
+            footnotes: Array<Record<string, string>>;
+          }>;
+        }>;
+      };
+    };
+    const [series] = response.Results.series;
+    const source = (month: string) => series!.data.find((d) => `${d.year}-${d.period.slice(1)}` === month)!;
+    const { rows } = await observations(`series=bls.${series!.seriesID}&from=2015-01&to=2015-12`);
+    const byMonth = new Map(rows.map((r) => [r.period, r]));
+    for (const [month, code, text] of [
+      ['2015-12', 'P', 'Preliminary'],
+      ['2015-01', 'C', 'Correction'],
+    ] as const) {
+      expect(source(month).footnotes).toEqual([{ code, text }]);
+      expect(byMonth.get(month), month).toMatchObject({
+        value: Number(source(month).value),
+        footnotes: [{ code, text }],
+        observed_at_method: 'release_calendar',
+      });
+    }
+    // The State Employment and Unemployment releases of 2015-03-17 and 2016-01-26, 10:00 New York.
+    expect(byMonth.get('2015-01')?.observed_at).toBe('2015-03-17T14:00:00Z');
+    expect(byMonth.get('2015-12')?.observed_at).toBe('2016-01-26T15:00:00Z');
+    // A month without a footnote has an empty list, not null.
+    expect(byMonth.get('2015-06')?.footnotes).toEqual([]);
   });
 
   it('is empty before the first observation and refuses an as_of in the future', async () => {

@@ -1,5 +1,9 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listStaticRequests } from '../../../src/api/v1/static-requests.ts';
+import { openSnapshotDb } from '../../../src/query/snapshot-db.ts';
+import { resolveLayout } from '../../../src/store/layout.ts';
+import { readCurrentId } from '../../../src/store/manifest.ts';
 import { SHARED_DATA } from '../../helpers/paths.ts';
 import { runMmds } from '../../helpers/run-cli.ts';
 import { startTestServer, type TestServer } from '../../helpers/server-fixture.ts';
@@ -54,6 +58,17 @@ describe('reference endpoints over HTTP on the real lists', () => {
     expect(body.data.map((venue) => venue.mic)).toEqual(['BILT', 'XOFF', 'XXXX']);
     expect(body.data.every((venue) => venue.country === 'ZZ')).toBe(true);
     expect(body.meta.filters).toEqual({ country: 'ZZ' });
+  });
+
+  it('pre-renders venues?country=ZZ for static hosts too', async () => {
+    const layout = resolveLayout(dataDir);
+    const db = await openSnapshotDb(layout, readCurrentId(layout)!);
+    try {
+      const venues = (await listStaticRequests(db)).filter((r) => r.route.id === 'venues');
+      expect(venues.map((r) => r.query.country)).toContain('ZZ');
+    } finally {
+      await db.close();
+    }
   });
 
   it('still answers 400 invalid_parameter for a code neither list uses', async () => {

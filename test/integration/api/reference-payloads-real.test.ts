@@ -96,9 +96,16 @@ describe('catalog and reference payloads on the real data', () => {
     );
   });
 
-  it('lists one currency per distinct ISO 4217 code of the CSV', async () => {
-    const rows = await csv('iso/iso4217_codes-all.csv');
-    const codes = new Set(rows.map((row) => row.AlphabeticCode).filter((code) => code !== null));
+  it('lists one currency per distinct ISO 4217 code of list one and list three', async () => {
+    // The real snapshot ingests SIX's two XML lists, as mmds fetch iso4217 does.
+    const codes = new Set<string>();
+    for (const file of [
+      'iso/iso4217_list_one_table_a1.xml',
+      'iso/iso4217_list_three_table_a3_historic.xml',
+    ]) {
+      const xml = readFileSync(join(SHARED_DATA, file), 'utf8');
+      for (const [, code] of xml.matchAll(/<Ccy>([A-Z]{3})<\/Ccy>/g)) codes.add(code!);
+    }
     const { data } = await call(getCurrencies);
     expect(data).toHaveLength(codes.size);
     expect(data.find((row) => row.code === 'EUR')).toMatchObject({ current: true, minor_units: 2 });

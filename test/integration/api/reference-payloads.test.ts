@@ -15,18 +15,28 @@ import { openDuckDb, readCsvFile } from '../../../src/db/duckdb.ts';
 import { openSnapshotDb, type SnapshotDb } from '../../../src/query/snapshot-db.ts';
 import { resolveLayout } from '../../../src/store/layout.ts';
 import { readCurrentId } from '../../../src/store/manifest.ts';
-import { REPO_ROOT, SAMPLE_DATA } from '../../helpers/paths.ts';
+import { LICENSED_FIXTURE, REPO_ROOT, SAMPLE_DATA } from '../../helpers/paths.ts';
 import { FIXTURE_NOW, runMmds } from '../../helpers/run-cli.ts';
-import { createSampleSnapshot, type SnapshotFixture } from '../../helpers/snapshot-fixture.ts';
+import {
+  createSampleSnapshot,
+  LICENSED_SERIES_KEY,
+  type SnapshotFixture,
+} from '../../helpers/snapshot-fixture.ts';
 
 interface CatalogFile {
   sources: Array<{ id: string; rights: string }>;
   series: Array<{ key: string; source: string; country?: string; currency?: string; sector?: string }>;
-  markets: Array<{ slug: string; sector: string }>;
+  markets: Array<{ code: string; slug: string; sector: string }>;
   sectors: Array<{ id: string }>;
 }
 
-const CATALOG = parseYaml(readFileSync(join(REPO_ROOT, 'data/catalog/catalog.yaml'), 'utf8')) as CatalogFile;
+const readCatalog = (file: string) => parseYaml(readFileSync(file, 'utf8')) as CatalogFile;
+const CATALOG = readCatalog(join(REPO_ROOT, 'data/catalog/catalog.yaml'));
+/** The test-only licensed vendor (test/fixtures/licensed/), ingested on top of the sample. */
+const LICENSED = readCatalog(join(LICENSED_FIXTURE, 'catalog.yaml'));
+const LICENSED_SOURCE = LICENSED.sources[0]!.id;
+/** A sector with no series and no market, added by the test to see `coverage: none`. */
+const EMPTY_SECTOR = { id: 'probe-empty', name: 'Probe', description: 'A sector without members.' };
 const OPEN_RIGHTS = ['public_domain', 'open_licence'];
 const PUBLIC_SOURCES = new Set(
   CATALOG.sources.filter((s) => OPEN_RIGHTS.includes(s.rights)).map((s) => s.id),
@@ -35,6 +45,18 @@ const PUBLIC_SERIES = CATALOG.series.filter((s) => PUBLIC_SOURCES.has(s.source))
 const REFERENCE = join(SAMPLE_DATA, 'reference');
 
 type Rows = Array<Record<string, unknown>>;
+type CsvRows = Array<Record<string, string | null>>;
+
+interface PipelineStep {
+  source: string;
+  files: string[];
+  series?: string;
+  vintage?: string;
+  collected_at?: string;
+}
+
+const PIPELINE = JSON.parse(readFileSync(join(SAMPLE_DATA, 'pipeline.json'), 'utf8')) as PipelineStep[];
+const stepOf = (source: string) => PIPELINE.find((step) => step.source === source)!;
 
 /** One `<CcyNtry>` / `<HstrcCcyNtry>` of the sample's ISO 4217 XML files, read straight from the text. */
 interface IsoEntry {
@@ -68,7 +90,7 @@ const OWN_ROUTES: readonly RouteId[] = [
 
 /**
  * Runs every pre-rendered request of these routes (each filter value and alias) and asserts
- * that nothing of the licensed sample source shows: only /sources may name it, as metadata.
+ * that nothing of the licensed test vendor shows: only /sources may name it, as metadata.
  */
 async function sweepLicensedData(context: ApiContext): Promise<number> {
   const requests = (await listStaticRequests(context.db)).filter((r) => OWN_ROUTES.includes(r.route.id));
@@ -77,11 +99,11 @@ async function sweepLicensedData(context: ApiContext): Promise<number> {
     for (const query of [request.query, ...request.aliases]) {
       const payload = await PAYLOADS[request.route.id](context, { slug: null, query, keyedParams: [] });
       for (const item of payload.data as Rows) {
-        if (request.route.id === 'sources' && item.id === 'northwind')
+        if (request.route.id === 'sources' && item.id === LICENSED_SOURCE)
           expect(item.redistributable).toBe(false);
-        else expect(JSON.stringify(item)).not.toMatch(/northwind/i);
+        else expect(JSON.stringify(item)).not.toMatch(new RegExp(LICENSED_SOURCE, 'i'));
       }
-      expect(JSON.stringify(payload.meta ?? {})).not.toMatch(/northwind/i);
+      expect(JSON.stringify(payload.meta ?? {})).not.toMatch(new RegExp(LICENSED_SOURCE, 'i'));
       checked += 1;
     }
   }
@@ -91,7 +113,9 @@ async function sweepLicensedData(context: ApiContext): Promise<number> {
 describe('catalog and reference payloads on the sample snapshot', () => {
   let fixture: SnapshotFixture;
   let db: SnapshotDb;
-  let csv: (file: string) => Promise<Array<Record<string, string | null>>>;
+  /** Rows of a file of data/sample (path relative to it), read as text by DuckDB. */
+  let sampleCsv: (file: string) => Promise<CsvRows>;
+  const csv = (file: string) => sampleCsv(join('reference', file));
   let closeCsv: () => void;
 
   const call = async (fn: PayloadFunction, query: Record<string, string> = {}, now = FIXTURE_NOW) => {
@@ -102,7 +126,7 @@ describe('catalog and reference payloads on the sample snapshot', () => {
   const keysOf = (rows: Rows) => rows.map((row) => row.key);
 
   beforeAll(async () => {
-    fixture = await createSampleSnapshot();
+    fixture = await createSampleSnapshot({ licensed: true });
     // A note about a licensed series, a public one and an unknown source, to see the list cut down.
     const notes = join(fixture.dataDir, '..', 'extra-notes');
     mkdirSync(notes);
@@ -115,13 +139,18 @@ describe('catalog and reference payloads on the sample snapshot', () => {
         'authors: [test]',
         'summary: A note whose series list mixes rights classes.',
         'tags: [test]',
-        'series: [northwind.FCI, ecb.USD, nosuchsource.X, bls.CUUR0000SA0]',
+        `series: [${LICENSED_SERIES_KEY}, ecb.USD, nosuchsource.X, bls.CUUR0000SA0]`,
         '---',
         'Body.',
         '',
       ].join('\n'),
     );
-    for (const argv of [['ingest', 'research', notes], ['publish']]) {
+    const probeCatalog = join(fixture.dataDir, '..', 'probe-catalog.yaml');
+    writeFileSync(
+      probeCatalog,
+      `sources: []\nseries: []\nmarkets: []\nsectors:\n  - ${JSON.stringify(EMPTY_SECTOR)}\n`,
+    );
+    for (const argv of [['ingest', 'research', notes], ['ingest', 'catalog', probeCatalog], ['publish']]) {
       const run = await runMmds(argv, fixture.env);
       if (run.code !== 0) throw new Error(run.stderr);
     }
@@ -129,7 +158,8 @@ describe('catalog and reference payloads on the sample snapshot', () => {
     db = await openSnapshotDb(layout, readCurrentId(layout)!);
     const duck = await openDuckDb();
     const connection = await duck.connect();
-    csv = async (file) => (await readCsvFile(connection, join(REFERENCE, file))).map((row) => row.values);
+    sampleCsv = async (file) =>
+      (await readCsvFile(connection, join(SAMPLE_DATA, file))).map((row) => row.values);
     closeCsv = () => {
       connection.closeSync();
       duck.closeSync();
@@ -161,14 +191,23 @@ describe('catalog and reference payloads on the sample snapshot', () => {
   describe('sources (endpoint 7)', () => {
     it('lists every catalog source with its rights class and catalog series count', async () => {
       const { data } = await call(getSources);
-      expect(data.map((row) => row.id)).toEqual(CATALOG.sources.map((s) => s.id).sort());
-      for (const source of CATALOG.sources) {
+      const sources = [...CATALOG.sources, ...LICENSED.sources];
+      const series = [...CATALOG.series, ...LICENSED.series];
+      expect(data.map((row) => row.id)).toEqual(sources.map((s) => s.id).sort());
+      for (const source of sources) {
         const row = data.find((r) => r.id === source.id)!;
         expect(row.rights).toBe(source.rights);
         expect(row.redistributable).toBe(OPEN_RIGHTS.includes(source.rights));
-        expect(row.series_count).toBe(CATALOG.series.filter((s) => s.source === source.id).length);
+        expect(row.series_count).toBe(series.filter((s) => s.source === source.id).length);
       }
-      expect(data.find((r) => r.id === 'northwind')).toMatchObject({ redistributable: false, sample: true });
+      // The data is real: no source is marked as invented sample data.
+      expect(data.filter((row) => row.sample)).toEqual([]);
+      expect(data.find((r) => r.id === LICENSED_SOURCE)).toMatchObject({
+        rights: 'licensed',
+        redistributable: false,
+        series_count: 1,
+      });
+      expect(data.find((r) => r.id === 'fred')).toMatchObject({ redistributable: false });
     });
   });
 
@@ -177,25 +216,38 @@ describe('catalog and reference payloads on the sample snapshot', () => {
       const { data, meta } = await call(getSeriesCatalogue);
       expect(keysOf(data)).toEqual(PUBLIC_SERIES.map((s) => s.key).sort());
       expect(meta.filters).toEqual({});
-      const xml = readFileSync(join(SAMPLE_DATA, 'ecb/eurofxref-daily.xml'), 'utf8');
-      const date = /time='([\d-]+)'/.exec(xml)![1];
-      const usd = Number(/currency='USD' rate='([\d.]+)'/.exec(xml)![1]);
-      expect(data.find((row) => row.key === 'ecb.USD')!.latest).toMatchObject({ period: date, value: usd });
-      // Payrolls for 2025-12 were revised in the second BLS vintage, released at its observed_at.
-      const pipeline = JSON.parse(readFileSync(join(SAMPLE_DATA, 'pipeline.json'), 'utf8')) as Array<{
-        files: string[];
-        observed_at?: string;
-      }>;
-      const vintage = pipeline.find((step) => step.files[0]!.endsWith('2026-02-06.json'))!;
-      const bls = JSON.parse(readFileSync(join(SAMPLE_DATA, vintage.files[0]!), 'utf8'));
-      const payrolls = bls.Results.series.find((s: { seriesID: string }) => s.seriesID === 'CES0000000001');
-      expect(data.find((row) => row.key === 'bls.CES0000000001')!.latest).toEqual({
-        period: '2025-12',
-        value: Number(payrolls.data[0].value),
-        observed_at: vintage.observed_at,
-        revision_number: 2,
+      // ECB: the newest row of the history extract (newest first); the daily XML is older.
+      const ecb = await sampleCsv(stepOf('ecb').files[0]!);
+      const latestOf = (currency: string) => ecb.find((row) => row[currency] !== 'N/A') ?? null;
+      const newest = ecb[0]!;
+      expect(data.find((row) => row.key === 'ecb.USD')!.latest).toMatchObject({
+        period: newest.Date,
+        value: Number(newest.USD),
+        revision_number: 1,
       });
-      expect(data.find((row) => row.key === 'ecb.BGN')!.latest).toBeNull();
+      // A discontinued currency keeps its last quote; one quoted nowhere in the extract has none.
+      const bgn = latestOf('BGN')!;
+      expect(bgn.Date < newest.Date!).toBe(true);
+      expect(data.find((row) => row.key === 'ecb.BGN')!.latest).toMatchObject({
+        period: bgn.Date,
+        value: Number(bgn.BGN),
+      });
+      expect(latestOf('CYP')).toBeNull();
+      expect(data.find((row) => row.key === 'ecb.CYP')!.latest).toBeNull();
+      // Payrolls: the last month of the newest PAYEMS vintage, known from that vintage's release
+      // (08:30 New York, EDT in October). The older vintage ends in 2025-07, so it is revision 1.
+      const vintages = PIPELINE.filter((step) => step.series === 'bls.CES0000000001').sort((a, b) =>
+        a.vintage!.localeCompare(b.vintage!),
+      );
+      expect(vintages).toHaveLength(2);
+      const latestVintage = vintages.at(-1)!;
+      const [date, value] = Object.values((await sampleCsv(latestVintage.files[0]!)).at(-1)!);
+      expect(data.find((row) => row.key === 'bls.CES0000000001')!.latest).toEqual({
+        period: date!.slice(0, 7),
+        value: Number(value),
+        observed_at: `${latestVintage.vintage}T12:30:00Z`,
+        revision_number: 1,
+      });
     });
 
     it('filters by country, currency and region, names and codes alike', async () => {
@@ -244,54 +296,134 @@ describe('catalog and reference payloads on the sample snapshot', () => {
       const { data } = await call(getSectors, {}, new Date(now));
       return new Map(data.map((row) => [row.id as string, row]));
     };
+    const marketSectors = new Map(CATALOG.markets.map((m) => [m.code, m.sector]));
 
-    it('counts the catalog series of redistributable sources and the tracked markets', async () => {
+    /** Every contract market code of the sample's CFTC files: each is a served COT market. */
+    const readMarketCodes = async () => {
+      const codes = new Set<string>();
+      for (const file of stepOf('cftc').files) {
+        for (const row of await sampleCsv(file)) {
+          codes.add((row['CFTC Contract Market Code'] ?? row.CFTC_Contract_Market_Code)!.trim());
+        }
+      }
+      return codes;
+    };
+
+    /** The newest report date of a sample CFTC file. */
+    const lastReportDate = async (fileName: string) => {
+      const file = stepOf('cftc').files.find((f) => f.includes(fileName))!;
+      const rows = await sampleCsv(file);
+      return rows
+        .map((row) => (row['As of Date in Form YYYY-MM-DD'] ?? row['Report_Date_as_YYYY-MM-DD'])!)
+        .sort()
+        .at(-1);
+    };
+
+    it('counts the catalog series of redistributable sources and every COT market of the data', async () => {
       const sectors = await sectorsAt(FIXTURE_NOW.toISOString());
-      expect([...sectors.keys()]).toEqual(CATALOG.sectors.map((s) => s.id).sort());
+      expect([...sectors.keys()]).toEqual([...CATALOG.sectors.map((s) => s.id), EMPTY_SECTOR.id].sort());
+      const codes = await readMarketCodes();
+      expect(codes.size).toBeGreaterThan(0);
+      // The catalog gives every sample market its sector, so the expectation needs no derivation.
+      for (const code of codes) expect(marketSectors.get(code), code).toBeTruthy();
       for (const { id } of CATALOG.sectors) {
         const row = sectors.get(id)!;
-        expect(row.series_count).toBe(PUBLIC_SERIES.filter((s) => s.sector === id).length);
-        expect(row.markets_count).toBe(CATALOG.markets.filter((m) => m.sector === id).length);
+        expect(row.series_count, id).toBe(PUBLIC_SERIES.filter((s) => s.sector === id).length);
+        expect(row.markets_count, id).toBe([...codes].filter((code) => marketSectors.get(code) === id).length);
         expect(
           (row.fresh_series as number) + (row.stale_series as number) + (row.series_without_data as number),
         ).toBe(row.series_count);
+        expect(
+          (row.fresh_markets as number) + (row.stale_markets as number) + (row.markets_without_data as number),
+        ).toBe(row.markets_count);
       }
     });
 
     it('is stale where data exists but nothing is fresh, none where there is no data', async () => {
       const sectors = await sectorsAt(FIXTURE_NOW.toISOString());
-      // The sample has COT data for corn, gold and euro FX only; none for crypto, equities, energy.
-      for (const id of ['agriculture', 'metals', 'rates-fx', 'labour', 'prices'])
-        expect(sectors.get(id)!.coverage).toBe('stale');
-      for (const id of ['crypto', 'equities', 'energy']) {
-        expect(sectors.get(id)).toMatchObject({ coverage: 'none', last_observed_at: null });
-      }
+      // Every catalog sector has data in the sample, and all of it is older than its allowance
+      // at FIXTURE_NOW: the newest value is the PAYEMS vintage released on 2026-10-02.
+      for (const { id } of CATALOG.sectors) expect(sectors.get(id)!.coverage, id).toBe('stale');
+      const newestVintage = PIPELINE.filter((step) => step.series === 'bls.CES0000000001')
+        .map((step) => step.vintage!)
+        .sort()
+        .at(-1);
+      expect(sectors.get('labour')!.last_observed_at).toBe(`${newestVintage}T12:30:00Z`);
+      expect(sectors.get(EMPTY_SECTOR.id)).toMatchObject({
+        series_count: 0,
+        markets_count: 0,
+        coverage: 'none',
+        last_observed_at: null,
+      });
     });
 
     it('is full when everything is fresh, partial when some is', async () => {
-      // Three days after the COT release of 2026-03-10 positions (Friday 2026-03-13).
-      const march = await sectorsAt('2026-03-16T12:00:00Z');
-      expect(march.get('agriculture')).toMatchObject({ coverage: 'full', fresh_markets: 1 });
-      expect(march.get('metals')).toMatchObject({
+      // TFF (equities, crypto): the newest report, of Tuesday 2026-03-17, was released on Friday
+      // 2026-03-20 at 15:30 New York (EDT); three days later both single-market sectors are fresh.
+      expect(await lastReportDate('tff_')).toBe('2026-03-17');
+      const march2026 = await sectorsAt('2026-03-23T12:00:00Z');
+      for (const id of ['equities', 'crypto']) {
+        expect(march2026.get(id), id).toMatchObject({
+          coverage: 'full',
+          fresh_markets: 1,
+          last_observed_at: '2026-03-20T19:30:00Z',
+        });
+      }
+      // Legacy (commodities): the newest report, of 2025-03-11, was released on Friday 2025-03-14.
+      expect(await lastReportDate('legacy_')).toBe('2025-03-11');
+      const march2025 = await sectorsAt('2025-03-17T12:00:00Z');
+      for (const id of ['metals', 'energy', 'agriculture']) {
+        const markets = [...marketSectors.values()].filter((sector) => sector === id).length;
+        expect(march2025.get(id), id).toMatchObject({
+          coverage: 'full',
+          fresh_markets: markets,
+          last_observed_at: '2025-03-14T19:30:00Z',
+        });
+      }
+      // Labour: three days after the newest PAYEMS vintage only payrolls are fresh (BLS allows 45
+      // days); the CPS, SAE and release-vintage series stopped long before.
+      const newestVintage = PIPELINE.filter((step) => step.series === 'bls.CES0000000001')
+        .map((step) => step.vintage!)
+        .sort()
+        .at(-1)!;
+      const labour = PUBLIC_SERIES.filter((s) => s.sector === 'labour').length;
+      const threeDaysAfter = new Date(Date.parse(`${newestVintage}T12:30:00Z`) + 3 * 86_400_000);
+      expect((await sectorsAt(threeDaysAfter.toISOString())).get('labour')).toMatchObject({
         coverage: 'partial',
-        fresh_markets: 1,
-        markets_without_data: 1,
+        fresh_series: 1,
+        stale_series: labour - 1,
       });
-      // BLS allows 45 days: payrolls (revised 2026-02-06) are fresh, the rest (2026-01-09) not.
-      expect(march.get('labour')).toMatchObject({ coverage: 'partial', fresh_series: 1, stale_series: 1 });
-      expect(march.get('prices')).toMatchObject({ coverage: 'stale', stale_series: 1 });
-      const february = await sectorsAt('2026-02-10T12:00:00Z');
-      expect(february.get('prices')).toMatchObject({ coverage: 'full', fresh_series: 1 });
-      expect(february.get('labour')).toMatchObject({ coverage: 'partial', fresh_series: 2, stale_series: 0 });
-      // The day after the last ECB rate (2026-04-01): FX fresh, COT and BLS past their allowance.
-      const april = await sectorsAt('2026-04-02T12:00:00Z');
-      expect(april.get('rates-fx')).toMatchObject({
+      // Prices: CPI-U values before 2010 carry the collection time of the datahub file, its
+      // newest knowledge time; the day after it the one price series is fresh.
+      const cpiCollected = PIPELINE.find((step) => step.files[0]!.includes('cpi'))!.collected_at!;
+      const dayAfter = new Date(Date.parse(cpiCollected) + 86_400_000).toISOString();
+      expect((await sectorsAt(dayAfter)).get('prices')).toMatchObject({
+        coverage: 'full',
+        fresh_series: 1,
+        last_observed_at: cpiCollected,
+      });
+      // Rates and FX the day after the newest ECB rate (16:00 Frankfurt, 14:00 UTC in summer
+      // time): the currencies quoted that day are fresh, BGN (last quoted 2025-12-31) is stale,
+      // currencies quoted nowhere in the extract have no data, and the COT markets are stale.
+      const ecb = await sampleCsv(stepOf('ecb').files[0]!);
+      const newest = ecb[0]!;
+      const quoted = (row: Record<string, string | null>, currency: string) =>
+        row[currency] !== undefined && row[currency] !== null && row[currency] !== 'N/A';
+      const currencies = PUBLIC_SERIES.filter((s) => s.sector === 'rates-fx').map((s) => s.key.split('.')[1]!);
+      const fresh = currencies.filter((c) => quoted(newest, c)).length;
+      const withData = currencies.filter((c) => ecb.some((row) => quoted(row, c))).length;
+      expect(fresh).toBeGreaterThan(0);
+      expect(withData).toBeGreaterThan(fresh);
+      const dayAfterEcb = new Date(Date.parse(`${newest.Date}T12:00:00Z`) + 86_400_000).toISOString();
+      expect((await sectorsAt(dayAfterEcb)).get('rates-fx')).toMatchObject({
         coverage: 'partial',
-        fresh_series: 10,
-        stale_markets: 1,
+        fresh_series: fresh,
+        stale_series: withData - fresh,
+        series_without_data: currencies.length - withData,
+        fresh_markets: 0,
+        stale_markets: [...marketSectors.values()].filter((sector) => sector === 'rates-fx').length,
+        last_observed_at: `${newest.Date}T14:00:00Z`,
       });
-      expect(april.get('agriculture')!.coverage).toBe('stale');
-      expect(april.get('rates-fx')!.last_observed_at).toBe('2026-04-01T14:00:00Z');
     });
   });
 
@@ -313,16 +445,24 @@ describe('catalog and reference payloads on the sample snapshot', () => {
         'ISO4217-currency_alphabetic_code'
       ];
       expect(gb.currencies).toEqual([gbCurrency]);
-      const zones = readFileSync(join(REFERENCE, 'zone1970.tab'), 'utf8')
-        .split('\n')
-        .filter((line) => line !== '' && !line.startsWith('#'))
-        .map((line) => line.split('\t'));
+      // Both IANA tables: zone1970.tab lists several countries per zone, zone.tab one (AG is
+      // America/Puerto_Rico in the first and America/Antigua in the second).
+      const zones = ['zone1970.tab', 'zone.tab'].flatMap((file) =>
+        readFileSync(join(REFERENCE, file), 'utf8')
+          .split('\n')
+          .filter((line) => line !== '' && !line.startsWith('#'))
+          .map((line) => line.split('\t')),
+      );
       for (const country of data) {
         const expected = zones
           .filter(([c]) => c!.split(',').includes(country.iso2 as string))
-          .map(([, , z]) => z);
-        expect(country.time_zones).toEqual(expected.sort());
+          .map(([, , z]) => z!);
+        expect(country.time_zones, country.iso2 as string).toEqual([...new Set(expected)].sort());
       }
+      expect(data.find((row) => row.iso2 === 'AG')!.time_zones).toEqual([
+        'America/Antigua',
+        'America/Puerto_Rico',
+      ]);
       const venues = await csv('ISO10383_MIC.csv');
       const liveUs = venues.filter(
         (v) => v['ISO COUNTRY CODE (ISO 3166)'] === 'US' && v.STATUS !== 'EXPIRED',
@@ -420,7 +560,13 @@ describe('catalog and reference payloads on the sample snapshot', () => {
     });
   });
 
-  it('never puts the licensed sample source in any payload data, for any filter value', async () => {
+  it('never puts the licensed test vendor in any payload data, for any filter value', async () => {
+    // The licensed series is in the snapshot, so its absence from the payloads proves something.
+    const stored = await db.query<{ n: number }>(
+      'SELECT count(*)::INTEGER AS n FROM observations WHERE series_key = $key',
+      { key: LICENSED_SERIES_KEY },
+    );
+    expect(stored[0]!.n).toBeGreaterThan(0);
     const checked = await sweepLicensedData({ db, now: FIXTURE_NOW, keyed: false });
     expect(checked).toBeGreaterThan(50);
   });

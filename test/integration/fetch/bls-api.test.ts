@@ -4,7 +4,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { blsApiFetcher } from '../../../src/fetch/bls-api.ts';
 import { BLS_API_V2, planBlsQueries } from '../../../src/fetch/bls-api-limits.ts';
 import { checkBlsResponse } from '../../../src/fetch/bls-api-response.ts';
-import { FetchError } from '../../../src/fetch/fetch-error.ts';
 import type { FetchResult } from '../../../src/fetch/types.ts';
 import { type LoopbackPublisher, startLoopbackPublisher } from '../../helpers/loopback-publisher.ts';
 import { SHARED_DATA } from '../../helpers/paths.ts';
@@ -16,7 +15,7 @@ import {
   readRealBlsSeries,
 } from '../../helpers/publisher-apis.ts';
 import { createTempDir } from '../../helpers/temp-dir.ts';
-import { createTestRequest } from './fetch-request.ts';
+import { createTestRequest, expectFetchError } from './fetch-request.ts';
 
 const KEY = 'c0ffee00c0ffee00c0ffee00c0ffee00';
 const REAL = readRealBlsSeries();
@@ -32,15 +31,6 @@ function aliasSeries(count: number): Record<string, BlsDataRow[]> {
   return Object.fromEntries(
     Array.from({ length: count }, (_, index) => [`LNSALIAS${String(index).padStart(3, '0')}`, rows]),
   );
-}
-
-async function expectFetchError(promise: Promise<unknown>): Promise<FetchError> {
-  const error = await promise.then(
-    () => null,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(FetchError);
-  return error as FetchError;
 }
 
 describe('blsApiFetcher against the emulated BLS Public Data API', () => {

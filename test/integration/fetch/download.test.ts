@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { downloadFile } from '../../../src/fetch/download.ts';
-import { FetchError } from '../../../src/fetch/fetch-error.ts';
 import { openFetchState } from '../../../src/fetch/fetch-state.ts';
 import {
   type LoopbackPublisher,
@@ -11,21 +10,12 @@ import {
 } from '../../helpers/loopback-publisher.ts';
 import { SHARED_DATA } from '../../helpers/paths.ts';
 import { createTempDir } from '../../helpers/temp-dir.ts';
-import { createRecordingSleep, createTestRequest, listFiles } from './fetch-request.ts';
+import { createRecordingSleep, createTestRequest, expectFetchError, listFiles } from './fetch-request.ts';
 
 const ANNUAL = readFileSync(join(SHARED_DATA, 'cftc/legacy_futures_only_2025_annual.txt'));
 const ZIP = zipFiles({ 'annual.txt': ANNUAL });
 const DAILY = readFileSync(join(SHARED_DATA, 'ecb/eurofxref-daily.xml'));
 const ZIP_PATH = 'files/dea/history/deacot2025.zip';
-
-async function expectFetchError(promise: Promise<unknown>): Promise<FetchError> {
-  const error = await promise.then(
-    () => null,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(FetchError);
-  return error as FetchError;
-}
 
 describe('downloadFile against a loopback publisher', () => {
   let publisher: LoopbackPublisher;

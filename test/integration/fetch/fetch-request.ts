@@ -1,5 +1,7 @@
 import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { expect } from 'vitest';
+import { FetchError } from '../../../src/fetch/fetch-error.ts';
 import { createEmptyFetchState } from '../../../src/fetch/fetch-state.ts';
 import { createHttpOptions } from '../../../src/fetch/http-options.ts';
 import type { FetchRequest, FetchState, HttpOptions } from '../../../src/fetch/types.ts';
@@ -39,4 +41,14 @@ export function listFiles(dir: string): string[] {
 export function createRecordingSleep(): { sleep: (ms: number) => Promise<void>; delays: number[] } {
   const delays: number[] = [];
   return { sleep: async (ms) => void delays.push(ms), delays };
+}
+
+/** Awaits a fetch that must fail and returns its FetchError. */
+export async function expectFetchError(promise: Promise<unknown>): Promise<FetchError> {
+  const error = await promise.then(
+    () => null,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(FetchError);
+  return error as FetchError;
 }

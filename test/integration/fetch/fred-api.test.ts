@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FetchError } from '../../../src/fetch/fetch-error.ts';
 import { fredApiFetcher, splitIntoRanges } from '../../../src/fetch/fred-api.ts';
 import type { FetchResult } from '../../../src/fetch/types.ts';
 import { type LoopbackPublisher, startLoopbackPublisher } from '../../helpers/loopback-publisher.ts';
@@ -11,20 +10,11 @@ import {
   readRealPayemsVintages,
 } from '../../helpers/publisher-apis.ts';
 import { createTempDir } from '../../helpers/temp-dir.ts';
-import { createTestRequest } from './fetch-request.ts';
+import { createTestRequest, expectFetchError } from './fetch-request.ts';
 
 const KEY = 'abcdef0123456789abcdef0123456789';
 const PAYEMS = readRealPayemsVintages();
 const SERIES = [{ fredId: 'PAYEMS', seriesKey: 'bls.CES0000000001' }];
-
-async function expectFetchError(promise: Promise<unknown>): Promise<FetchError> {
-  const error = await promise.then(
-    () => null,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(FetchError);
-  return error as FetchError;
-}
 
 describe('fredApiFetcher against the emulated FRED/ALFRED API', () => {
   let publisher: LoopbackPublisher | undefined;

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { expect } from 'vitest';
 import { PARAMS } from '../../../src/contract/params.ts';
 import { ROUTES } from '../../../src/contract/routes.ts';
+import { LICENSED_SERIES_KEY } from '../../helpers/snapshot-fixture.ts';
 import { type Exchange, findContractViolations, headerRecord } from './contract-checks.ts';
 import type { ServedSample } from './served-sample.ts';
 
@@ -166,8 +167,10 @@ const VALID_VALUES: Record<string, string[]> = {
   country: ['US', 'DE', 'ZZ'],
   currency: ['USD', 'EUR', 'ZZZ'],
   region: ['150', 'europe', 'northern-europe', '999', 'atlantis'],
-  series: ['ecb.USD', 'bls.CUUR0000SA0', 'zz.UNKNOWN', 'northwind.FCI'],
-  as_of: ['2026-01-01T00:00:00Z', '2026-02-06T13:30:00Z', '2000-01-01T00:00:00Z', '2099-01-01T00:00:00Z'],
+  // The licensed test series (test/fixtures/licensed/): in the snapshot, never in public output.
+  series: ['ecb.USD', 'bls.CUUR0000SA0', 'zz.UNKNOWN', LICENSED_SERIES_KEY],
+  // 2025-08-01T12:30:00Z: the release of the July 2025 Employment Situation (the first PAYEMS vintage).
+  as_of: ['2026-01-01T00:00:00Z', '2025-08-01T12:30:00Z', '2000-01-01T00:00:00Z', '2099-01-01T00:00:00Z'],
   from: ['2024', '2025-01', '2025-Q1', '2025-01-01'],
   to: ['2026', '2026-12', '2026-Q4', '2026-12-31'],
   limit: ['1', '2', '100', '10000'],

@@ -1,0 +1,11 @@
+import { openSnapshotDb } from '/work/main/src/query/snapshot-db.ts';
+import { resolveLayout } from '/work/main/src/store/layout.ts';
+import { readCurrentId } from '/work/main/src/store/manifest.ts';
+import { readSectorSeries, readSectorMarkets } from '/work/main/src/query/catalog-lists.ts';
+const layout = resolveLayout('/tmp/ws/data');
+const db = await openSnapshotDb(layout, readCurrentId(layout)!);
+console.table(await readSectorSeries(db));
+console.table(await readSectorMarkets(db));
+console.table(await db.query(`SELECT m.code, m.slug, m.sector, m.report_types FROM cot_markets m`));
+console.table(await db.query(`SELECT series_key, max(period) p, max(observed_at)::VARCHAR o FROM cot_reports GROUP BY 1 ORDER BY 1`));
+await db.close();
