@@ -13,6 +13,18 @@ const HINTS: Record<string, string> = {
   ENOTFOUND: 'the host name does not resolve: check MMDS_STORAGE',
 };
 
+/** DuckDB's "IO Error" carries the operating system's text but no code: the texts it may carry. */
+const DUCKDB_IO_TEXTS: ReadonlyArray<readonly [RegExp, string]> = [
+  [/No space left on device/i, 'ENOSPC'],
+  [/Read-only file system/i, 'EROFS'],
+  [/Permission denied/i, 'EACCES'],
+];
+
+function readDuckDbIoCode(message: string): string | undefined {
+  if (!message.startsWith('IO Error:')) return undefined;
+  return DUCKDB_IO_TEXTS.find(([text]) => text.test(message))?.[1];
+}
+
 /**
  * Turns an error of the environment (a file system refusal, a taken port, Redis down) into one
  * line saying what to do, or null when the error is not one of those and so is ours to fix.
@@ -21,7 +33,7 @@ export function describeSystemError(error: unknown): string | null {
   if (!(error instanceof Error)) return null;
   // ioredis gives up with its own error class once its retries against a dead server are spent.
   if (error.name === 'MaxRetriesPerRequestError') return `could not reach Redis: ${HINTS.ECONNREFUSED}`;
-  const code = (error as NodeJS.ErrnoException).code;
+  const code = (error as NodeJS.ErrnoException).code ?? readDuckDbIoCode(error.message);
   const hint = code === undefined ? undefined : HINTS[code];
   return hint === undefined ? null : `${error.message}: ${hint}`;
 }

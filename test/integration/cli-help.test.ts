@@ -181,6 +181,12 @@ describe('errors of the environment', () => {
     });
     expect(describeSystemError(taken)).toMatch(/address already in use .*: the port is taken: .*--port/);
     expect(describeSystemError(new Error('a bug'))).toBeNull();
+    // DuckDB reports a full disk as its own IO Error, with the system's text but no code.
+    const duckDiskFull = new Error(
+      'IO Error: Could not write file "/data/snapshots/.staging-x/venues.parquet": No space left on device',
+    );
+    expect(describeSystemError(duckDiskFull)).toMatch(/No space left on device: the disk is full: /);
+    expect(describeSystemError(new Error('IO Error: Cannot open file "x": some other reason'))).toBeNull();
     // A data directory that is a file: the real error from the real command.
     const temp = createTempDir('mmds-cli-file-');
     try {

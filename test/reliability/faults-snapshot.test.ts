@@ -5,10 +5,13 @@ import { writeFileAtomic } from '../../src/store/durable-fs.ts';
 import { resolveLayout, snapshotDir } from '../../src/store/layout.ts';
 import { readCurrentId, readManifest, type SnapshotManifest } from '../../src/store/manifest.ts';
 import { verifySnapshotFiles } from '../../src/store/verify-snapshot.ts';
-import { SHARED_DATA } from '../helpers/paths.ts';
 import { FIXTURE_NOW, runMmds } from '../helpers/run-cli.ts';
 import { startTestServer, type TestServer } from '../helpers/server-fixture.ts';
-import { createSampleSnapshot, type SnapshotFixture } from '../helpers/snapshot-fixture.ts';
+import {
+  createSampleSnapshot,
+  LICENSED_FIXTURE_STEPS,
+  type SnapshotFixture,
+} from '../helpers/snapshot-fixture.ts';
 import { createTempDir } from '../helpers/temp-dir.ts';
 import { findContractViolations, headerRecord } from './helpers/contract-checks.ts';
 import { issueTestKey } from './helpers/served-sample.ts';
@@ -72,13 +75,16 @@ describe('a damaged snapshot named by CURRENT', () => {
 
   beforeAll(async () => {
     a = await createSampleSnapshot();
-    // B: the same store plus one more ECB file, published in a copy of the data directory.
+    // B: the same store plus one more batch of real data (the licensed test fixture), published
+    // in a copy of the data directory.
     other = createTempDir('mmds-snapshot-b-');
     const otherData = join(other.dir, 'data');
     cpSync(a.dataDir, otherData, { recursive: true });
     const env = { MMDS_DATA_DIR: otherData };
-    const ingest = await runMmds(['ingest', 'ecb', join(SHARED_DATA, 'ecb/eurofxref.csv')], env);
-    expect(ingest.code, ingest.stderr).toBe(0);
+    for (const [source, ...rest] of LICENSED_FIXTURE_STEPS) {
+      const ingest = await runMmds(['ingest', source!, ...rest], env);
+      expect(ingest.code, ingest.stderr).toBe(0);
+    }
     const later = () => new Date(FIXTURE_NOW.getTime() + 3_600_000);
     expect((await runMmds(['publish'], env, later)).code).toBe(0);
     const bId = readCurrentId(resolveLayout(otherData))!;

@@ -184,7 +184,13 @@ describe('mmds build on the sample data plus the licensed test series', () => {
       expect(body.meta).toMatchObject({
         report_type: type,
         // The latest 12 reports at most, and the window says how many it holds.
-        window: { reports: latest.length, limit: 12, from: latest[0], to: latest.at(-1), full_history: false },
+        window: {
+          reports: latest.length,
+          limit: 12,
+          from: latest[0],
+          to: latest.at(-1),
+          full_history: false,
+        },
       });
     }
   });

@@ -227,7 +227,7 @@ describe('catalog and reference payloads on the sample snapshot', () => {
       });
       // A discontinued currency keeps its last quote; one quoted nowhere in the extract has none.
       const bgn = latestOf('BGN')!;
-      expect(bgn.Date < newest.Date!).toBe(true);
+      expect(bgn.Date! < newest.Date!).toBe(true);
       expect(data.find((row) => row.key === 'ecb.BGN')!.latest).toMatchObject({
         period: bgn.Date,
         value: Number(bgn.BGN),
@@ -329,12 +329,16 @@ describe('catalog and reference payloads on the sample snapshot', () => {
       for (const { id } of CATALOG.sectors) {
         const row = sectors.get(id)!;
         expect(row.series_count, id).toBe(PUBLIC_SERIES.filter((s) => s.sector === id).length);
-        expect(row.markets_count, id).toBe([...codes].filter((code) => marketSectors.get(code) === id).length);
+        expect(row.markets_count, id).toBe(
+          [...codes].filter((code) => marketSectors.get(code) === id).length,
+        );
         expect(
           (row.fresh_series as number) + (row.stale_series as number) + (row.series_without_data as number),
         ).toBe(row.series_count);
         expect(
-          (row.fresh_markets as number) + (row.stale_markets as number) + (row.markets_without_data as number),
+          (row.fresh_markets as number) +
+            (row.stale_markets as number) +
+            (row.markets_without_data as number),
         ).toBe(row.markets_count);
       }
     });
@@ -409,7 +413,9 @@ describe('catalog and reference payloads on the sample snapshot', () => {
       const newest = ecb[0]!;
       const quoted = (row: Record<string, string | null>, currency: string) =>
         row[currency] !== undefined && row[currency] !== null && row[currency] !== 'N/A';
-      const currencies = PUBLIC_SERIES.filter((s) => s.sector === 'rates-fx').map((s) => s.key.split('.')[1]!);
+      const currencies = PUBLIC_SERIES.filter((s) => s.sector === 'rates-fx').map(
+        (s) => s.key.split('.')[1]!,
+      );
       const fresh = currencies.filter((c) => quoted(newest, c)).length;
       const withData = currencies.filter((c) => ecb.some((row) => quoted(row, c))).length;
       expect(fresh).toBeGreaterThan(0);

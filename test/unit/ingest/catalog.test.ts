@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { readCsvFile } from '../../../src/db/duckdb.ts';
 import { type Catalog, catalogSource } from '../../../src/ingest/catalog.ts';
 import { InputError } from '../../../src/ingest/input-error.ts';
+import { iso4217Source } from '../../../src/ingest/iso4217.ts';
 import { REDISTRIBUTABLE_RIGHTS } from '../../../src/model/records.ts';
 import { createIngestFixture, expectInputError } from '../../helpers/ingest-fixture.ts';
 import { REPO_ROOT, SHARED_DATA } from '../../helpers/paths.ts';
@@ -121,7 +122,16 @@ describe('catalog: data/catalog/catalog.yaml', () => {
   });
 
   it('uses ISO 4217 currencies and UN M49 regions', async () => {
-    const currencies = await readColumn(join(SHARED_DATA, 'iso', 'iso4217_codes-all.csv'), 'AlphabeticCode');
+    // ISO 4217 as the service ingests it: SIX's list one (current) and list three (historic).
+    const iso = await iso4217Source.parse(
+      ['iso4217_list_one_table_a1.xml', 'iso4217_list_three_table_a3_historic.xml'].map((file) =>
+        join(SHARED_DATA, 'iso', file),
+      ),
+      context(),
+    );
+    const currencies = new Set((iso.currencies ?? []).map((currency) => currency.code));
+    // The ECB's discontinued currencies (CYP, ROL, TRL...) are only in list three.
+    expect(currencies.has('CYP')).toBe(true);
     const m49 = await readCsvFile(fixture.connection, join(SHARED_DATA, 'iso', 'unsd_m49_overview_en.csv'));
     const areas = new Set(
       m49.flatMap((r) =>
