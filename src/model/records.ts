@@ -161,19 +161,7 @@ export interface CotReportInput extends ProvenanceInput {
 
 export type CotReport = CotReportInput & RevisionFields & { content_hash: string };
 
-export type {
-  Country,
-  CountryCurrencies,
-  Currency,
-  MarketEntry,
-  Region,
-  ResearchNote,
-  SectorEntry,
-  SeriesEntry,
-  SourceEntry,
-  TimeZone,
-  Venue,
-} from './reference-records.ts';
+export type * from './reference-records.ts';
 
 import type {
   Country,

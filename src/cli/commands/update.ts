@@ -5,6 +5,7 @@ import { runStaticBuild } from '../../build/run-static-build.ts';
 import { DEFAULT_CALENDAR_DIR, loadCalendars } from '../../calendar/load-calendars.ts';
 import { openDuckDb, withConnection } from '../../db/duckdb.ts';
 import { formatTimestamp } from '../../lib/zoned-time.ts';
+import { listBatches } from '../../store/batches.ts';
 import { resolveLayout } from '../../store/layout.ts';
 import { withStoreLock } from '../../store/lock.ts';
 import { publishSnapshot } from '../../store/publish.ts';
@@ -60,8 +61,9 @@ publisher has released something since its last fetch, by the release calendars 
 and the catalog: COT reports after the CFTC's release, ECB rates after about 16:00 Frankfurt,
 BLS/FRED after a release of a catalogued series' program; reference lists weekly. Each due source
 is fetched and ingested on its own: one that fails is reported and never blocks the others or
-leaves anything half-written. Then the snapshot is published only if something was ingested, and
-dist/ is rebuilt. Two runs never overlap (a lock in MMDS_DATA_DIR).
+leaves anything half-written. Then a snapshot is published if the store holds anything new (also
+what an earlier run or a manual ingest left unpublished) and dist/ is rebuilt if it is behind.
+Two runs never overlap (a lock in MMDS_DATA_DIR).
 
 Exit status: 0 updated (a new snapshot), ${EXIT_NOTHING_NEW} nothing new, 1 a source failed (its name and
 error on stderr; the others were still updated and published), 75 another run holds the lock.
@@ -110,7 +112,6 @@ async function runUpdate(
     context.reporter.line(`${decision.source}: ${decision.due ? 'due' : 'not due'} (${decision.reason})`);
   }
   if (flags.dryRun) return report;
-  let ingested = false;
   for (const entry of report.sources) {
     if (!entry.due) continue;
     const source = findFetchableSource(entry.source)!;
@@ -118,7 +119,6 @@ async function runUpdate(
     try {
       entry.outcome = await fetchAndIngest(context, source, { flags: {} });
       recordAttempt(stateFile, state, entry.source, at, null);
-      ingested ||= entry.outcome.ingests.some((ingest) => ingest.result.batch_id !== null);
       for (const line of describeFetch(entry.outcome)) context.reporter.line(line);
     } catch (error) {
       entry.error = error instanceof Error ? error.message : String(error);
@@ -127,8 +127,11 @@ async function runUpdate(
       context.reporter.warn(`${entry.source}: failed: ${entry.error}`);
     }
   }
-  if (ingested) await publishAndBuild(context, layout, report, flags.build !== false);
-  report.status = report.failed.length > 0 ? 'failed' : report.published ? 'updated' : 'nothing_new';
+  // Always: publish and build are no-ops when up to date, and they catch up after a run that
+  // ingested but failed to publish or build (its sources are no longer due).
+  if (listBatches(layout).length > 0) await publishAndBuild(context, layout, report, flags.build !== false);
+  report.status =
+    report.failed.length > 0 ? 'failed' : report.published || report.built ? 'updated' : 'nothing_new';
   if (report.status === 'nothing_new')
     context.reporter.line('update: nothing new; snapshot and dist/ unchanged');
   return report;
@@ -180,13 +183,11 @@ async function publishAndBuild(
     for (const warning of published.warnings) context.reporter.warn(warning.message);
     report.snapshot = published.snapshot_id;
     report.published = published.status === 'published';
-    context.reporter.line(
-      report.published ? `published snapshot ${published.snapshot_id}` : 'nothing new to publish',
-    );
+    if (report.published) context.reporter.line(`published snapshot ${published.snapshot_id}`);
   } finally {
     db.closeSync();
   }
-  if (!build || !report.published || report.snapshot === null) return;
+  if (!build || report.snapshot === null) return;
   const result = await runStaticBuild({
     layout,
     snapshotId: report.snapshot,
@@ -196,6 +197,7 @@ async function publishAndBuild(
     pipelineVersion: PIPELINE_VERSION,
     progress: (message, count) => context.reporter.progress(message, count),
   });
-  report.built = true;
-  context.reporter.line(`built dist/ for snapshot ${result.snapshot}: ${result.files} files`);
+  report.built = result.status === 'built';
+  if (report.built)
+    context.reporter.line(`built dist/ for snapshot ${result.snapshot}: ${result.files} files`);
 }

@@ -5,7 +5,7 @@ import { openSnapshotDb, type SnapshotDb } from '../../../src/query/snapshot-db.
 import { listBatches } from '../../../src/store/batches.ts';
 import { resolveLayout } from '../../../src/store/layout.ts';
 import { readCurrentId } from '../../../src/store/manifest.ts';
-import { REPO_ROOT } from '../../helpers/paths.ts';
+import { REPO_ROOT, SHARED_DATA } from '../../helpers/paths.ts';
 import { runMmds } from '../../helpers/run-cli.ts';
 import { createTempDir } from '../../helpers/temp-dir.ts';
 import { hashTree } from './store-files.ts';
@@ -142,6 +142,17 @@ describe('mmds update against a loopback publisher (every source, real files)', 
     expect(run.stderr).toMatch(/mmds: update: failed: iso4217/);
     expect(run.stdout).toMatch(/mic: 1 file\(s\) unchanged at the publisher/);
     expect(hashTree(env.MMDS_DATA_DIR!, STATE_FILES)).toEqual(before);
+  });
+
+  it('publishes what an earlier run or a manual ingest stored but did not publish', async () => {
+    const legacy = join(SHARED_DATA, 'cftc/legacy_futures_only_2025_selected_markets.txt');
+    const ingest = await mmds('ingest', 'cftc', legacy);
+    expect(ingest.code, ingest.stderr).toBe(0);
+    const previous = readCurrentId(layout());
+    const run = await mmds('update', '--no-build');
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/published snapshot /);
+    expect(readCurrentId(layout())).not.toBe(previous);
   });
 });
 

@@ -4,25 +4,14 @@ import { listStaticRequests } from '../../../src/api/v1/static-requests.ts';
 import { openSnapshotDb } from '../../../src/query/snapshot-db.ts';
 import { resolveLayout } from '../../../src/store/layout.ts';
 import { readCurrentId } from '../../../src/store/manifest.ts';
-import { SHARED_DATA } from '../../helpers/paths.ts';
 import { runMmds } from '../../helpers/run-cli.ts';
 import { startTestServer, type TestServer } from '../../helpers/server-fixture.ts';
+import { REAL_DATA_STEPS } from '../../helpers/snapshot-fixture.ts';
 import { createTempDir } from '../../helpers/temp-dir.ts';
 
-const shared = (path: string) => join(SHARED_DATA, path);
-
 /** The reference lists only, from the publishers' real files, published and served live. */
-const STEPS: ReadonlyArray<readonly string[]> = [
-  ['m49', shared('iso/unsd_m49_overview_en.csv')],
-  ['countries', shared('iso/country-codes.csv')],
-  ['tz', shared('tz/zone1970.tab'), shared('tz/zone.tab')],
-  [
-    'iso4217',
-    shared('iso/iso4217_list_one_table_a1.xml'),
-    shared('iso/iso4217_list_three_table_a3_historic.xml'),
-  ],
-  ['mic', shared('mic/ISO10383_MIC.csv')],
-];
+const REFERENCE_SOURCES = new Set(['m49', 'countries', 'tz', 'iso4217', 'mic']);
+const STEPS = REAL_DATA_STEPS.filter(([source]) => REFERENCE_SOURCES.has(source!));
 
 interface Envelope<T> {
   data: T;
