@@ -12,7 +12,7 @@ export { planCftcFiles } from './cftc-plan.ts';
 /** Options of the CFTC fetcher: the plan, plus the release calendar when the caller has one. */
 export interface CftcFetchOptions extends CftcPlanOptions {
   /** Knows holiday shifts of the first release of a year (for the "not published yet" notice). */
-  calendar?: CftcCalendar;
+  calendar: CftcCalendar;
 }
 
 // A current-year file may lag its first report (shutdowns, holidays) by this much before a 404

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
+import { formatTimestamp } from '../lib/zoned-time.ts';
 import { computeBackoffMs, parseRetryAfterMs, sleepMs } from './backoff.ts';
 import { assertExpectedContent, type ExpectedContent } from './expected-content.ts';
 import { FetchError } from './fetch-error.ts';
@@ -53,11 +54,6 @@ export interface NotFound {
 export type DownloadResult = DownloadedFile | NotModified | NotFound;
 
 type Attempt = { done: DownloadResult } | { retry: Retryable };
-
-/** Formats a Date as the project's RFC 3339 UTC timestamp (whole seconds, `Z`). */
-export function formatTimestamp(date: Date): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
 
 /**
  * Downloads one file with retries and back-off (5xx, 429 with Retry-After, time-outs, broken

@@ -2,16 +2,7 @@ import { basename } from 'node:path';
 import type { CotScope, KnowledgeMethod, KnowledgeTime, Timestamp } from '../model/records.ts';
 import type { ReportLayout } from './cftc-columns.ts';
 import { InputError } from './input-error.ts';
-import type { IngestContext, IngestOptions } from './source.ts';
-
-/** The ingest options the CFTC parser reads beyond the shared ones. */
-export interface CftcIngestOptions extends IngestOptions {
-  /**
-   * Scope of the files when they cannot say it themselves: the legacy combined file has the
-   * very header of the legacy futures-only file. `mmds fetch` passes `combined` for it.
-   */
-  scope?: CotScope;
-}
+import type { IngestContext } from './source.ts';
 
 /** The knowledge-time fields of one report. */
 export interface CftcKnowledge {
@@ -67,7 +58,7 @@ export function resolveFileScope(
   layout: ReportLayout,
   context: IngestContext,
 ): CotScope | null {
-  const asked = (context.options as CftcIngestOptions).scope;
+  const asked = context.options.scope;
   if (asked !== undefined && asked !== 'futures_only' && asked !== 'combined') {
     throw new InputError(file, null, `scope must be futures_only or combined, got "${String(asked)}"`);
   }

@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Calendars } from '../calendar/types.ts';
-import type { ParsedBatch, Timestamp } from '../model/records.ts';
+import type { CotScope, ParsedBatch, Timestamp } from '../model/records.ts';
 
 /** Flags of `mmds ingest` that a parser may use. */
 export interface IngestOptions {
@@ -12,6 +12,11 @@ export interface IngestOptions {
   series?: string;
   /** Vintage date `YYYY-MM-DD` of a FRED/ALFRED download. */
   vintage?: string;
+  /**
+   * CFTC: the scope of files that cannot say it themselves (the legacy combined file has the
+   * very header of the futures-only one); the CFTC's own file names are recognised without it.
+   */
+  scope?: CotScope;
 }
 
 /** What a parser gets besides its files: a DuckDB connection, the clock and the calendars. */

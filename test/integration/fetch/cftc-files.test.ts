@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Calendars } from '../../../src/calendar/types.ts';
 import { cftcFetcher, fetchCftcFiles } from '../../../src/fetch/cftc-files.ts';
 import { FetchError } from '../../../src/fetch/fetch-error.ts';
 import { openFetchState } from '../../../src/fetch/fetch-state.ts';
@@ -10,6 +11,7 @@ import {
   zipFiles,
 } from '../../helpers/loopback-publisher.ts';
 import { SHARED_DATA } from '../../helpers/paths.ts';
+import { loadShippedCalendars } from '../../helpers/shipped-calendars.ts';
 import { createTempDir } from '../../helpers/temp-dir.ts';
 import { createTestRequest, listFiles } from './fetch-request.ts';
 
@@ -21,9 +23,11 @@ const HISTORY = 'cftc/files/dea/history/';
 
 describe('the CFTC fetcher against a loopback publisher', () => {
   let publisher: LoopbackPublisher;
+  let calendars: Calendars;
   let temp: ReturnType<typeof createTempDir>;
 
   beforeAll(async () => {
+    calendars = await loadShippedCalendars();
     publisher = await startLoopbackPublisher({
       files: {
         [`${HISTORY}deacot2025.zip`]: zipFiles({ 'annual.txt': LEGACY_2025 }),
@@ -53,6 +57,7 @@ describe('the CFTC fetcher against a loopback publisher', () => {
 
   it('downloads and unpacks the yearly zips into cftc ingests with provenance', async () => {
     const result = await fetchCftcFiles(request('2026-03-20T12:00:00Z'), {
+      calendar: calendars.cftc,
       reports: ['legacy', 'tff'],
       combined: false,
     });
@@ -70,6 +75,7 @@ describe('the CFTC fetcher against a loopback publisher', () => {
 
   it('fetches a pre-2017 year through the multi-year archive and tolerates a member in a folder', async () => {
     const result = await fetchCftcFiles(request('2026-03-20T12:00:00Z'), {
+      calendar: calendars.cftc,
       reports: ['disaggregated'],
       combined: false,
       year: 2012,
@@ -84,6 +90,7 @@ describe('the CFTC fetcher against a loopback publisher', () => {
 
   it("reports the current year's missing file in early January as a notice, not a failure", async () => {
     const result = await fetchCftcFiles(request('2027-01-03T10:00:00Z'), {
+      calendar: calendars.cftc,
       reports: ['legacy'],
       combined: false,
     });
@@ -97,6 +104,7 @@ describe('the CFTC fetcher against a loopback publisher', () => {
 
   it("fails on a past year's missing file, and on the current year's once it is overdue", async () => {
     const past = await fetchCftcFiles(request('2026-03-20T12:00:00Z'), {
+      calendar: calendars.cftc,
       reports: ['legacy'],
       combined: false,
       year: 2024,
@@ -104,6 +112,7 @@ describe('the CFTC fetcher against a loopback publisher', () => {
     expect(past).toBeInstanceOf(FetchError);
     expect((past as FetchError).message).toContain('HTTP 404: the CFTC has no deacot2024.zip');
     const overdue = await fetchCftcFiles(request('2027-02-20T12:00:00Z'), {
+      calendar: calendars.cftc,
       reports: ['legacy'],
       combined: false,
     }).catch((error: unknown) => error);
@@ -113,11 +122,13 @@ describe('the CFTC fetcher against a loopback publisher', () => {
   it('answers unchanged on the second run after the state was committed', async () => {
     const stateFile = join(temp.dir, 'data', 'fetch-state.json');
     const first = await fetchCftcFiles(request('2026-03-20T12:00:00Z', openFetchState(stateFile)), {
+      calendar: calendars.cftc,
       reports: ['tff'],
       combined: false,
     });
     openFetchState(stateFile).commit(first.ingests.flatMap((ingest) => ingest.files));
     const second = await fetchCftcFiles(request('2026-03-20T13:00:00Z', openFetchState(stateFile)), {
+      calendar: calendars.cftc,
       reports: ['tff'],
       combined: false,
     });
@@ -133,6 +144,7 @@ describe('the CFTC fetcher against a loopback publisher', () => {
     publisher.setFault(`${HISTORY}fut_fin_txt_2026.zip`, 'truncate');
     try {
       const error = await fetchCftcFiles(request('2026-03-20T12:00:00Z'), {
+        calendar: calendars.cftc,
         reports: ['tff'],
         combined: false,
       }).catch((caught: unknown) => caught);

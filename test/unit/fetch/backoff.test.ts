@@ -1,7 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Calendars } from '../../../src/calendar/types.ts';
 import { computeBackoffMs, parseRetryAfterMs } from '../../../src/fetch/backoff.ts';
 import { findFirstCftcRelease } from '../../../src/fetch/cftc-first-release.ts';
 import { DEFAULT_HTTP_OPTIONS } from '../../../src/fetch/http-options.ts';
+import { loadShippedCalendars } from '../../helpers/shipped-calendars.ts';
 
 describe('back-off and Retry-After', () => {
   it('doubles from the base delay with at most 25 % jitter', () => {
@@ -29,21 +31,25 @@ describe('back-off and Retry-After', () => {
 });
 
 describe('findFirstCftcRelease', () => {
-  it('takes the first Tuesday after New Year and the Friday of that week', () => {
-    expect(findFirstCftcRelease(2027)).toMatchObject({ reportDate: '2027-01-05', releaseDate: '2027-01-08' });
-    // 2030-01-01 is a Tuesday (a holiday): the first report date is the following Tuesday.
-    expect(findFirstCftcRelease(2030)).toMatchObject({ reportDate: '2030-01-08', releaseDate: '2030-01-11' });
+  let calendars: Calendars;
+  beforeAll(async () => {
+    calendars = await loadShippedCalendars();
   });
 
-  it('asks the calendar when one is given', () => {
-    const calendar = {
-      releaseOf: (reportDate: string) => ({
-        observed_at: reportDate === '2025-01-07' ? '2025-01-13T20:30:00Z' : 'unused',
-        method: 'calendar' as never,
-        note: 'national day of mourning',
-      }),
-    };
-    expect(findFirstCftcRelease(2025, calendar)).toMatchObject({
+  it('takes the first Tuesday after New Year and the Friday of that week', () => {
+    expect(findFirstCftcRelease(2027, calendars.cftc)).toMatchObject({
+      reportDate: '2027-01-05',
+      releaseDate: '2027-01-08',
+    });
+    // 2030-01-01 is a Tuesday (a holiday): the first report date is the following Tuesday.
+    expect(findFirstCftcRelease(2030, calendars.cftc)).toMatchObject({
+      reportDate: '2030-01-08',
+      releaseDate: '2030-01-11',
+    });
+  });
+
+  it('follows the calendar where a closure moved the release (2025-01-09, national day of mourning)', () => {
+    expect(findFirstCftcRelease(2025, calendars.cftc)).toMatchObject({
       reportDate: '2025-01-07',
       releaseDate: '2025-01-13',
     });
