@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_CALENDAR_DIR, loadCalendars } from '../calendar/load-calendars.ts';
-import { openDuckDb, withConnection } from '../db/duckdb.ts';
+import { openDuckDb, pipelineDuckDbOptions, withConnection } from '../db/duckdb.ts';
 import { FETCH_STATE_FILE, openFetchState } from '../fetch/fetch-state.ts';
 import { createHttpOptions } from '../fetch/http-options.ts';
 import type { FetchedFile, FetchResult, HttpOptions } from '../fetch/types.ts';
@@ -95,7 +95,7 @@ async function readFetcherOptions(
   flags: FetchFlags,
   layout: ReturnType<typeof resolveLayout>,
 ): Promise<unknown> {
-  const db = await openDuckDb();
+  const db = await openDuckDb(pipelineDuckDbOptions(context.config));
   try {
     return await withConnection(db, async (connection) => {
       const calendars = await loadCalendars(connection, DEFAULT_CALENDAR_DIR);

@@ -29,6 +29,13 @@ export interface Config {
   fetch: Readonly<{ timeoutMs?: number; retries?: number; backoffMs?: number; maxBytes?: number }>;
   /** COT report families `mmds update` keeps current (MMDS_CFTC_REPORTS, comma-separated; default legacy,disaggregated,tff,cit). */
   cftcReports: readonly string[] | null;
+  /**
+   * Memory DuckDB may use in one process (MMDS_MEMORY_LIMIT, e.g. 1GB or 512MB; default 1GB):
+   * past it, sorts and windows spill to the data directory's tmp/ instead of failing.
+   */
+  memoryLimit: string;
+  /** Revisions per fact partition a publish aims at (MMDS_PARTITION_ROWS, default 4,000,000). */
+  partitionRows: number;
 }
 
 /** Sources whose publisher root can be replaced through MMDS_<SOURCE>_BASE_URL. */
@@ -62,7 +69,19 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, cw
     cftcReports: env.MMDS_CFTC_REPORTS
       ? Object.freeze(env.MMDS_CFTC_REPORTS.split(',').map((r) => r.trim()))
       : null,
+    memoryLimit: readMemoryLimit(env.MMDS_MEMORY_LIMIT),
+    partitionRows: readInteger(env, 'MMDS_PARTITION_ROWS', 4_000_000, 100, 1_000_000_000),
   });
+}
+
+/** A DuckDB memory size: a number and a unit (KB, MB, GB, TB, or KiB, MiB, GiB, TiB). */
+function readMemoryLimit(value: string | undefined): string {
+  if (value === undefined || value === '') return '1GB';
+  const trimmed = value.trim();
+  if (!/^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i.test(trimmed)) {
+    throw new Error(`MMDS_MEMORY_LIMIT must be a size such as 1GB or 512MB, got "${value}"`);
+  }
+  return trimmed;
 }
 
 function readFetchOptions(env: Readonly<Record<string, string | undefined>>): Config['fetch'] {

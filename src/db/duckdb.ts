@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import {
   type DuckDBConnection,
   DuckDBInstance,
@@ -12,7 +13,10 @@ export { quotedIdentifier, quotedString };
 export interface OpenDuckDbOptions {
   /** Worker threads; defaults to DuckDB's own choice. */
   threads?: number;
+  /** DuckDB memory_limit, e.g. '1GB' (MMDS_MEMORY_LIMIT). */
   memoryLimit?: string;
+  /** Where sorts, joins and windows spill past the limit (default: DuckDB's `.tmp` in the working directory). */
+  tempDirectory?: string;
 }
 
 /** Opens an in-memory DuckDB instance (the pipeline's and the query layer's engine). */
@@ -20,7 +24,16 @@ export async function openDuckDb(options: OpenDuckDbOptions = {}): Promise<DuckD
   const config: Record<string, string> = {};
   if (options.threads !== undefined) config.threads = String(options.threads);
   if (options.memoryLimit !== undefined) config.memory_limit = options.memoryLimit;
+  if (options.tempDirectory !== undefined) config.temp_directory = options.tempDirectory;
   return DuckDBInstance.create(':memory:', config);
+}
+
+/**
+ * The DuckDB settings of a pipeline command: the configured memory limit, spilling into the
+ * data directory (the same disk the store is on, cleared by DuckDB when the instance closes).
+ */
+export function pipelineDuckDbOptions(config: { memoryLimit: string; dataDir: string }): OpenDuckDbOptions {
+  return { memoryLimit: config.memoryLimit, tempDirectory: join(config.dataDir, 'tmp', 'duckdb') };
 }
 
 export type SqlParams = DuckDBValue[] | Record<string, DuckDBValue>;

@@ -8,10 +8,12 @@ import {
   readRows,
   type SqlParams,
 } from '../db/duckdb.ts';
+import { DERIVED_TABLES } from '../store/derived-tables.ts';
 import { type StoreLayout, snapshotDir } from '../store/layout.ts';
 import { readManifest, type SnapshotManifest } from '../store/manifest.ts';
+import { relationOf } from '../store/partitions.ts';
 import { TABLES } from '../store/tables.ts';
-import { createDerivedTables } from './derived-tables.ts';
+import { createSeriesRights } from './derived-tables.ts';
 
 /** Options for opening a snapshot for reading. */
 export interface OpenSnapshotOptions {
@@ -63,22 +65,38 @@ export async function openSnapshotDb(
   const setup = await instance.connect();
   const files: string[] = [];
   try {
+    if (manifest.schema_version < 3 || !manifest.derived) {
+      throw new Error(
+        `snapshot ${snapshotId} was written by an older mmds (schema ${manifest.schema_version}); run mmds publish`,
+      );
+    }
     for (const table of TABLES) {
       const entry = manifest.tables[table.name];
       if (!entry) throw new Error(`snapshot ${snapshotId} has no ${table.name} table`);
-      const file = join(dir, entry.file);
-      files.push(file);
+      const tableFiles = entry.files.map((file) => join(dir, file.file));
+      files.push(...tableFiles);
       // Reference tables are small and joined by most requests: held in memory. Fact tables
-      // (millions of revisions) stay views over their Parquet files.
+      // (millions of revisions, partitioned) stay views over their Parquet files.
       const kind = table.kind === 'reference' ? 'TABLE' : 'VIEW';
       await execute(
         setup,
-        `CREATE ${kind} ${quotedIdentifier(table.name)} AS SELECT * FROM read_parquet(${quotedString(file)})`,
+        `CREATE ${kind} ${quotedIdentifier(table.name)} AS SELECT * FROM ${relationOf(table, tableFiles)}`,
+      );
+    }
+    // Computed at publish: one row per series or market, loaded into memory.
+    for (const name of DERIVED_TABLES) {
+      const entry = manifest.derived[name];
+      if (!entry) throw new Error(`snapshot ${snapshotId} has no derived table ${name}`);
+      const file = join(dir, entry.file);
+      files.push(file);
+      await execute(
+        setup,
+        `CREATE TABLE ${quotedIdentifier(name)} AS SELECT * FROM read_parquet(${quotedString(file)})`,
       );
     }
     // Parquet footers are parsed once per file, not once per query (a ~1 ms per file and query).
     await execute(setup, 'SET parquet_metadata_cache = true');
-    await createDerivedTables(setup);
+    await createSeriesRights(setup);
     await execute(setup, `SET allowed_paths = [${files.map(quotedString).join(', ')}]`);
     await execute(setup, 'SET enable_external_access = false');
     await execute(setup, 'SET lock_configuration = true');

@@ -3,8 +3,26 @@ import { join } from 'node:path';
 import { SNAPSHOT_ID_PATTERN, type StoreLayout, snapshotDir } from './layout.ts';
 import type { FileStats } from './write-parquet.ts';
 
-/** Bumped when the tables' columns change incompatibly. */
-export const SCHEMA_VERSION = 2;
+/** Bumped when the tables' columns or the snapshot's file layout change incompatibly. */
+export const SCHEMA_VERSION = 3;
+
+/**
+ * One Parquet file of a snapshot. A fact table is split into partitions: one source's series
+ * keys from `lower` (inclusive; null: the source's first key) to `upper` (exclusive; null: past
+ * its last key), so that a publish rewrites only the partitions new batches touched.
+ */
+export interface SnapshotFile extends FileStats {
+  /** Relative to the snapshot directory. */
+  file: string;
+  source?: string;
+  lower?: string | null;
+  upper?: string | null;
+}
+
+/** A table of a snapshot: its files, their total rows and bytes, and one hash over their hashes. */
+export interface SnapshotTable extends FileStats {
+  files: SnapshotFile[];
+}
 
 /** `manifest.json` of a snapshot: what it holds and how to check it. */
 export interface SnapshotManifest {
@@ -16,7 +34,17 @@ export interface SnapshotManifest {
   pipeline_version: string;
   schema_version: number;
   batches: string[];
-  tables: Record<string, FileStats & { file: string }>;
+  tables: Record<string, SnapshotTable>;
+  /** Tables computed from the facts at publish (the "latest" lookups), one file each. */
+  derived: Record<string, SnapshotFile>;
+}
+
+/** Every file a manifest lists, tables first, then derived tables. */
+export function manifestFiles(manifest: SnapshotManifest): SnapshotFile[] {
+  return [
+    ...Object.values(manifest.tables).flatMap((table) => table.files),
+    ...Object.values(manifest.derived ?? {}),
+  ];
 }
 
 /** Reads the id in `CURRENT`, or null before the first publish. */
@@ -30,7 +58,19 @@ export function readCurrentId(layout: StoreLayout): string | null {
 /** Reads a snapshot's manifest. */
 export function readManifest(layout: StoreLayout, snapshotId: string): SnapshotManifest {
   if (!SNAPSHOT_ID_PATTERN.test(snapshotId)) throw new Error(`not a snapshot id: ${snapshotId}`);
-  return JSON.parse(
+  const manifest = JSON.parse(
     readFileSync(join(snapshotDir(layout, snapshotId), 'manifest.json'), 'utf8'),
   ) as SnapshotManifest;
+  // Before schema 3 a table was one file and nothing was derived at publish.
+  for (const [name, entry] of Object.entries(manifest.tables ?? {})) {
+    const legacy = entry as SnapshotTable & { file?: string };
+    if (!Array.isArray(legacy.files) && typeof legacy.file === 'string') {
+      manifest.tables[name] = {
+        ...legacy,
+        files: [{ file: legacy.file, rows: legacy.rows, bytes: legacy.bytes, sha256: legacy.sha256 }],
+      };
+    }
+  }
+  manifest.derived ??= {};
+  return manifest;
 }

@@ -3,9 +3,11 @@ import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { execute, quotedIdentifier, quotedString, readRows } from '../db/duckdb.ts';
 import { RIGHTS } from '../model/records.ts';
-import type { SnapshotManifest } from './manifest.ts';
+import { DERIVED_TABLES } from './derived-tables.ts';
+import { manifestFiles, type SnapshotManifest } from './manifest.ts';
+import { rangeOf, rangePredicate, relationOf } from './partitions.ts';
 import { TABLES } from './tables.ts';
-import { type ChainRow, validateChains } from './validate-chains.ts';
+import { findChainProblems } from './validate-chains.ts';
 import { hashFile } from './write-parquet.ts';
 
 /** One finding of a verification; errors block a publish and fail `mmds verify`. */
@@ -15,77 +17,144 @@ export interface Problem {
   message: string;
 }
 
-/** Checks that every file of the manifest is there with its recorded size, checksum and rows. */
-export async function verifySnapshotFiles(dir: string, manifest: SnapshotManifest): Promise<Problem[]> {
+/** Options of verifySnapshotFiles. */
+export interface VerifyFilesOptions {
+  /**
+   * Files a publish hard-linked from the parent snapshot (the same inode, checked when the
+   * parent was published): their size is checked, their bytes are not hashed again. `mmds
+   * verify` and the server hash every file.
+   */
+  linked?: ReadonlySet<string>;
+}
+
+/** Checks that every file of the manifest is there with its recorded size and checksum. */
+export async function verifySnapshotFiles(
+  dir: string,
+  manifest: SnapshotManifest,
+  options: VerifyFilesOptions = {},
+): Promise<Problem[]> {
   const problems: Problem[] = [];
   const error = (message: string) => problems.push({ severity: 'error', check: 'checksum', message });
   for (const table of TABLES) {
-    const entry = manifest.tables[table.name];
-    if (!entry) {
-      error(`${manifest.id}: manifest lists no file for table ${table.name}`);
-      continue;
+    if (!manifest.tables[table.name]) error(`${manifest.id}: manifest lists no file for table ${table.name}`);
+  }
+  if (manifest.schema_version >= 3) {
+    for (const name of DERIVED_TABLES) {
+      if (!manifest.derived?.[name]) error(`${manifest.id}: manifest lists no derived table ${name}`);
     }
+  }
+  for (const entry of manifestFiles(manifest)) {
     const file = join(dir, entry.file);
     if (!existsSync(file)) error(`${manifest.id}/${entry.file}: missing`);
     else if (statSync(file).size !== entry.bytes)
       error(`${manifest.id}/${entry.file}: size differs from the manifest`);
-    else if ((await hashFile(file)) !== entry.sha256)
+    else if (!options.linked?.has(entry.file) && (await hashFile(file)) !== entry.sha256)
       error(`${manifest.id}/${entry.file}: SHA-256 differs from the manifest`);
   }
   return problems;
 }
 
+/** Options of verifySnapshotContent. */
+export interface VerifyContentOptions {
+  /** Check the chains of these fact files only (what a publish wrote); default every file. */
+  partitions?: ReadonlySet<string>;
+}
+
 /**
- * Opens the snapshot's tables as views on `connection` and checks their content: revision
- * chains, rights of every series, and that catalog references resolve in the reference lists.
- * Call it only after verifySnapshotFiles found no problem.
+ * Opens the snapshot's tables as views on `connection` and checks their content in SQL: every
+ * partition's keys inside its range, revision chains (one partition at a time, so memory
+ * follows the partition size), rights of every series, and that catalog references resolve in
+ * the reference lists. Call it only after verifySnapshotFiles found no problem.
  */
 export async function verifySnapshotContent(
   connection: DuckDBConnection,
   dir: string,
   manifest: SnapshotManifest,
+  options: VerifyContentOptions = {},
 ): Promise<Problem[]> {
   for (const table of TABLES) {
-    const entry = manifest.tables[table.name]!;
+    const files = manifest.tables[table.name]!.files.map((entry) => join(dir, entry.file));
     await execute(
       connection,
-      `CREATE OR REPLACE TEMP VIEW ${quotedIdentifier(`v_${table.name}`)} AS SELECT * FROM read_parquet(${quotedString(join(dir, entry.file))})`,
+      `CREATE OR REPLACE TEMP VIEW ${quotedIdentifier(`v_${table.name}`)} AS SELECT * FROM ${relationOf(table, files)}`,
     );
   }
+  const latest = manifest.derived?.series_latest && manifest.derived.cot_latest;
+  await execute(
+    connection,
+    latest
+      ? `CREATE OR REPLACE TEMP VIEW v_fact_keys AS
+           SELECT series_key FROM read_parquet(${quotedString(join(dir, manifest.derived.series_latest!.file))})
+           UNION SELECT series_key FROM read_parquet(${quotedString(join(dir, manifest.derived.cot_latest!.file))})`
+      : `CREATE OR REPLACE TEMP VIEW v_fact_keys AS
+           SELECT DISTINCT series_key FROM v_observations UNION SELECT DISTINCT series_key FROM v_cot_reports`,
+  );
   return [
-    ...(await checkChains(connection)),
+    ...(await checkPartitions(connection, dir, manifest, options)),
     ...(await checkRights(connection)),
     ...(await checkReferences(connection)),
   ];
 }
 
-async function checkChains(connection: DuckDBConnection): Promise<Problem[]> {
+const REVERSIONS_LISTED = 20;
+
+async function checkPartitions(
+  connection: DuckDBConnection,
+  dir: string,
+  manifest: SnapshotManifest,
+  options: VerifyContentOptions,
+): Promise<Problem[]> {
   const problems: Problem[] = [];
-  for (const view of ['v_observations', 'v_cot_reports']) {
-    const rows = await readRows<ChainRow>(
-      connection,
-      `SELECT id, series_key, period, revision_number, supersedes_id,
-              strftime(observed_at, '%Y-%m-%dT%H:%M:%SZ') AS observed_at FROM ${view}`,
-    );
-    for (const problem of validateChains(rows)) {
-      problems.push({
-        severity: 'error',
-        check: 'chain',
-        message: `${problem.series_key} ${problem.period}: ${problem.message}`,
-      });
+  const reversions: Problem[] = [];
+  let reversionCount = 0;
+  for (const table of TABLES.filter((t) => t.kind === 'fact')) {
+    for (const entry of manifest.tables[table.name]!.files) {
+      if (options.partitions && !options.partitions.has(entry.file)) continue;
+      const relation = `read_parquet(${quotedString(join(dir, entry.file))})`;
+      const range = rangeOf(entry);
+      if (range) {
+        const [outside] = await readRows<{ n: number }>(
+          connection,
+          `SELECT count(*)::INTEGER AS n FROM ${relation} WHERE NOT ${rangePredicate(range)}`,
+        );
+        if (Number(outside?.n ?? 0) > 0) {
+          problems.push({
+            severity: 'error',
+            check: 'chain',
+            message: `${manifest.id}/${entry.file}: ${outside!.n} row(s) outside the partition's key range`,
+          });
+        }
+      }
+      for (const problem of await findChainProblems(connection, relation)) {
+        problems.push({
+          severity: 'error',
+          check: 'chain',
+          message: `${problem.series_key} ${problem.period}: ${problem.message}`,
+        });
+      }
+      if (table.name === 'observations') {
+        const found = await findReversions(connection, relation);
+        reversionCount += found.length;
+        reversions.push(...found.slice(0, REVERSIONS_LISTED - reversions.length));
+      }
     }
   }
-  return [...problems, ...(await checkReversions(connection))];
+  if (reversionCount > reversions.length) {
+    reversions.push({
+      severity: 'warning',
+      check: 'chain',
+      message: `${reversionCount - reversions.length} more chains return to an older value`,
+    });
+  }
+  return [...problems, ...reversions];
 }
-
-const REVERSIONS_LISTED = 20;
 
 /**
  * A chain whose newest revision returns to the value of an older one, stamped later, is what an
  * old file ingested late with the wrong knowledge time looks like (it can also be a real revision
  * that went back): a warning for the operator to look at, naming how the stamp was set.
  */
-async function checkReversions(connection: DuckDBConnection): Promise<Problem[]> {
+async function findReversions(connection: DuckDBConnection, relation: string): Promise<Problem[]> {
   const rows = await readRows<{
     series_key: string;
     period: string;
@@ -97,35 +166,27 @@ async function checkReversions(connection: DuckDBConnection): Promise<Problem[]>
     `WITH chain AS (
        SELECT series_key, period, value, revision_number, observed_at_method,
               max(revision_number) OVER (PARTITION BY series_key, period) AS newest
-         FROM v_observations)
+         FROM ${relation})
      SELECT n.series_key, n.period, n.revision_number AS newest,
             max(o.revision_number) AS older, coalesce(n.observed_at_method, 'unknown') AS method
        FROM chain n JOIN chain o ON o.series_key = n.series_key AND o.period = n.period
       WHERE n.revision_number = n.newest AND o.revision_number < n.revision_number - 1 AND o.value = n.value
       GROUP BY ALL ORDER BY n.series_key, n.period`,
   );
-  const problems: Problem[] = rows.slice(0, REVERSIONS_LISTED).map((row) => ({
+  return rows.map((row) => ({
     severity: 'warning',
     check: 'chain',
     message:
       `${row.series_key} ${row.period}: the newest revision (${row.newest}, stamped by ${row.method}) ` +
       `returns to the value of revision ${row.older}; if an older file was ingested late, its knowledge time is wrong`,
   }));
-  if (rows.length > REVERSIONS_LISTED) {
-    problems.push({
-      severity: 'warning',
-      check: 'chain',
-      message: `${rows.length - REVERSIONS_LISTED} more chains return to an older value`,
-    });
-  }
-  return problems;
 }
 
 async function checkRights(connection: DuckDBConnection): Promise<Problem[]> {
   const rights = `[${RIGHTS.map(quotedString).join(', ')}]`;
   const rows = await readRows<{ series_key: string; source: string | null; rights: string | null }>(
     connection,
-    `WITH keys AS (SELECT DISTINCT series_key FROM v_observations UNION SELECT DISTINCT series_key FROM v_cot_reports)
+    `WITH keys AS (SELECT series_key FROM v_fact_keys)
      SELECT k.series_key, coalesce(s.source, split_part(k.series_key, '.', 1)) AS source, src.rights
        FROM keys k
        LEFT JOIN v_series s ON s.key = k.series_key

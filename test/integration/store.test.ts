@@ -133,6 +133,7 @@ describe('store: append-only batches and snapshots', () => {
     const second = await publish();
     expect(second.parent).toBe(published.snapshot_id);
     const dir = snapshotDir(layout, second.snapshot_id);
+    const [partition] = readManifest(layout, second.snapshot_id).tables.observations!.files;
     const rows = await readRows<{
       period: string;
       value: number;
@@ -141,7 +142,7 @@ describe('store: append-only batches and snapshots', () => {
       supersedes_id: string | null;
     }>(
       connection,
-      `SELECT period, value, revision_number, id, supersedes_id FROM read_parquet('${join(dir, 'observations.parquet')}') ORDER BY period, revision_number`,
+      `SELECT period, value, revision_number, id, supersedes_id FROM read_parquet('${join(dir, partition!.file)}') ORDER BY period, revision_number`,
     );
     expect(rows.map((r) => [r.period, r.value, r.revision_number])).toEqual([
       ['2025-01', 100, 1],

@@ -106,6 +106,12 @@ describe('a damaged snapshot named by CURRENT', () => {
     other?.remove();
   });
 
+  /** The file of a table in B that gets damaged: its largest (a fact table is partitioned). */
+  function fileOf(table: string): string {
+    const files = [...bManifest.tables[table]!.files].sort((x, y) => y.bytes - x.bytes);
+    return files[0]!.file;
+  }
+
   /** Copies B under a new id into A's data directory and returns where it is. */
   function copyB(n: number): { id: string; dir: string; manifest: SnapshotManifest } {
     const id = copyId(n);
@@ -146,7 +152,7 @@ describe('a damaged snapshot named by CURRENT', () => {
     try {
       for (const [n, damage] of DAMAGE.entries()) {
         const copy = copyB(n + 1);
-        damage.apply(join(copy.dir, `${damage.table}.parquet`), copy.dir);
+        damage.apply(join(copy.dir, fileOf(damage.table)), copy.dir);
         writeFileAtomic(layout().currentFile, `${copy.id}\n`);
         await waitForLog(server, (entry) => entry.event === 'snapshot_refused' && entry.snapshot === copy.id);
         const status = await fetch(`${server.url}/api/v1/status`);
@@ -189,11 +195,11 @@ describe('a damaged snapshot named by CURRENT', () => {
       for (const damage of DAMAGE.filter((d) => d.kind !== 'manifest-garbage')) {
         const dir = join(staging.dir, damage.kind);
         cpSync(bDir, dir, { recursive: true });
-        damage.apply(join(dir, `${damage.table}.parquet`), dir);
+        damage.apply(join(dir, fileOf(damage.table)), dir);
         const problems = await verifySnapshotFiles(dir, bManifest);
         expect(problems, damage.kind).toHaveLength(1);
         expect(problems[0], damage.kind).toMatchObject({ severity: 'error', check: 'checksum' });
-        expect(problems[0]!.message, damage.kind).toContain(`${damage.table}.parquet`);
+        expect(problems[0]!.message, damage.kind).toContain(fileOf(damage.table));
       }
     } finally {
       staging.remove();
@@ -205,7 +211,7 @@ describe('a damaged snapshot named by CURRENT', () => {
     expect(run.code, run.stderr).toBe(1);
     expect(run.stderr).toContain(`mmds: verify found ${DAMAGE.length} error(s)`);
     for (const [n, damage] of DAMAGE.entries()) {
-      const file = damage.kind === 'manifest-garbage' ? 'manifest.json' : `${damage.table}.parquet`;
+      const file = damage.kind === 'manifest-garbage' ? 'manifest.json' : fileOf(damage.table);
       expect(run.stdout, damage.kind).toContain(`${copyId(n + 1)}/${file}`);
     }
   });

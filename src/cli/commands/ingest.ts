@@ -3,7 +3,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { DEFAULT_CALENDAR_DIR, loadCalendars } from '../../calendar/load-calendars.ts';
-import { openDuckDb, withConnection } from '../../db/duckdb.ts';
+import { openDuckDb, pipelineDuckDbOptions, withConnection } from '../../db/duckdb.ts';
 import type { IngestOptions } from '../../ingest/source.ts';
 import { findSource, SOURCES } from '../../ingest/sources.ts';
 import { type AppendResult, appendBatch } from '../../store/append-batch.ts';
@@ -37,7 +37,7 @@ export async function ingestFiles(context: CommandContext, request: IngestReques
     if (!existsSync(file)) throw new UsageError(`${file}: no such file`);
   }
   const layout = resolveLayout(context.config.dataDir);
-  const db = await openDuckDb();
+  const db = await openDuckDb(pipelineDuckDbOptions(context.config));
   try {
     return await withConnection(db, async (connection) => {
       context.reporter.progress(`${source.id}: reading ${files.length} file(s)…`);

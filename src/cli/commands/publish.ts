@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { openDuckDb, withConnection } from '../../db/duckdb.ts';
+import { openDuckDb, pipelineDuckDbOptions, withConnection } from '../../db/duckdb.ts';
 import { listBatches } from '../../store/batches.ts';
 import { resolveLayout } from '../../store/layout.ts';
 import { publishSnapshot } from '../../store/publish.ts';
@@ -38,7 +38,7 @@ Examples:
         throw new ReportedFailure(
           `nothing to publish: the store in ${context.config.dataDir} is empty; run mmds ingest first (or check MMDS_DATA_DIR)`,
         );
-      const db = await openDuckDb();
+      const db = await openDuckDb(pipelineDuckDbOptions(context.config));
       try {
         context.reporter.progress('publishing: writing and verifying the snapshot…');
         const result = await withConnection(db, (connection) =>
@@ -46,6 +46,7 @@ Examples:
             now: context.now(),
             pipelineVersion: PIPELINE_VERSION,
             keep,
+            partitionRows: context.config.partitionRows,
           }),
         );
         for (const warning of result.warnings) context.reporter.warn(warning.message);

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { runStaticBuild } from '../../build/run-static-build.ts';
 import { DEFAULT_CALENDAR_DIR, loadCalendars } from '../../calendar/load-calendars.ts';
-import { openDuckDb, withConnection } from '../../db/duckdb.ts';
+import { openDuckDb, pipelineDuckDbOptions, withConnection } from '../../db/duckdb.ts';
 import { formatTimestamp } from '../../lib/zoned-time.ts';
 import { listBatches } from '../../store/batches.ts';
 import { resolveLayout } from '../../store/layout.ts';
@@ -144,7 +144,7 @@ async function decide(
   state: ReturnType<typeof readUpdateState>,
   force: boolean,
 ): Promise<DueDecision[]> {
-  const db = await openDuckDb();
+  const db = await openDuckDb(pipelineDuckDbOptions(context.config));
   try {
     return await withConnection(db, async (connection) => {
       const calendars = await loadCalendars(connection, DEFAULT_CALENDAR_DIR);
@@ -171,7 +171,7 @@ async function publishAndBuild(
   report: UpdateReport,
   build: boolean,
 ): Promise<void> {
-  const db = await openDuckDb();
+  const db = await openDuckDb(pipelineDuckDbOptions(context.config));
   try {
     const published = await withConnection(db, (connection) =>
       publishSnapshot(layout, connection, {

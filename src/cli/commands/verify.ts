@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { openDuckDb, withConnection } from '../../db/duckdb.ts';
+import { openDuckDb, pipelineDuckDbOptions, withConnection } from '../../db/duckdb.ts';
 import { resolveLayout } from '../../store/layout.ts';
 import { verifyStore } from '../../store/verify-store.ts';
 import type { CommandContext } from '../context.ts';
@@ -24,7 +24,7 @@ Examples:
     )
     .action(async () => {
       const context = getContext();
-      const db = await openDuckDb();
+      const db = await openDuckDb(pipelineDuckDbOptions(context.config));
       try {
         context.reporter.progress('verifying…');
         const report = await withConnection(db, (connection) =>

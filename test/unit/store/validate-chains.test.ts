@@ -1,6 +1,38 @@
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
-import { type ChainRow, validateChains } from '../../../src/store/validate-chains.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execute, openDuckDb, quotedString } from '../../../src/db/duckdb.ts';
+import { type ChainRow, findChainProblems } from '../../../src/store/validate-chains.ts';
+
+let instance: DuckDBInstance;
+let connection: DuckDBConnection;
+
+/** Loads the rows into a DuckDB table and runs the SQL chain check over it. */
+async function validateChains(rows: readonly ChainRow[]) {
+  const text = (value: string | null) => (value === null ? 'NULL' : quotedString(value));
+  const values = rows.map(
+    (r) =>
+      `(${text(r.id)}, ${text(r.series_key)}, ${text(r.period)}, ${r.revision_number}, ` +
+      `${text(r.supersedes_id)}, ${text(r.observed_at)}::TIMESTAMP)`,
+  );
+  await execute(
+    connection,
+    `CREATE OR REPLACE TEMP TABLE chains (id VARCHAR, series_key VARCHAR, period VARCHAR,
+       revision_number INTEGER, supersedes_id VARCHAR, observed_at TIMESTAMP)`,
+  );
+  if (values.length > 0) await execute(connection, `INSERT INTO chains VALUES ${values.join(', ')}`);
+  return findChainProblems(connection, 'chains');
+}
+
+beforeAll(async () => {
+  instance = await openDuckDb();
+  connection = await instance.connect();
+});
+
+afterAll(() => {
+  connection?.closeSync();
+  instance?.closeSync();
+});
 
 /** A valid history: per (series, period) a chain of 1..4 revisions with rising observed_at. */
 const validHistory = fc
@@ -65,29 +97,29 @@ const MUTATIONS: Record<string, Mutation> = {
   },
 };
 
-describe('validateChains', () => {
-  it('flags no valid chain', () => {
-    fc.assert(
-      fc.property(validHistory, (rows) => validateChains(rows).length === 0),
-      { numRuns: 300 },
+describe('findChainProblems (SQL)', () => {
+  it('flags no valid chain', async () => {
+    await fc.assert(
+      fc.asyncProperty(validHistory, async (rows) => (await validateChains(rows)).length === 0),
+      { numRuns: 150 },
     );
   });
 
   for (const [name, mutate] of Object.entries(MUTATIONS)) {
-    it(`catches a chain with a ${name} revision`, () => {
-      fc.assert(
-        fc.property(validHistory, fc.nat(), (rows, n) => {
+    it(`catches a chain with a ${name} revision`, async () => {
+      await fc.assert(
+        fc.asyncProperty(validHistory, fc.nat(), async (rows, n) => {
           const mutated = mutate(rows, n % rows.length);
           fc.pre(mutated !== null);
-          return validateChains(mutated!).length > 0;
+          return (await validateChains(mutated!)).length > 0;
         }),
-        { numRuns: 300 },
+        { numRuns: 150 },
       );
     });
   }
 
-  it('names the series and period of a broken chain', () => {
-    const problems = validateChains([
+  it('names the series and period of a broken chain', async () => {
+    const problems = await validateChains([
       {
         id: 'x1',
         series_key: 'ecb.USD',
