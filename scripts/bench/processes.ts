@@ -43,6 +43,8 @@ export interface StartOptions {
   stopSignal?: NodeJS.Signals;
   /** Keep stdout out of memory (request logs of a loaded server). */
   discardStdout?: boolean;
+  /** Called with the pid right after the spawn (e.g. to watch its memory while it starts). */
+  onSpawn?: (pid: number) => void;
 }
 
 /** Starts a server and waits until its output names the port it listens on. */
@@ -59,6 +61,7 @@ export async function startServer(options: StartOptions): Promise<ServerProcess>
   child.stderr?.on('data', keep);
   const pid = child.pid;
   if (pid === undefined) throw new Error(`${options.name}: could not start ${options.command}`);
+  options.onSpawn?.(pid);
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(
       () =>
@@ -109,7 +112,11 @@ export async function startServer(options: StartOptions): Promise<ServerProcess>
 }
 
 /** Starts `mmds serve` on a free loopback port with the given environment. */
-export function startMmdsServe(name: string, env: Record<string, string>): Promise<ServerProcess> {
+export function startMmdsServe(
+  name: string,
+  env: Record<string, string>,
+  options: { timeoutMs?: number; onSpawn?: (pid: number) => void } = {},
+): Promise<ServerProcess> {
   return startServer({
     name,
     command: process.execPath,
@@ -119,6 +126,7 @@ export function startMmdsServe(name: string, env: Record<string, string>): Promi
       const match = /serving on http:\/\/127\.0\.0\.1:(\d+)/.exec(output);
       return match ? Number(match[1]) : null;
     },
+    ...options,
   });
 }
 
@@ -128,6 +136,145 @@ export function readMemory(pid: number): { rss: number; peak: number } {
   const field = (name: string) =>
     Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0) * 1024;
   return { rss: field('VmRSS'), peak: field('VmHWM') };
+}
+
+/** readMemory, or null once the process is gone (or a zombie, whose memory is released). */
+function tryReadMemory(pid: number): { rss: number; peak: number } | null {
+  try {
+    const memory = readMemory(pid);
+    return memory.peak > 0 ? memory : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Watches a process's peak resident memory: VmHWM (the kernel's high-water mark of VmRSS since
+ * the process started) sampled every `pollMs` until `stop()`. Only growth in the last interval
+ * before the process exits can be missed (its /proc entry has no memory figures after exit).
+ */
+export function watchPeakMemory(pid: number, pollMs = 100): { peak: () => number; stop: () => number } {
+  let peak = 0;
+  const sample = () => {
+    const memory = tryReadMemory(pid);
+    if (memory && memory.peak > peak) peak = memory.peak;
+  };
+  sample();
+  const timer = setInterval(sample, pollMs);
+  return {
+    peak: () => peak,
+    stop: () => {
+      sample();
+      clearInterval(timer);
+      return peak;
+    },
+  };
+}
+
+/** A child process run measured from outside: exit, wall time and peak resident memory. */
+export interface MeasuredRun {
+  /** The command line, with the repository root left out. */
+  command: string;
+  ok: boolean;
+  exit_code: number | null;
+  signal: string | null;
+  /** Stopped by the harness after `timeout_s`. */
+  timed_out: boolean;
+  timeout_s: number;
+  /** From the spawn to the exit. */
+  seconds: number;
+  /** VmHWM of the process (sampled every 100 ms until it exited). */
+  peak_rss_bytes: number;
+  /** The last 2,000 characters of stderr, kept when the run failed. */
+  stderr_tail?: string;
+}
+
+/** Options of a measured run. */
+export interface MeasuredRunOptions {
+  env?: Record<string, string>;
+  /** SIGTERM after this many seconds, SIGKILL 15 s later. */
+  timeoutS: number;
+  /** Progress every `progressS` seconds while it runs (time and memory). */
+  log?: (line: string) => void;
+  progressS?: number;
+}
+
+/**
+ * Runs a command as its own process, polls its VmHWM until it exits, and never throws on a
+ * failure: the exit status, the signal, a time-out and the tail of stderr are in the result.
+ */
+export async function runMeasured(
+  command: string,
+  args: readonly string[],
+  options: MeasuredRunOptions,
+): Promise<MeasuredRun & { stdout: string }> {
+  const display = [command === process.execPath ? 'node' : command, ...args]
+    .join(' ')
+    .replaceAll(REPO_ROOT, '');
+  const started = performance.now();
+  const child = spawn(command, [...args], {
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    if (stdout.length < 64 * 1024 * 1024) stdout += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-20_000);
+  });
+  const watch = child.pid === undefined ? null : watchPeakMemory(child.pid);
+  let timedOut = false;
+  let killTimer: NodeJS.Timeout | undefined;
+  const timeout = setTimeout(() => {
+    timedOut = true;
+    options.log?.(`${display}: no exit after ${options.timeoutS} s, stopping it (pid ${child.pid})`);
+    child.kill('SIGTERM');
+    killTimer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  }, options.timeoutS * 1000);
+  const progress =
+    options.log && options.progressS
+      ? setInterval(() => {
+          const memory = child.pid === undefined ? null : tryReadMemory(child.pid);
+          options.log?.(
+            `  ${display.split(' ').slice(0, 3).join(' ')}: ${((performance.now() - started) / 1000).toFixed(0)} s, ` +
+              `RSS ${((memory?.rss ?? 0) / 2 ** 30).toFixed(2)} GB (peak ${((watch?.peak() ?? 0) / 2 ** 30).toFixed(2)} GB)`,
+          );
+        }, options.progressS * 1000)
+      : undefined;
+  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => {
+    child.once('error', (error) => {
+      stderr += `\n${error.message}`;
+      resolve([null, null]);
+    });
+    child.once('close', (exitCode, exitSignal) => resolve([exitCode, exitSignal]));
+  });
+  clearTimeout(timeout);
+  clearTimeout(killTimer);
+  clearInterval(progress);
+  const peak = watch?.stop() ?? 0;
+  const ok = code === 0 && !timedOut;
+  return {
+    command: display,
+    ok,
+    exit_code: code,
+    signal,
+    timed_out: timedOut,
+    timeout_s: options.timeoutS,
+    seconds: (performance.now() - started) / 1000,
+    peak_rss_bytes: peak,
+    ...(ok ? {} : { stderr_tail: stderr.trim().slice(-2000) }),
+    stdout,
+  };
+}
+
+/** Runs `mmds <args>` measured (runMeasured): the CLI of this checkout, as an operator would. */
+export function runMmdsMeasured(
+  args: readonly string[],
+  options: MeasuredRunOptions,
+): Promise<MeasuredRun & { stdout: string }> {
+  return runMeasured(process.execPath, [MMDS_BIN, ...args], options);
 }
 
 /** The result of a CLI run. */

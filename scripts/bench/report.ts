@@ -1,15 +1,17 @@
-/** The results of one benchmark run, and BENCHMARKS.md rendered from them. */
+/** The results of one benchmark run, the targets evaluated on them, and BENCHMARKS.md rendered from them. */
 import type { LoadResult } from './load.ts';
-import type { ScaleResult } from './scale.ts';
+import type { MeasuredRun } from './processes.ts';
+import type { EcbInputs, ScaleLimits, ScaleResult } from './scale.ts';
 import type { MachineInfo } from './tools.ts';
 
 /** One target of the issue, with what was measured. */
 export interface TargetCheck {
   name: string;
-  target: string;
-  value: number;
+  goal: string;
   measured: string;
-  met: boolean;
+  status: 'met' | 'missed' | 'not measured';
+  /** For a missed target: what limits it, from the results of the run (for one not measured: why). */
+  limit?: string;
 }
 
 type Targets = Record<string, LoadResult & { rounds: number[] }>;
@@ -52,6 +54,13 @@ export interface BenchResults {
     cached: { targets: Targets; ratio_vs_bare_node: number };
   };
   scale?: Record<string, ScaleResult>;
+  scale_settings?: {
+    scales: string[];
+    limits: ScaleLimits;
+    generator_memory_limit: string;
+    generator_batch_rows: number;
+    ecb: EcbInputs;
+  };
   scale_note?: string;
   targets?: TargetCheck[];
 }
@@ -60,6 +69,315 @@ const ms = (v: number) => (v < 10 ? v.toFixed(2) : v.toFixed(1));
 const int = (v: number) => Math.round(v).toLocaleString('en-US');
 const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
 const x = (v: number) => `${v.toFixed(2)}`;
+
+const MB = 2 ** 20;
+const GB = 2 ** 30;
+const gb = (bytes: number) => `${(bytes / GB).toFixed(2)} GB`;
+const mbOrGb = (bytes: number) => (bytes >= GB ? gb(bytes) : mb(bytes));
+const secs = (v: number) => (v < 10 ? `${v.toFixed(2)} s` : `${v.toFixed(1)} s`);
+/** A value, or a dash when it was not measured. */
+const opt = <T>(value: T | undefined | null, show: (v: T) => string) =>
+  value === undefined || value === null ? '–' : show(value);
+
+/** How a measured run ended, in words: "exit 1", "killed by SIGKILL", "stopped at the 1500 s limit". */
+function ending(run: MeasuredRun): string {
+  if (run.timed_out) return `stopped at its ${run.timeout_s} s limit`;
+  if (run.signal) return `killed by ${run.signal}${run.signal === 'SIGKILL' ? ' (out of memory?)' : ''}`;
+  return `exit ${run.exit_code}`;
+}
+
+/** The last line of a failed run's stderr (its error message). */
+const lastLine = (run: MeasuredRun) =>
+  run.stderr_tail
+    ?.split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .at(-1)
+    ?.slice(0, 300) ?? '';
+
+/** A measured run of a step in one phrase: "48.2 s, peak RSS 1.52 GB" or how it failed. */
+function runFigures(run: MeasuredRun): string {
+  return run.ok
+    ? `${secs(run.seconds)}, peak RSS ${mbOrGb(run.peak_rss_bytes)}`
+    : `failed (${ending(run)}) after ${secs(run.seconds)}, peak RSS ${mbOrGb(run.peak_rss_bytes)}`;
+}
+
+/** Why a scale produced no figure for `step`: not run, or the step that failed before it. */
+function whyMissing(r: BenchResults, label: string): string {
+  const s = r.scale?.[label];
+  if (!s) return `the ${label} store was not run in this run`;
+  const failure = s.failures?.[0];
+  return failure
+    ? `the ${label} store stopped at "${failure.step}": ${failure.run ? `${ending(failure.run)}, ${lastLine(failure.run)}` : failure.error}`
+    : `not measured at ${label}`;
+}
+
+/** The publish targets (10M and 100M). */
+function publishTarget(
+  r: BenchResults,
+  label: string,
+  name: string,
+  goal: string,
+  limits: { seconds: number; rss: number },
+): TargetCheck {
+  const s = r.scale?.[label];
+  const run = s?.publish;
+  if (!s || !run) return { name, goal, measured: '–', status: 'not measured', limit: whyMissing(r, label) };
+  const met = run.ok && run.seconds <= limits.seconds && run.peak_rss_bytes <= limits.rss;
+  const check: TargetCheck = {
+    name,
+    goal,
+    measured: runFigures(run),
+    status: met ? 'met' : 'missed',
+  };
+  if (!met) {
+    const parts: string[] = [];
+    if (!run.ok) parts.push(`mmds publish ${ending(run)}: ${lastLine(run)}`);
+    if (run.seconds > limits.seconds)
+      parts.push(`wall time ${secs(run.seconds)}, ${x(run.seconds / limits.seconds)}x the goal`);
+    if (run.peak_rss_bytes > limits.rss)
+      parts.push(
+        `peak RSS (VmHWM) ${mbOrGb(run.peak_rss_bytes)}, ${x(run.peak_rss_bytes / limits.rss)}x the goal`,
+      );
+    parts.push(
+      `for ${opt(s.observations ?? s.synthetic_observations, int)} observations in ${opt(s.synthetic_batches, String)} synthetic batches${s.ecb_history_ingest ? ' + 1 ECB batch' : ''}${s.snapshot ? `, snapshot ${mbOrGb(s.snapshot.bytes)} of files` : ''}`,
+    );
+    check.limit = parts.join('; ');
+  }
+  return check;
+}
+
+/** Of several values against one goal: missed if any measured one misses, else not measured if one is absent. */
+function combine(values: ReadonlyArray<{ ok: boolean | undefined }>): TargetCheck['status'] {
+  if (values.some((v) => v.ok === false)) return 'missed';
+  if (values.some((v) => v.ok === undefined)) return 'not measured';
+  return 'met';
+}
+
+/** Compares every target of the issue (issue 11) with what was measured in this run. */
+export function evaluateTargets(r: BenchResults): TargetCheck[] {
+  const checks: TargetCheck[] = [];
+  checks.push(
+    publishTarget(r, '10M', 'publish 10M observations', '≤ 60 s, peak RSS ≤ 2 GB', {
+      seconds: 60,
+      rss: 2 * GB,
+    }),
+  );
+  checks.push(
+    publishTarget(r, '100M', 'publish 100M observations', 'completes, ≤ 15 min, peak RSS ≤ 4 GB', {
+      seconds: 15 * 60,
+      rss: 4 * GB,
+    }),
+  );
+
+  // Incremental publish on the 100M store.
+  {
+    const name = 'incremental publish: one new ECB day on the 100M store';
+    const goal = '≤ 10 s';
+    const [label, s] = Object.entries(r.scale ?? {}).find(([, v]) => v.incremental) ?? [];
+    const inc = s?.incremental;
+    const describe = () => {
+      if (!inc) return '–';
+      const added = inc.ingest?.observations?.added;
+      return [
+        inc.publish ? `publish ${runFigures(inc.publish)}` : 'publish not run',
+        inc.ingest ? `ingest ${runFigures(inc.ingest)}` : 'ingest not run',
+        added === undefined ? '' : `${int(added)} observations added`,
+      ]
+        .filter(Boolean)
+        .join('; ');
+    };
+    if (label !== '100M' || !inc) {
+      checks.push({
+        name,
+        goal,
+        measured: inc ? `on the ${label} store only: ${describe()}` : '–',
+        status: 'not measured',
+        limit: r.scale?.['100M'] ? whyMissing(r, '100M') : 'the 100M store was not run in this run',
+      });
+    } else {
+      const met = inc.publish?.ok === true && inc.publish.seconds <= 10;
+      const check: TargetCheck = { name, goal, measured: describe(), status: met ? 'met' : 'missed' };
+      if (!met) {
+        const parts: string[] = [];
+        if (!inc.ingest?.ok)
+          parts.push(inc.ingest ? `mmds ingest ${ending(inc.ingest)}: ${lastLine(inc.ingest)}` : 'no ingest');
+        else if (!inc.publish) parts.push('publish not run');
+        else if (!inc.publish.ok) parts.push(`mmds publish ${ending(inc.publish)}: ${lastLine(inc.publish)}`);
+        else {
+          parts.push(
+            `mmds publish took ${secs(inc.publish.seconds)} (peak RSS ${mbOrGb(inc.publish.peak_rss_bytes)}) for ${opt(inc.ingest.observations?.added, int)} new rows`,
+          );
+          if (inc.snapshot)
+            parts.push(
+              `it wrote ${mbOrGb(inc.snapshot.new_bytes)} of the snapshot's ${mbOrGb(inc.snapshot.bytes)} anew (${mbOrGb(inc.snapshot.shared_bytes)} shared with the previous snapshot)`,
+            );
+        }
+        check.limit = parts.join('; ');
+      }
+      checks.push(check);
+    }
+  }
+
+  // Serve: open the 100M snapshot.
+  {
+    const name = 'serve: open a 100M snapshot';
+    const goal = '≤ 5 s, peak RSS ≤ 600 MB; steady RSS ≤ 400 MB';
+    const s = r.scale?.['100M'];
+    const open = s?.serve_open;
+    if (!open) {
+      const failure = s?.failures?.find((f) => f.step === 'serve open');
+      checks.push({
+        name,
+        goal,
+        measured: failure ? 'failed' : '–',
+        status: failure ? 'missed' : 'not measured',
+        limit: failure ? `mmds serve did not become ready: ${failure.error}` : whyMissing(r, '100M'),
+      });
+    } else {
+      const over = [
+        open.ready_s > 5 ? `ready after ${secs(open.ready_s)}` : '',
+        open.peak_rss_bytes > 600 * MB ? `peak RSS (VmHWM at ready) ${mbOrGb(open.peak_rss_bytes)}` : '',
+        open.steady_rss_bytes > 400 * MB ? `steady RSS ${mbOrGb(open.steady_rss_bytes)}` : '',
+      ].filter(Boolean);
+      checks.push({
+        name,
+        goal,
+        measured: `${secs(open.ready_s)}, peak RSS ${mbOrGb(open.peak_rss_bytes)}, steady RSS ${mbOrGb(open.steady_rss_bytes)}`,
+        status: over.length === 0 ? 'met' : 'missed',
+        ...(over.length
+          ? {
+              limit: `${over.join(', ')}; the open checks the snapshot's files (${opt(s.snapshot?.bytes, mbOrGb)}, ${opt(s.snapshot?.files, String)} files) and opens them in DuckDB before listening`,
+            }
+          : {}),
+      });
+    }
+  }
+
+  // One-series as_of page in-process at 1M and 100M.
+  {
+    const name = 'one-series as_of page (1,000 rows), in-process, at 1M and at 100M';
+    const goal = 'p50 ≤ 5 ms; 100M ≤ 1.5x 1M';
+    const small = r.scale?.['1M']?.one_series_in_process;
+    const large = r.scale?.['100M']?.one_series_in_process;
+    const ratio = small && large ? large.p50 / small.p50 : undefined;
+    const status = combine([
+      { ok: small ? small.p50 <= 5 : undefined },
+      { ok: large ? large.p50 <= 5 : undefined },
+      { ok: ratio === undefined ? undefined : ratio <= 1.5 },
+    ]);
+    const measured = [
+      `1M ${opt(small?.p50, (v) => `${ms(v)} ms`)}`,
+      `100M ${opt(large?.p50, (v) => `${ms(v)} ms`)}`,
+      `100M/1M ${opt(ratio, x)}`,
+    ].join(', ');
+    const check: TargetCheck = { name, goal, measured, status };
+    if (status === 'missed') {
+      check.limit = [
+        small && small.p50 > 5 ? `1M: p50 ${ms(small.p50)} ms, p99 ${ms(small.p99)} ms` : '',
+        large && large.p50 > 5 ? `100M: p50 ${ms(large.p50)} ms, p99 ${ms(large.p99)} ms` : '',
+        ratio !== undefined && ratio > 1.5 ? `100M is ${x(ratio)}x 1M` : '',
+      ]
+        .filter(Boolean)
+        .join('; ')
+        .concat(
+          ' (readObservationHistory on a SnapshotDb opened as the server opens it; concurrency 1; a new as_of each call)',
+        );
+    } else if (status === 'not measured') check.limit = whyMissing(r, small ? '100M' : '1M');
+    checks.push(check);
+  }
+
+  // The same over HTTP / in-process.
+  {
+    const name = 'same over HTTP / in-process';
+    const goal = 'p50 ≤ 1.3x';
+    const at = (label: string) => r.scale?.[label]?.http_vs_in_process_p50;
+    const status = combine(
+      ['1M', '100M'].map((label) => ({ ok: at(label) === undefined ? undefined : at(label)! <= 1.3 })),
+    );
+    const check: TargetCheck = {
+      name,
+      goal,
+      measured: `1M ${opt(at('1M'), x)}, 100M ${opt(at('100M'), x)}`,
+      status,
+    };
+    if (status === 'missed') {
+      check.limit = ['1M', '100M']
+        .filter((label) => (at(label) ?? 0) > 1.3)
+        .map((label) => {
+          const s = r.scale![label]!;
+          return `${label}: HTTP p50 ${opt(s.one_series_http?.p50, ms)} ms against ${opt(s.one_series_in_process?.p50, ms)} ms in-process (the endpoint also authenticates the key, describes the series, serialises and sends the page)`;
+        })
+        .join('; ');
+    } else if (status === 'not measured') check.limit = whyMissing(r, at('1M') === undefined ? '1M' : '100M');
+    checks.push(check);
+  }
+
+  // Throughput ratios of sections a and b.
+  const ratioTarget = (
+    name: string,
+    bound: number,
+    value: number | undefined,
+    targets: Targets | undefined,
+    measuredName: string,
+    referenceName: string,
+    section: string,
+  ) => {
+    const goal = `≥ ${bound}x`;
+    if (value === undefined || !targets) {
+      checks.push({
+        name,
+        goal,
+        measured: '–',
+        status: 'not measured',
+        limit: `section ${section} was not run`,
+      });
+      return;
+    }
+    const met = value >= bound;
+    const a = targets[measuredName]!;
+    const b = targets[referenceName]!;
+    checks.push({
+      name,
+      goal,
+      measured: x(value),
+      status: met ? 'met' : 'missed',
+      ...(met
+        ? {}
+        : {
+            limit: `${measuredName} ${int(a.rps)} req/s (p50 ${ms(a.p50)} ms) against ${referenceName} ${int(b.rps)} req/s (p50 ${ms(b.p50)} ms), median of ${a.rounds.length} rounds (${a.rounds.map(int).join(', ')} against ${b.rounds.map(int).join(', ')}); see "What is left"`,
+          }),
+    });
+  };
+  ratioTarget(
+    'public endpoint, mmds serve / bare node:http',
+    0.85,
+    r.public?.ratios.mmds_serve_vs_bare_node,
+    r.public?.targets,
+    'mmds serve',
+    'bare node:http',
+    'a',
+  );
+  ratioTarget(
+    'repeated keyed request / bare node:http',
+    0.7,
+    r.keyed?.cached.ratio_vs_bare_node,
+    r.keyed?.cached.targets,
+    'mmds serve (cached keyed)',
+    'bare node:http',
+    'b',
+  );
+  ratioTarget(
+    'nginx with dist/nginx.conf / plain nginx',
+    0.92,
+    r.public?.ratios.nginx_conf_vs_plain_nginx,
+    r.public?.targets,
+    'nginx + mmds build conf',
+    'nginx plain',
+    'a',
+  );
+  return checks;
+}
 
 function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
   return [
@@ -149,6 +467,161 @@ the current CLI):
 ${table(['figure', 'before', 'after'], rows)}`;
 }
 
+/** Section c: publish, serve open, queries and the incremental publish at each store size. */
+function renderScale(r: BenchResults, scales: Record<string, ScaleResult>): string {
+  const entries = Object.entries(scales);
+  const settings = r.scale_settings;
+  const ecb = settings?.ecb;
+  const publishRows = entries.map(([label, s]) => [
+    label,
+    s.ecb_history_ingest
+      ? `${opt(s.observations, int)} (${opt(s.synthetic_observations, int)} + ${opt(s.ecb_history_ingest.observations?.added, int)} ECB)`
+      : opt(s.observations ?? s.synthetic_observations, int),
+    `${s.shape.series} x ${s.shape.periods} x ${s.shape.revisions}`,
+    opt(s.synthetic_batches, String),
+    opt(s.generate, runFigures),
+    opt(s.ecb_history_ingest, runFigures),
+    opt(s.publish, (p) => (p.ok ? secs(p.seconds) : `failed (${ending(p)}) after ${secs(p.seconds)}`)),
+    opt(s.publish?.peak_rss_bytes, mbOrGb),
+    s.snapshot ? `${mbOrGb(s.snapshot.observations_bytes)} / ${mbOrGb(s.snapshot.bytes)}` : '–',
+    opt(s.serve_open?.ready_s, secs),
+    opt(s.serve_open?.peak_rss_bytes, mbOrGb),
+    opt(s.serve_open?.steady_rss_bytes, mbOrGb),
+  ]);
+  const queryRows = entries.map(([label, s]) => [
+    label,
+    opt(s.series_key, (k) => `\`${k}\``),
+    opt(s.one_series_in_process, (q) => `${ms(q.p50)} / ${ms(q.p99)} (${int(q.requests)})`),
+    opt(s.one_series_http, (q) => `${ms(q.p50)} / ${ms(q.p99)} (${int(q.requests)})`),
+    opt(s.http_vs_in_process_p50, x),
+    s.query_mode ?? '–',
+    opt(s.whole_catalogue_in_process_ms, (w) => `${ms(w.p50)} (${int(w.rows)} series)`),
+    s.server_rss_after_requests_bytes === undefined
+      ? '–'
+      : `${mbOrGb(s.server_rss_after_requests_bytes)} (peak ${opt(s.server_peak_rss_bytes, mbOrGb)})`,
+  ]);
+  const failures = entries.flatMap(([label, s]) =>
+    (s.failures ?? []).map((f) => [
+      label,
+      f.step,
+      f.run ? ending(f.run) : '–',
+      f.run ? secs(f.run.seconds) : '–',
+      f.run ? mbOrGb(f.run.peak_rss_bytes) : '–',
+      opt(
+        (f.run?.stderr_tail ?? f.error ?? '').trim() || null,
+        (text) =>
+          `\`${text
+            .slice(-400)
+            .replace(/\s*\n\s*/g, ' ⏎ ')
+            .replace(/[|`]/g, "'")}\``,
+      ),
+    ]),
+  );
+  const incremental = entries.find(([, s]) => s.incremental);
+  let incrementalText = '';
+  if (incremental) {
+    const [label, s] = incremental;
+    const inc = s.incremental!;
+    const obs = inc.ingest?.observations;
+    incrementalText = `### Incremental publish: one new real ECB day on the ${label} store
+
+After the first publish of the ${label} store, \`mmds ingest ecb\` of **${inc.input.description}**
+(sha256 \`${inc.input.sha256.slice(0, 16)}…\`), then \`mmds publish\` again. The store already held the
+ECB history up to the day before (${ecb ? `${ecb.history.description}; ${int(ecb.history.rows)} days, from \`${ecb.history.derived_from}\`, sha256 \`${ecb.history.derived_from_sha256.slice(0, 16)}…\`` : 'the real history file without its newest day'}), so the
+increment is that one day.
+
+${table(
+  ['step', 'result', 'what it contained / did'],
+  [
+    [
+      '`mmds ingest ecb` (one day)',
+      opt(inc.ingest, runFigures),
+      inc.ingest
+        ? `${opt(inc.ingest.rows_read, int)} rates read, observations: ${opt(obs?.added, int)} added, ${opt(obs?.unchanged, int)} unchanged, ${opt(obs?.corrected, int)} corrected, ${opt(obs?.backfilled, int)} backfilled (batch ${opt(inc.ingest.batch_id, (b) => `\`${b}\``)})`
+        : '–',
+    ],
+    [
+      '`mmds publish` (incremental)',
+      opt(inc.publish, runFigures),
+      inc.publish
+        ? `${opt(inc.publish.status, String)}, ${opt(inc.publish.observations, int)} observations in the new snapshot${inc.snapshot ? `; its files: ${mbOrGb(inc.snapshot.bytes)} in ${inc.snapshot.files} files, ${mbOrGb(inc.snapshot.new_bytes)} written anew, ${mbOrGb(inc.snapshot.shared_bytes)} shared with the previous snapshot (same inode)` : ''}`
+        : '–',
+    ],
+  ],
+)}`;
+  }
+  return `## c. Scale: synthetic observations
+
+Synthetic, **not real data**: source \`synthetic\` (rights open_licence, its own catalog), a data
+directory of its own, written by scripts/bench/generate-synthetic.ts (run as its own process, DuckDB
+\`range()\`, memory_limit ${settings?.generator_memory_limit ?? '–'} and a spill directory) as ordinary store batches of at most
+${opt(settings?.generator_batch_rows, int)} rows (ids in the store's form, revision chains with \`supersedes_id\`,
+\`observed_at\` increasing along each chain). The largest store of the run also holds the real ECB
+history without its newest day (\`mmds ingest ecb\`, ${ecb ? `${int(ecb.history.rows)} days` : 'real file'}; its observations count synthetic + ECB rows),
+for the incremental publish below; the others hold synthetic rows only. Then \`mmds publish\` and a spawned \`mmds serve\`. Every CLI run is its own process, timed from spawn
+to exit, its peak RSS the VmHWM of /proc/<pid>/status polled every 100 ms until it exits; time limits:
+${settings ? `generation ${settings.limits.generate_s / 60} min, ingest ${settings.limits.ingest_s / 60} min, publish ${settings.limits.publish_s / 60} min, serve open ${settings.limits.serve_open_s / 60} min` : '–'}
+(a step past its limit is stopped and recorded as failed). Snapshot sizes are the sum of the files in
+the snapshot directory (observations / all tables).
+
+**Serve open**: from the spawn of \`mmds serve\` until it names its port (it verifies the snapshot's
+checksums and opens it in DuckDB before listening); peak RSS is VmHWM read at that moment, steady RSS
+VmRSS once two samples 500 ms apart differ by less than 1 MB (at most 5 s).
+
+${table(
+  [
+    'size',
+    'observations',
+    'series x periods x revisions',
+    'batches',
+    'generate',
+    'ECB history ingest',
+    'publish',
+    'publish peak RSS',
+    'snapshot files (observations / all)',
+    'serve ready',
+    'serve peak RSS (open)',
+    'serve steady RSS',
+  ],
+  publishRows,
+)}
+
+**Queries**: one synthetic series = 250 monthly periods x 4 revisions = 1,000 rows, \`as_of\` in the
+middle of its history (a new second per request, so the response cache never answers), concurrency
+1: over HTTP (a keyed \`/api/v1/observations\` request) and in-process (\`readObservationHistory\` on a
+\`SnapshotDb\` opened as the server opens it) taking turns in 1-second slices, ${2 * Number(r.settings.latency_seconds)} s each
+("in turns"; "one at a time" when memory was short for the harness to open the snapshot beside the
+server: HTTP first, then the server stopped and the in-process loop).
+The whole-catalogue query (in-process, median of 5) is the latest period of every series and its
+revision in force at one instant.
+
+${table(
+  [
+    'size',
+    'series',
+    'one series in-process p50 / p99 ms (calls)',
+    'one series HTTP p50 / p99 ms (requests)',
+    'HTTP / in-process p50',
+    'HTTP and in-process',
+    'whole catalogue ms',
+    'server RSS after requests',
+  ],
+  queryRows,
+)}
+
+${incrementalText}
+
+${
+  failures.length
+    ? `### Failed steps
+
+${table(['size', 'step', 'ending', 'after', 'peak RSS', 'stderr tail / error'], failures)}
+
+`
+    : ''
+}${r.scale_note ?? ''}`;
+}
+
 /** Renders BENCHMARKS.md. */
 export function renderReport(r: BenchResults, before?: BenchResults): string {
   const parts: string[] = [];
@@ -175,14 +648,33 @@ settings, rounds interleaved.
     .join(', ')}.`);
 
   if (r.targets?.length) {
+    const limits = r.targets.filter((t) => t.limit && t.status !== 'met');
     parts.push(`## Targets
+
+All figures come from this one run. The observations of section c are **synthetic** (source
+\`synthetic\`, generated by the harness, not real data) at 1M, 10M and 100M; only the ECB history
+beside them in the largest store and the one new ECB day of the incremental publish are real ECB files. MB and GB are
+2^20 and 2^30 bytes; peak RSS is the process's VmHWM.
 
 ${table(
   ['target', 'goal', 'measured', 'result'],
-  r.targets.map((t) => [t.name, t.target, t.measured, t.met ? 'met' : '**missed**']),
+  r.targets.map((t) => [
+    t.name,
+    t.goal,
+    t.measured,
+    t.status === 'met' ? 'met' : t.status === 'missed' ? '**missed**' : 'not measured',
+  ]),
 )}
+${
+  limits.length
+    ? `
+What limits each target missed or not measured, from this run's results:
 
-Where a target is missed, the section "What limits it" says why and what was tried.`);
+${limits.map((t) => `- **${t.name}** (${t.status}): ${t.limit}`).join('\n')}
+`
+    : ''
+}
+The section "What limits it, and what was tried" below has the analysis behind these lines.`);
   }
 
   if (r.public) {
@@ -229,7 +721,7 @@ errors must carry the request id of their X-Request-Id header and \`Cache-Contro
     const k = r.keyed;
     parts.push(`## b. Keyed as_of: \`/api/v1/observations?series=${k.series}&as_of=…\` (${int(k.body_bytes)} bytes, 1,000 rows)
 
-A closed loop of 1, 4 and 16 concurrent clients, ${String(r.settings.latency_seconds)} s over HTTP and ${String(r.settings.latency_seconds)} s in-process at each
+A closed loop of 1, 4 and 16 concurrent clients, ${2 * Number(r.settings.latency_seconds)} s over HTTP and ${2 * Number(r.settings.latency_seconds)} s in-process at each
 concurrency, taking turns in 1-second slices so that bursts of outside load hit both alike. Every request names a new
 \`as_of\` (one second later than the previous one), so the response cache never answers and each
 request runs the query. In-process: the same \`readObservationHistory\` call on a \`SnapshotDb\` opened
@@ -269,50 +761,7 @@ ${throughputTable(k.cached.targets, 'bare node:http')}
 - **mmds serve (cached keyed) / bare node:http: ${x(k.cached.ratio_vs_bare_node)}**`);
   }
 
-  if (r.scale) {
-    const rows = Object.entries(r.scale).map(([label, s]) => [
-      label,
-      int(s.observations),
-      `${s.shape.series} x ${s.shape.periods} x ${s.shape.revisions}`,
-      s.generate_s.toFixed(1),
-      s.publish_s.toFixed(1),
-      mb(s.parquet_bytes),
-      s.serve_ready_s.toFixed(1),
-      `${ms(s.one_series_http.p50)} / ${ms(s.one_series_http.p99)}`,
-      `${ms(s.one_series_in_process.p50)} / ${ms(s.one_series_in_process.p99)}`,
-      `${ms(s.whole_catalogue_in_process_ms.p50)} (${int(s.whole_catalogue_in_process_ms.rows)} series)`,
-      `${mb(s.server_rss_bytes)} (peak ${mb(s.server_peak_rss_bytes)})`,
-    ]);
-    parts.push(`## c. Scale: synthetic observations
-
-Synthetic, **not real data**: source \`synthetic\` (rights open_licence, its own catalog), a data
-directory of its own, written by scripts/bench/generate-synthetic.ts as one ordinary store batch
-(DuckDB \`range()\`; ids as the store derives them, revision chains with \`supersedes_id\`,
-\`observed_at\` increasing along each chain), then \`mmds publish\` and a spawned \`mmds serve\`.
-One series = 250 monthly periods x 4 revisions = 1,000 rows, queried with \`as_of\` in the middle of
-its history (a new second per request, concurrency 1, ${String(r.settings.latency_seconds)} s). The whole-catalogue query
-(in-process, median of 5) is the latest period of every series and its revision in force at one
-instant. Memory: VmRSS of the \`mmds serve\` process after the HTTP requests (VmHWM in brackets).
-
-${table(
-  [
-    'size',
-    'observations',
-    'series x periods x revisions',
-    'generate s',
-    'publish s',
-    'Parquet',
-    'serve ready s',
-    'one series HTTP p50 / p99 ms',
-    'one series in-process p50 / p99 ms',
-    'whole catalogue ms',
-    'server memory',
-  ],
-  rows,
-)}
-
-${r.scale_note ?? ''}`);
-  }
+  if (r.scale) parts.push(renderScale(r, r.scale));
 
   if (r.build) {
     const rows = Object.entries(r.build).map(([name, b]) => [
@@ -375,6 +824,9 @@ const LIMITS = `## What limits it, and what was tried
 
 const LIMITS_LEFT = `### What is left
 
+These notes come from profiling runs of 2026-11-23, before the store rewrite and against the
+previous round's targets; the lines under "Targets" above come from this run's results.
+
 - **Reading these figures.** The machine was shared with other work while this ran, and a target
   near its bound can flip between runs. In the last two full runs with this code (2026-11-23), the
   figures were: mmds serve / bare node:http 0.57 and 0.60; nginx with \`dist/nginx.conf\` / plain
@@ -421,11 +873,18 @@ const LIMITS_LEFT = `### What is left
 const METHOD = `## How to run
 
 \`\`\`sh
-npm run bench                          # everything (under 15 minutes on 2 cores); writes BENCHMARKS.md
+npm run bench                          # everything; writes BENCHMARKS.md (the 100M store alone takes
+                                       # minutes to generate and up to 25 minutes per publish)
 node scripts/bench/run-bench.ts --sections a,b --keep   # part of it; keeps the work directory
+npm run bench -- --sections c --scales 1M --out /tmp/bench-c.json   # one store size
+npm run bench -- --report-only --out /tmp/bench-c.json --report /tmp/BENCHMARKS.md   # report elsewhere
 node scripts/bench/generate-synthetic.ts --data-dir /tmp/syn --series 1000 --periods 250 --revisions 4
 \`\`\`
 
+Section c needs about 100 bytes of free disk per observation under the temporary directory at
+100M (batches, two snapshots and DuckDB's spill: about 10 GB); it checks before generating.
+
 It installs \`wrk\` and \`nginx\` with apt-get when they are missing, starts every server itself on
 127.0.0.1 (each stopped by its pid at the end), and works in a temporary directory that it
-removes. Nothing is written to ./data or ./dist.`;
+removes. Nothing is written to ./data or ./dist. A partial run (\`--sections\`, \`--scales\`) writes its
+JSON but leaves BENCHMARKS.md alone unless \`--report\` names a file.`;

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { DEFAULT_PARTITION_ROWS } from '../store/partitions.ts';
 
 /** The service's configuration, read once at start by a composition root. */
 export interface Config {
@@ -34,7 +35,7 @@ export interface Config {
    * past it, sorts and windows spill to the data directory's tmp/ instead of failing.
    */
   memoryLimit: string;
-  /** Revisions per fact partition a publish aims at (MMDS_PARTITION_ROWS, default 4,000,000). */
+  /** Revisions per fact partition a publish aims at (MMDS_PARTITION_ROWS, default 1,000,000). */
   partitionRows: number;
 }
 
@@ -70,7 +71,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, cw
       ? Object.freeze(env.MMDS_CFTC_REPORTS.split(',').map((r) => r.trim()))
       : null,
     memoryLimit: readMemoryLimit(env.MMDS_MEMORY_LIMIT),
-    partitionRows: readInteger(env, 'MMDS_PARTITION_ROWS', 4_000_000, 100, 1_000_000_000),
+    partitionRows: readInteger(env, 'MMDS_PARTITION_ROWS', DEFAULT_PARTITION_ROWS, 100, 1_000_000_000),
   });
 }
 

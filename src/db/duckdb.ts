@@ -1,4 +1,5 @@
-import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import {
   type DuckDBConnection,
   DuckDBInstance,
@@ -24,7 +25,11 @@ export async function openDuckDb(options: OpenDuckDbOptions = {}): Promise<DuckD
   const config: Record<string, string> = {};
   if (options.threads !== undefined) config.threads = String(options.threads);
   if (options.memoryLimit !== undefined) config.memory_limit = options.memoryLimit;
-  if (options.tempDirectory !== undefined) config.temp_directory = options.tempDirectory;
+  if (options.tempDirectory !== undefined) {
+    // DuckDB creates the directory itself, but not its parents.
+    mkdirSync(dirname(options.tempDirectory), { recursive: true });
+    config.temp_directory = options.tempDirectory;
+  }
   return DuckDBInstance.create(':memory:', config);
 }
 

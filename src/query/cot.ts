@@ -89,7 +89,7 @@ export async function readRecentReports(
 ): Promise<CotReportRow[]> {
   return db.query<CotReportRow>(
     `SELECT * FROM (
-       SELECT ${REPORT_COLUMNS} FROM cot_reports WHERE series_key = $key
+       SELECT ${REPORT_COLUMNS} FROM ${db.factRelation('cot_reports', seriesKey)} AS cot_reports WHERE series_key = $key
        QUALIFY row_number() OVER (PARTITION BY period ORDER BY revision_number DESC) = 1
        ORDER BY period DESC LIMIT $limit)
      ORDER BY period`,

@@ -103,7 +103,7 @@ async function lookUpSeriesInfo(db: SnapshotDb, key: string): Promise<SeriesInfo
   const { catalogued, ...info } = row;
   if (catalogued) return info;
   const [observed] = await db.query<{ n: number }>(
-    'SELECT 1 AS n FROM observations WHERE series_key = $key LIMIT 1',
+    `SELECT 1 AS n FROM ${db.factRelation('observations', key)} WHERE series_key = $key LIMIT 1`,
     { key },
   );
   return observed ? info : null;
@@ -159,9 +159,9 @@ const OBSERVATION_COLUMNS = [
  * comes after it. One ordered window over the series' rows reads the file once (a max() per
  * period made DuckDB scan it twice and join).
  */
-const OBSERVATION_PAGE = `WITH known AS (
+const observationPage = (relation: string) => `WITH known AS (
        SELECT *, lead(period) OVER (ORDER BY period, revision_number) IS DISTINCT FROM period AS in_force
-         FROM observations
+         FROM ${relation} AS observations
         WHERE series_key = $series
           AND ($as_of = '' OR observed_at <= TRY_CAST($as_of AS TIMESTAMP))
           AND ($from = '' OR period >= $from)
@@ -179,9 +179,27 @@ const OBSERVATION_PAGE = `WITH known AS (
  * The same page as one JSON array built by DuckDB: a single string to hand over and parse
  * instead of a JavaScript value per cell (about a third of the time of a 1,000-row page).
  */
-const OBSERVATION_PAGE_JSON = `SELECT to_json(list({${OBSERVATION_COLUMNS.map((c) => `'${c}': ${c}`).join(', ')}}
+const observationPageJson = (
+  relation: string,
+) => `SELECT to_json(list({${OBSERVATION_COLUMNS.map((c) => `'${c}': ${c}`).join(', ')}}
          ORDER BY period, revision_number))::VARCHAR AS rows
-  FROM (${OBSERVATION_PAGE})`;
+  FROM (${observationPage(relation)})`;
+
+/** The statements of one relation, built once (the pool prepares each text once per connection). */
+function memoize(build: (relation: string) => string): (relation: string) => string {
+  const built = new Map<string, string>();
+  return (relation) => {
+    let sql = built.get(relation);
+    if (sql === undefined) {
+      sql = build(relation);
+      built.set(relation, sql);
+    }
+    return sql;
+  };
+}
+
+const OBSERVATION_PAGE = memoize(observationPage);
+const OBSERVATION_PAGE_JSON = memoize(observationPageJson);
 
 /** Reads one page of a series' observation revisions ordered by period and revision (see OBSERVATION_PAGE). */
 export async function readObservationHistory(
@@ -194,13 +212,14 @@ export async function readObservationHistory(
     ...bindHistory(query),
     after_revision: query.after?.revision_number ?? 0,
   };
-  const [page] = await db.query<{ rows: string | null }>(OBSERVATION_PAGE_JSON, params);
+  const relation = db.factRelation('observations', seriesKey);
+  const [page] = await db.query<{ rows: string | null }>(OBSERVATION_PAGE_JSON(relation), params);
   let rows: ObservationRow[];
   try {
     rows = page?.rows ? (JSON.parse(page.rows) as ObservationRow[]) : [];
   } catch {
     // A NaN or infinite value has no JSON form (DuckDB writes it bare): read the rows as values.
-    rows = await db.query<ObservationRow>(OBSERVATION_PAGE, params);
+    rows = await db.query<ObservationRow>(OBSERVATION_PAGE(relation), params);
   }
   return toPage(rows, query.limit);
 }
@@ -215,12 +234,20 @@ export async function readCotHistory(
   seriesKey: string,
   query: HistoryQuery,
 ): Promise<HistoryPage<CotReportRow>> {
-  const rows = await db.query<CotReportRow>(
+  const rows = await db.query<CotReportRow>(COT_PAGE(db.factRelation('cot_reports', seriesKey)), {
+    series: seriesKey,
+    ...bindHistory(query),
+  });
+  return toPage(rows, query.limit);
+}
+
+const COT_PAGE = memoize(
+  (relation) =>
     `SELECT id, series_key, report_type, market_code, period, market_name, contract_units, open_interest,
             change_open_interest, traders_total, conc_gross_le4_long, conc_gross_le4_short,
             conc_gross_le8_long, conc_gross_le8_short, positions, ${rfc3339('observed_at')} AS observed_at,
             observed_at_method, revision_number, supersedes_id, source_ref
-       FROM cot_reports
+       FROM ${relation} AS cot_reports
       WHERE series_key = $series
         AND ($as_of = '' OR cot_reports.observed_at <= TRY_CAST($as_of AS TIMESTAMP))
         AND ($from = '' OR period >= $from)
@@ -229,7 +256,4 @@ export async function readCotHistory(
      QUALIFY row_number() OVER (PARTITION BY period ORDER BY revision_number DESC) = 1
       ORDER BY period
       LIMIT $limit`,
-    { series: seriesKey, ...bindHistory(query) },
-  );
-  return toPage(rows, query.limit);
-}
+);

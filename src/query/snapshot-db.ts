@@ -22,6 +22,8 @@ export interface OpenSnapshotOptions {
   /** Deadline of one query; past it the query is interrupted and the caller gets QueryTimeoutError. */
   queryTimeoutMs?: number;
   threads?: number;
+  /** DuckDB memory_limit of the instance (default 1GB, as MMDS_MEMORY_LIMIT). */
+  memoryLimit?: string;
 }
 
 /** A query ran past its deadline and was interrupted. */
@@ -38,11 +40,30 @@ export interface SnapshotDb {
   readonly manifest: SnapshotManifest;
   /** Runs a read statement with bound values on a pooled connection (prepared once per connection). */
   query<T extends object>(sql: string, params?: SqlParams): Promise<T[]>;
+  /**
+   * The relation to read one series' facts from: the view over the one partition file that
+   * holds every revision of the series (a lookup reads one file's statistics, not every
+   * file's), or the whole table when no partition can hold it. Use it `AS <table>`.
+   */
+  factRelation(table: FactTable, seriesKey: string): string;
   /** Waits for queries in flight, then closes the instance. */
   close(): Promise<void>;
   /** Settings that must hold once the views exist (asserted at server start). */
   readSecuritySettings(): Promise<{ enable_external_access: boolean; lock_configuration: boolean }>;
 }
+
+/** The fact tables, partitioned by series key. */
+export type FactTable = 'observations' | 'cot_reports';
+
+/** One partition's range and the view over its file. */
+interface PartitionView {
+  lower: string | null;
+  upper: string | null;
+  view: string;
+}
+
+/** Partition views of one fact table by source, each source's in key order. */
+type PartitionIndex = Map<string, PartitionView[]>;
 
 interface PooledConnection {
   connection: DuckDBConnection;
@@ -61,9 +82,10 @@ export async function openSnapshotDb(
 ): Promise<SnapshotDb> {
   const manifest = readManifest(layout, snapshotId);
   const dir = snapshotDir(layout, snapshotId);
-  const instance = await openDuckDb({ threads: options.threads ?? 2 });
+  const instance = await openDuckDb({ threads: options.threads ?? 2, memoryLimit: options.memoryLimit ?? '1GB' });
   const setup = await instance.connect();
   const files: string[] = [];
+  const partitions = new Map<FactTable, PartitionIndex>();
   try {
     if (manifest.schema_version < 3 || !manifest.derived) {
       throw new Error(
@@ -76,12 +98,27 @@ export async function openSnapshotDb(
       const tableFiles = entry.files.map((file) => join(dir, file.file));
       files.push(...tableFiles);
       // Reference tables are small and joined by most requests: held in memory. Fact tables
-      // (millions of revisions, partitioned) stay views over their Parquet files.
+      // (millions of revisions, partitioned) stay views over their Parquet files, one over all
+      // and one per partition for lookups of one series.
       const kind = table.kind === 'reference' ? 'TABLE' : 'VIEW';
       await execute(
         setup,
         `CREATE ${kind} ${quotedIdentifier(table.name)} AS SELECT * FROM ${relationOf(table, tableFiles)}`,
       );
+      if (table.kind !== 'fact') continue;
+      const index: PartitionIndex = new Map();
+      for (const [n, file] of entry.files.entries()) {
+        if (file.source === undefined) continue;
+        const view = quotedIdentifier(`${table.name}__p${n}`);
+        await execute(
+          setup,
+          `CREATE VIEW ${view} AS SELECT * FROM read_parquet(${quotedString(join(dir, file.file))})`,
+        );
+        const views = index.get(file.source) ?? [];
+        views.push({ lower: file.lower ?? null, upper: file.upper ?? null, view });
+        index.set(file.source, views);
+      }
+      partitions.set(table.name as FactTable, index);
     }
     // Computed at publish: one row per series or market, loaded into memory.
     for (const name of DERIVED_TABLES) {
@@ -109,7 +146,7 @@ export async function openSnapshotDb(
     throw error;
   }
   setup.closeSync();
-  return createPool(instance, snapshotId, manifest, options);
+  return createPool(instance, snapshotId, manifest, options, partitions);
 }
 
 function createPool(
@@ -117,6 +154,7 @@ function createPool(
   id: string,
   manifest: SnapshotManifest,
   options: OpenSnapshotOptions,
+  partitions: ReadonlyMap<FactTable, PartitionIndex>,
 ): SnapshotDb {
   const size = options.poolSize ?? 4;
   const timeoutMs = options.queryTimeoutMs ?? 10_000;
@@ -181,6 +219,9 @@ function createPool(
         if (inFlight === 0) for (const notify of idleWaiters.splice(0)) notify();
       }
     },
+    factRelation(table, seriesKey) {
+      return findPartition(partitions.get(table), seriesKey) ?? table;
+    },
     async close() {
       closed = true;
       if (inFlight > 0) await new Promise<void>((resolve) => idleWaiters.push(resolve));
@@ -195,4 +236,26 @@ function createPool(
       return { enable_external_access: Boolean(row?.e), lock_configuration: Boolean(row?.l) };
     },
   };
+}
+
+/**
+ * The view of the partition whose range holds `key`, by binary search over the source's
+ * partitions. Keys outside ASCII get none (JavaScript and DuckDB order such text differently).
+ */
+function findPartition(index: PartitionIndex | undefined, key: string): string | null {
+  if (!index || !/^[\x20-\x7e]*$/.test(key)) return null;
+  const dot = key.indexOf('.');
+  const views = index.get(dot === -1 ? key : key.slice(0, dot));
+  if (!views) return null;
+  let low = 0;
+  let high = views.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    const lower = views[middle]!.lower;
+    if (lower === null || lower <= key) low = middle + 1;
+    else high = middle;
+  }
+  const found = views[low - 1];
+  if (!found || (found.upper !== null && key >= found.upper)) return null;
+  return found.view;
 }

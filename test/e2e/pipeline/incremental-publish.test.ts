@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDuckDb, quotedString, readRows } from '../../../src/db/duckdb.ts';
+import { openSnapshotDb } from '../../../src/query/snapshot-db.ts';
 import { DERIVED_TABLES } from '../../../src/store/derived-tables.ts';
 import { resolveLayout, snapshotDir } from '../../../src/store/layout.ts';
 import { readCurrentId, readManifest, type SnapshotManifest } from '../../../src/store/manifest.ts';
@@ -161,6 +162,29 @@ describe('incremental publish: one new ECB day', () => {
       `SELECT period FROM read_parquet(${quotedString(join(childDir, child.derived.series_latest!.file))}) WHERE series_key = 'ecb.USD'`,
     );
     expect(usd?.period).toBe(NEWEST_DAY);
+  });
+
+  it('reads one series from the one partition that holds it', async () => {
+    const layout = resolveLayout(dataDir);
+    const db = await openSnapshotDb(layout, child.id);
+    try {
+      const keys = await db.query<{ key: string; n: number }>(
+        'SELECT series_key AS key, count(*)::INTEGER AS n FROM observations GROUP BY 1 ORDER BY 1',
+      );
+      expect(keys.length).toBeGreaterThan(20);
+      for (const { key, n } of keys) {
+        const relation = db.factRelation('observations', key);
+        expect(relation, key).toMatch(/^"observations__p\d+"$/);
+        const [row] = await db.query<{ n: number }>(
+          `SELECT count(*)::INTEGER AS n FROM ${relation} WHERE series_key = $key`,
+          { key },
+        );
+        expect(row!.n, key).toBe(n);
+      }
+      expect(db.factRelation('observations', 'nosuchsource.X')).toBe('observations');
+    } finally {
+      await db.close();
+    }
   });
 
   it('passes mmds verify, which hashes the linked files too', async () => {
