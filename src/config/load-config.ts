@@ -35,7 +35,7 @@ export interface Config {
    * past it, sorts and windows spill to the data directory's tmp/ instead of failing.
    */
   memoryLimit: string;
-  /** Revisions per fact partition a publish aims at (MMDS_PARTITION_ROWS, default 1,000,000). */
+  /** Revisions per fact partition a publish aims at (MMDS_PARTITION_ROWS, default 250,000). */
   partitionRows: number;
 }
 

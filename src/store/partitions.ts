@@ -19,7 +19,7 @@ export interface PartitionRange {
 }
 
 /** Rows per partition a publish aims at (MMDS_PARTITION_ROWS). */
-export const DEFAULT_PARTITION_ROWS = 1_000_000;
+export const DEFAULT_PARTITION_ROWS = 250_000;
 
 /** The source a series key belongs to, as SQL. */
 export const SOURCE_OF_KEY = "split_part(series_key, '.', 1)";

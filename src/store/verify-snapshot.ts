@@ -4,11 +4,11 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { execute, quotedIdentifier, quotedString, readRows } from '../db/duckdb.ts';
 import { RIGHTS } from '../model/records.ts';
 import { DERIVED_TABLES } from './derived-tables.ts';
-import { manifestFiles, type SnapshotManifest } from './manifest.ts';
+import { hashFiles } from './hash-files.ts';
+import { manifestFiles, type SnapshotFile, type SnapshotManifest } from './manifest.ts';
 import { rangeOf, rangePredicate, relationOf } from './partitions.ts';
 import { TABLES } from './tables.ts';
 import { findChainProblems } from './validate-chains.ts';
-import { hashFile } from './write-parquet.ts';
 
 /** One finding of a verification; errors block a publish and fail `mmds verify`. */
 export interface Problem {
@@ -43,14 +43,19 @@ export async function verifySnapshotFiles(
       if (!manifest.derived?.[name]) error(`${manifest.id}: manifest lists no derived table ${name}`);
     }
   }
+  const toHash: Array<{ entry: SnapshotFile; file: string }> = [];
   for (const entry of manifestFiles(manifest)) {
     const file = join(dir, entry.file);
     if (!existsSync(file)) error(`${manifest.id}/${entry.file}: missing`);
     else if (statSync(file).size !== entry.bytes)
       error(`${manifest.id}/${entry.file}: size differs from the manifest`);
-    else if (!options.linked?.has(entry.file) && (await hashFile(file)) !== entry.sha256)
-      error(`${manifest.id}/${entry.file}: SHA-256 differs from the manifest`);
+    else if (!options.linked?.has(entry.file)) toHash.push({ entry, file });
   }
+  const digests = await hashFiles(toHash.map((item) => item.file));
+  toHash.forEach(({ entry }, index) => {
+    if (digests[index] !== entry.sha256)
+      error(`${manifest.id}/${entry.file}: SHA-256 differs from the manifest`);
+  });
   return problems;
 }
 
