@@ -61,6 +61,8 @@ Configuration (environment, read once at start):
   MMDS_FETCH_RETRIES    retries of a failed download (default 4)
   MMDS_FETCH_BACKOFF_MS  first back-off between retries in ms, growing per attempt (default 1000)
   MMDS_FETCH_MAX_BYTES  largest file a download accepts (default 536870912, 512 MiB)
+  MMDS_MEMORY_LIMIT     DuckDB memory of one command, e.g. 1GB or 512MB; spills to disk past it (default 1GB)
+  MMDS_PARTITION_ROWS   revisions per snapshot partition publish aims at (default 250000)
 
 Examples:
   mmds ingest-plan data/sample/pipeline.json && mmds publish && mmds build && mmds serve

@@ -3,7 +3,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { formatTimestamp } from '../lib/zoned-time.ts';
-import type { KnowledgeMethod, KnowledgeTime, ParsedBatch } from '../model/records.ts';
+import type { ParsedBatch } from '../model/records.ts';
 import {
   type BatchRecord,
   type InputFile,
@@ -14,8 +14,9 @@ import {
 import { fsyncPath, renameDurably } from './durable-fs.ts';
 import type { StoreLayout } from './layout.ts';
 import { withStoreLock } from './lock.ts';
-import { readReferenceHashes, readStoredFacts } from './read-store-state.ts';
-import { hashCanonical, planRevisions } from './revisions.ts';
+import { dropFactPlan, type FactPlan, fillPlannedFacts, planFacts, type TableCounts } from './plan-facts.ts';
+import { readReferenceHashes } from './read-store-state.ts';
+import { hashCanonical } from './revisions.ts';
 import { TABLES, type TableDefinition } from './tables.ts';
 import { copyToParquet, createScratchTable, type FileStats, loadRows } from './write-parquet.ts';
 
@@ -28,25 +29,21 @@ export interface BatchMeta {
   now: Date;
 }
 
-/** Per-table counts of one ingest. */
-export interface TableCounts {
-  added: number;
-  unchanged: number;
-  /** Of `added`: facts placed before knowledge the store already had (late vintages, backfills). */
-  backfilled: number;
-  /** Of `added`: calendar-stamped values that changed a stored value, restamped as corrections. */
-  corrected: number;
-}
+export type { TableCounts };
 
 /** An ingest would have back-dated or contradicted stored knowledge: nothing was written. */
 export class RevisionRefusedError extends Error {
+  /** The first refusals in input order (not necessarily all of them). */
   readonly reasons: string[];
+  /** How many candidates were refused in all. */
+  readonly total: number;
 
-  constructor(table: string, reasons: string[]) {
-    const more = reasons.length > 1 ? ` (and ${reasons.length - 1} more)` : '';
+  constructor(table: string, reasons: string[], total = reasons.length) {
+    const more = total > 1 ? ` (and ${total - 1} more)` : '';
     super(`${table}: ${reasons[0]}${more}`);
     this.name = 'RevisionRefusedError';
     this.reasons = reasons;
+    this.total = total;
   }
 }
 
@@ -59,15 +56,9 @@ export interface AppendResult {
 }
 
 const FACT_ID_PREFIX: Record<string, string> = { observations: 'obs', cot_reports: 'cot' };
-const PROVENANCE_ONLY = new Set([
-  'source_ref',
-  'observed_at',
-  'observed_at_method',
-  'correction',
-  'verification_status',
-  'confidence',
-  'data_class',
-]);
+
+/** What one table adds to the batch: reference rows in JS, or a fact table's plan in DuckDB. */
+type Pending = { table: TableDefinition; rows: object[] } | { table: TableDefinition; plan: FactPlan };
 
 /**
  * Appends what a parser produced to the store as one new batch: facts become new revisions
@@ -85,22 +76,47 @@ export async function appendBatch(
     const batches = listBatches(layout);
     const batchId = createBatchId(nextBatchSequence(batches), meta);
     const tables: Record<string, TableCounts> = {};
-    const pending: Array<{ table: TableDefinition; rows: object[] }> = [];
-    for (const table of TABLES) {
-      const input = (parsed as unknown as Record<string, object[] | undefined>)[table.name];
-      if (!input || input.length === 0) continue;
-      const files = listTableFiles(layout, batches, table.name);
-      const planned =
-        table.kind === 'fact'
-          ? await planFacts(connection, table, files, input, batchId, meta.collectorVersion)
-          : await planReference(connection, table, files, input, batchId);
-      tables[table.name] = planned.counts;
-      if (planned.rows.length > 0) pending.push({ table, rows: planned.rows });
+    const pending: Pending[] = [];
+    const plans: FactPlan[] = [];
+    try {
+      for (const table of TABLES) {
+        const input = (parsed as unknown as Record<string, object[] | undefined>)[table.name];
+        if (!input || input.length === 0) continue;
+        const files = listTableFiles(layout, batches, table.name);
+        if (table.kind === 'fact') {
+          // The candidates pass through the staging directory, which the next batch clears.
+          mkdirSync(layout.batchStagingDir, { recursive: true });
+          const ndjsonFile = join(layout.batchStagingDir, `plan-${table.name}.ndjson`);
+          const plan = await planFacts(connection, table, input, { files, ndjsonFile });
+          plans.push(plan);
+          const { reasons, total } = plan.refusals;
+          if (total > 0) throw new RevisionRefusedError(table.name, reasons, total);
+          tables[table.name] = plan.counts;
+          if (plan.counts.added > 0) pending.push({ table, plan });
+        } else {
+          const planned = await planReference(connection, table, files, input, batchId);
+          tables[table.name] = planned.counts;
+          if (planned.rows.length > 0) pending.push({ table, rows: planned.rows });
+        }
+      }
+      const result = {
+        batch_id: null,
+        tables,
+        rows_read: parsed.rows_read,
+        rows_skipped: parsed.rows_skipped,
+      };
+      if (pending.length === 0) return result;
+      await writeBatch(
+        layout,
+        connection,
+        { id: batchId, collectorVersion: meta.collectorVersion },
+        pending,
+        meta,
+      );
+      return { ...result, batch_id: batchId };
+    } finally {
+      for (const plan of plans) await dropFactPlan(connection, plan.tables);
     }
-    const result = { batch_id: null, tables, rows_read: parsed.rows_read, rows_skipped: parsed.rows_skipped };
-    if (pending.length === 0) return result;
-    await writeBatch(layout, connection, batchId, pending, meta);
-    return { ...result, batch_id: batchId };
   });
 }
 
@@ -109,81 +125,6 @@ function createBatchId(sequence: number, meta: BatchMeta): string {
     .update(JSON.stringify([meta.source, meta.files, meta.options, meta.now.toISOString()]))
     .digest('hex');
   return `${String(sequence).padStart(6, '0')}-${digest.slice(0, 12)}`;
-}
-
-async function planFacts(
-  connection: DuckDBConnection,
-  table: TableDefinition,
-  files: readonly string[],
-  input: readonly object[],
-  batchId: string,
-  collectorVersion: string,
-): Promise<{ rows: object[]; counts: TableCounts }> {
-  type Fact = Record<string, unknown> & {
-    series_key: string;
-    period: string;
-    observed_at: string;
-    observed_at_method: KnowledgeMethod;
-    correction?: KnowledgeTime;
-  };
-  const facts = input as Fact[];
-  const withHash: Fact[] =
-    table.name === 'cot_reports'
-      ? facts.map((fact) => ({ ...fact, content_hash: hashCanonical(contentOf(fact)) }))
-      : facts;
-  const fingerprintColumn = table.fingerprint?.[0] ?? 'id';
-  const stored = await readStoredFacts(
-    connection,
-    table,
-    files,
-    withHash.map((f) => f.series_key),
-  );
-  const decisions = planRevisions(
-    withHash.map((fact) => ({
-      series_key: fact.series_key,
-      period: fact.period,
-      fingerprint: String(fact[fingerprintColumn]),
-      observed_at: fact.observed_at,
-      method: fact.observed_at_method,
-      ...(fact.correction ? { correction: fact.correction } : {}),
-    })),
-    stored,
-    FACT_ID_PREFIX[table.name] ?? table.name,
-  );
-  const counts: TableCounts = { added: 0, unchanged: 0, backfilled: 0, corrected: 0 };
-  const refusals: string[] = [];
-  const rows: object[] = [];
-  decisions.forEach((decision, index) => {
-    if (decision.kind === 'unchanged') {
-      counts.unchanged += 1;
-      return;
-    }
-    if (decision.kind === 'refused') {
-      refusals.push(decision.reason);
-      return;
-    }
-    counts.added += 1;
-    if (decision.backfill) counts.backfilled += 1;
-    if (decision.corrected) counts.corrected += 1;
-    const { correction: _correction, ...fact } = withHash[index]!;
-    // Chain fields depend on every record of the key, so publish derives them (publish.ts).
-    rows.push({
-      ...fact,
-      id: decision.id,
-      observed_at: decision.observed_at,
-      observed_at_method: decision.method,
-      revision_number: null,
-      supersedes_id: null,
-      collector_version: collectorVersion,
-      batch_id: batchId,
-    });
-  });
-  if (refusals.length > 0) throw new RevisionRefusedError(table.name, refusals);
-  return { rows, counts };
-}
-
-function contentOf(fact: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(fact).filter(([key]) => !PROVENANCE_ONLY.has(key)));
 }
 
 async function planReference(
@@ -216,18 +157,25 @@ async function planReference(
 async function writeBatch(
   layout: StoreLayout,
   connection: DuckDBConnection,
-  batchId: string,
-  pending: ReadonlyArray<{ table: TableDefinition; rows: object[] }>,
+  batch: { id: string; collectorVersion: string },
+  pending: readonly Pending[],
   meta: BatchMeta,
 ): Promise<void> {
+  const batchId = batch.id;
   rmSync(layout.batchStagingDir, { recursive: true, force: true });
   const staging = join(layout.batchStagingDir, batchId);
   mkdirSync(staging, { recursive: true });
   mkdirSync(layout.batchesDir, { recursive: true });
   const tables: Record<string, FileStats & { file: string }> = {};
-  for (const { table, rows } of pending) {
+  for (const entry of pending) {
+    const { table } = entry;
     const scratch = await createScratchTable(connection, table);
-    await loadRows(connection, table, scratch, rows, join(staging, `${table.name}.ndjson`));
+    if ('plan' in entry) {
+      const idPrefix = FACT_ID_PREFIX[table.name] ?? table.name;
+      await fillPlannedFacts(connection, entry.plan, scratch, { ...batch, idPrefix });
+    } else {
+      await loadRows(connection, table, scratch, entry.rows, join(staging, `${table.name}.ndjson`));
+    }
     const file = `${table.name}.parquet`;
     tables[table.name] = { file, ...(await copyToParquet(connection, table, scratch, join(staging, file))) };
   }

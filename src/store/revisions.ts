@@ -51,7 +51,7 @@ export const METHOD_RANK: Readonly<Record<KnowledgeMethod, number>> = {
 };
 
 /** Calendar times say when a period was first released; they cannot date a later change. */
-const FIRST_RELEASE_METHODS: ReadonlySet<KnowledgeMethod> = new Set(['release_calendar', 'estimated']);
+export const FIRST_RELEASE_METHODS: ReadonlySet<KnowledgeMethod> = new Set(['release_calendar', 'estimated']);
 
 /**
  * Times the publisher states for a whole data set (a vintage, a dated release). Such a record is
@@ -59,7 +59,7 @@ const FIRST_RELEASE_METHODS: ReadonlySet<KnowledgeMethod> = new Set(['release_ca
  * later and lands between them, the repeat is what says the value changed back. Publish leaves
  * out repeats that stay redundant. Other records that repeat the value in force add nothing.
  */
-const STATED_METHODS: ReadonlySet<KnowledgeMethod> = new Set(['vintage', 'publisher_timestamp']);
+export const STATED_METHODS: ReadonlySet<KnowledgeMethod> = new Set(['vintage', 'publisher_timestamp']);
 
 /** The key of a (series, period) pair in maps. */
 export function factKey(seriesKey: string, period: string): string {
@@ -101,6 +101,9 @@ const THIS_BATCH = '\uffff';
  * value that differs from what the store holds is a correction: it takes the candidate's
  * correction time (when it was published or collected), or is refused when there is none, so
  * that nothing is ever back-dated.
+ *
+ * The ingest runs the same rules in SQL (plan-facts.ts); this is their reference model, which
+ * test/property/plan-facts.test.ts holds the SQL planner to.
  */
 export function planRevisions(
   candidates: readonly FactCandidate[],
