@@ -25,6 +25,33 @@ export interface VerifyFilesOptions {
    * verify` and the server hash every file.
    */
   linked?: ReadonlySet<string>;
+  /** Digests this process computed before, reused for the same file (see VerifiedFiles). */
+  verified?: VerifiedFiles;
+}
+
+/**
+ * Digests of files a long-running process (the server) already hashed, by the file's identity:
+ * device, inode, size and modification time. Snapshots share unchanged partitions as hard links,
+ * so a server switching to a new snapshot hashes only the partitions that publish wrote. A file
+ * rewritten in place gets a new modification time and is hashed again; `mmds verify` always
+ * hashes everything.
+ */
+export class VerifiedFiles {
+  readonly #digests = new Map<string, string>();
+
+  static #identity(file: string): string {
+    const stats = statSync(file, { bigint: true });
+    return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}`;
+  }
+
+  get(file: string): string | undefined {
+    return this.#digests.get(VerifiedFiles.#identity(file));
+  }
+
+  set(file: string, sha256: string): void {
+    if (this.#digests.size >= 100_000) this.#digests.clear();
+    this.#digests.set(VerifiedFiles.#identity(file), sha256);
+  }
 }
 
 /** Checks that every file of the manifest is there with its recorded size and checksum. */
@@ -49,10 +76,16 @@ export async function verifySnapshotFiles(
     if (!existsSync(file)) error(`${manifest.id}/${entry.file}: missing`);
     else if (statSync(file).size !== entry.bytes)
       error(`${manifest.id}/${entry.file}: size differs from the manifest`);
-    else if (!options.linked?.has(entry.file)) toHash.push({ entry, file });
+    else if (!options.linked?.has(entry.file)) {
+      const known = options.verified?.get(file);
+      if (known === undefined) toHash.push({ entry, file });
+      else if (known !== entry.sha256)
+        error(`${manifest.id}/${entry.file}: SHA-256 differs from the manifest`);
+    }
   }
   const digests = await hashFiles(toHash.map((item) => item.file));
-  toHash.forEach(({ entry }, index) => {
+  toHash.forEach(({ entry, file }, index) => {
+    options.verified?.set(file, digests[index]!);
     if (digests[index] !== entry.sha256)
       error(`${manifest.id}/${entry.file}: SHA-256 differs from the manifest`);
   });

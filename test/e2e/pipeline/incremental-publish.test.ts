@@ -1,4 +1,4 @@
-import { cpSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +8,7 @@ import { DERIVED_TABLES } from '../../../src/store/derived-tables.ts';
 import { resolveLayout, snapshotDir } from '../../../src/store/layout.ts';
 import { readCurrentId, readManifest, type SnapshotManifest } from '../../../src/store/manifest.ts';
 import { TABLES } from '../../../src/store/tables.ts';
+import { VerifiedFiles, verifySnapshotFiles } from '../../../src/store/verify-snapshot.ts';
 import { SAMPLE_DATA, SHARED_DATA } from '../../helpers/paths.ts';
 import { FIXTURE_NOW, runMmds } from '../../helpers/run-cli.ts';
 import { createTempDir } from '../../helpers/temp-dir.ts';
@@ -190,5 +191,24 @@ describe('incremental publish: one new ECB day', () => {
   it('passes mmds verify, which hashes the linked files too', async () => {
     const run = await runMmds(['verify'], { MMDS_DATA_DIR: dataDir });
     expect(run.code, run.stderr).toBe(0);
+  });
+
+  it('lets a server re-verify a snapshot with the digests it has, yet hashes a file changed since', async () => {
+    const layout = resolveLayout(dataDir);
+    const parentDir = snapshotDir(layout, parent.id);
+    const childDir = snapshotDir(layout, child.id);
+    const verified = new VerifiedFiles();
+    expect(await verifySnapshotFiles(parentDir, parent, { verified })).toEqual([]);
+    // The child shares the parent's untouched partitions (same inodes): known, and intact.
+    expect(await verifySnapshotFiles(childDir, child, { verified })).toEqual([]);
+    // A shared partition damaged in place (same size, new modification time): hashed again.
+    const shared = filesOf(parent, 'observations', 'bls')[0]!.file;
+    const path = join(childDir, shared);
+    const bytes = readFileSync(path);
+    bytes[Math.floor(bytes.length / 2)]! ^= 0xff;
+    writeFileSync(path, bytes);
+    utimesSync(path, new Date(), new Date(Date.now() + 5000));
+    const again = await verifySnapshotFiles(childDir, child, { verified });
+    expect(again.map((p) => p.message)).toEqual([`${child.id}/${shared}: SHA-256 differs from the manifest`]);
   });
 });
