@@ -98,15 +98,11 @@ export interface ReadCsvOptions {
 }
 
 /**
- * Reads a CSV file with DuckDB's reader as all-text columns, preserving file order, so that
- * parsers do the typing themselves and can name the line of a bad value. Line numbers assume
- * one physical line per record, which holds for every publisher format we read.
+ * The `read_csv(...)` call that reads a file as all-text columns, in file order, with the
+ * options every publisher format needs; parsers that type and check the values in SQL select
+ * from it, readCsvFile returns its rows.
  */
-export async function readCsvFile(
-  connection: DuckDBConnection,
-  file: string,
-  options: ReadCsvOptions = {},
-): Promise<CsvRow[]> {
+export function readCsvSql(file: string, options: ReadCsvOptions = {}): string {
   const header = options.header !== false;
   const args = [
     quotedString(file),
@@ -125,8 +121,21 @@ export async function readCsvFile(
   if (options.columnNames !== undefined) {
     args.push(`names = [${options.columnNames.map(quotedString).join(', ')}]`);
   }
-  const reader = await connection.runAndReadAll(`SELECT * FROM read_csv(${args.join(', ')})`);
-  const firstDataLine = (options.skip ?? 0) + (header ? 2 : 1);
+  return `read_csv(${args.join(', ')})`;
+}
+
+/**
+ * Reads a CSV file with DuckDB's reader as all-text columns, preserving file order, so that
+ * parsers do the typing themselves and can name the line of a bad value. Line numbers assume
+ * one physical line per record, which holds for every publisher format we read.
+ */
+export async function readCsvFile(
+  connection: DuckDBConnection,
+  file: string,
+  options: ReadCsvOptions = {},
+): Promise<CsvRow[]> {
+  const reader = await connection.runAndReadAll(`SELECT * FROM ${readCsvSql(file, options)}`);
+  const firstDataLine = (options.skip ?? 0) + (options.header !== false ? 2 : 1);
   return (reader.getRowObjectsJson() as Record<string, string | null>[]).map((values, index) => ({
     line: firstDataLine + index,
     values,

@@ -3,7 +3,7 @@ import { basename } from 'node:path';
 import { z } from 'zod';
 import { readCsvFile } from '../db/duckdb.ts';
 import { zonedTimeToUtc } from '../lib/zoned-time.ts';
-import type { ObservationInput, ParsedBatch } from '../model/records.ts';
+import type { ObservationInput, RecordBatch } from '../model/records.ts';
 import { type BlsKnowledgeContext, resolveBlsKnowledge } from './bls-knowledge-time.ts';
 import { InputError } from './input-error.ts';
 import { type LocatedObservation, sortLocatedObservations } from './located-observations.ts';
@@ -62,7 +62,7 @@ const vintageSchema = z.object({
 interface FileContext {
   file: string;
   knowledge: BlsKnowledgeContext;
-  batch: ParsedBatch;
+  batch: RecordBatch;
   out: LocatedObservation[];
 }
 
@@ -71,7 +71,7 @@ interface FileContext {
  * (JSON) and the datahub CPI-U CSV; the format of each file is detected from its content.
  * No fetch plan: the API is a POST with a registration key, not a file download.
  */
-export const blsSource: Source = {
+export const blsSource: Source<RecordBatch> = {
   id: 'bls',
   description: 'BLS API v2 JSON responses, CES release-vintage JSON, datahub CPI-U CSV',
   async parse(files, context) {

@@ -1,6 +1,6 @@
 import { basename } from 'node:path';
 import { type CsvRow, readCsvFile } from '../db/duckdb.ts';
-import type { CotPosition, CotReportInput, CotScope } from '../model/records.ts';
+import type { CotPosition, CotReportInput, CotScope, RecordBatch } from '../model/records.ts';
 import {
   isPercentField,
   listLayoutColumns,
@@ -44,7 +44,7 @@ interface FileReading {
  * legacy combined file only by its name or `scope`). The knowledge time of a report is its
  * release in the CFTC calendar (published exceptions, holiday shifts, else Friday 15:30 New York).
  */
-export const cftcSource: Source = {
+export const cftcSource: Source<RecordBatch> = {
   id: 'cftc',
   description:
     'CFTC Commitments of Traders: legacy, disaggregated, TFF and CIT text files, futures only or combined',

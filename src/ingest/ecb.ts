@@ -1,41 +1,26 @@
+import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { basename } from 'node:path';
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { ecbReleaseTime } from '../calendar/ecb-calendar.ts';
-import { readCsvFile } from '../db/duckdb.ts';
-import type { KnowledgeTime, ObservationInput } from '../model/records.ts';
+import { execute, quotedIdentifier, readRows } from '../db/duckdb.ts';
+import type { FactRelation, ParsedBatch } from '../model/records.ts';
+import { loadEcbCsvRates } from './ecb-csv.ts';
+import { readEcbXmlRates } from './ecb-xml.ts';
 import { InputError } from './input-error.ts';
-import { parseIsoDate } from './periods.ts';
-import { createEmptyBatch, type IngestContext, type Source } from './source.ts';
-import { cleanText } from './values.ts';
+import type { IngestContext, Source } from './source.ts';
+import { defineTextMacros } from './sql-text.ts';
 
-/** One rate as read, before it becomes an observation. */
-interface EcbRate {
-  date: string;
-  currency: string;
-  value: number;
-  sourceRef: string;
-  /** Line of a CSV row; XML entries are located by sourceRef instead. */
-  line: number | null;
+/** The ECB parser's batch: its observations stay in DuckDB. */
+export type EcbBatch = ParsedBatch & { observations?: FactRelation };
+
+/** The scratch tables of one parse, named apart from any other parse on the connection. */
+interface EcbTables {
+  connection: DuckDBConnection;
+  prefix: string;
+  /** Every rate read: file_index, ordinal (order within the file), date, currency, value, source_ref, line. */
+  rates: string;
 }
 
-/** What one file yielded; `read` counts (date, currency) cells, `skipped` the `N/A` ones. */
-interface FileRates {
-  rates: EcbRate[];
-  read: number;
-  skipped: number;
-}
-
-type Node = Record<string | symbol, unknown>;
-
-const CURRENCY = /^[A-Z]{3}$/;
-/** Names DuckDB gives to unnamed columns: the trailing empty header field, or extra fields. */
-const UNNAMED_COLUMN = /^column\d+$/;
-const RATE = /^\d+(\.\d+)?$/;
-const LONG_DATE = /^(\d{1,2}) ([A-Za-z]+) (\d{4})$/;
-const MONTHS = 'January February March April May June July August September October November December'.split(
-  ' ',
-);
 const EXPECTED_FORMATS =
   'expected eurofxref-hist.csv ("Date,USD,..."), eurofxref.csv ("Date, USD, ...") or the gesmes XML';
 
@@ -45,37 +30,47 @@ const EXPECTED_FORMATS =
  * (daily, 90-day or full history); the format is told by the content, not the file name.
  * rows_read counts (date, currency) cells, `N/A` included, and rows_skipped the `N/A` cells.
  * A rate found in two files (e.g. the daily and the 90-day XML) is kept once if the values agree.
+ * The CSV files are read and checked by DuckDB, and the observations are handed on as a relation
+ * on the context's connection: no JavaScript object per rate (the small XML files are parsed in
+ * JavaScript and their rates inserted).
  */
-export const ecbSource: Source = {
+export const ecbSource: Source<EcbBatch> = {
   id: 'ecb',
   description:
     'ECB euro reference rates: eurofxref-hist.csv, eurofxref.csv, eurofxref-daily/hist/hist-90d XML',
   async parse(files, context) {
-    const batch = createEmptyBatch();
-    const kept = new Map<string, EcbRate>();
-    for (const file of files) {
-      const result = await readFileRates(file, context);
-      batch.rows_read += result.read;
-      batch.rows_skipped += result.skipped;
-      for (const rate of result.rates) {
-        const key = `${rate.currency} ${rate.date}`;
-        const previous = kept.get(key);
-        if (previous === undefined) kept.set(key, rate);
-        else if (previous.value !== rate.value) {
-          throw new InputError(
-            file,
-            rate.line,
-            `${rate.currency} ${rate.date} is ${rate.value} here but ${previous.value} in ${previous.sourceRef}`,
-          );
-        }
+    const { connection } = context;
+    const prefix = `ecb_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
+    const tables: EcbTables = { connection, prefix, rates: `${prefix}_rates` };
+    const rates = quotedIdentifier(tables.rates);
+    await defineTextMacros(connection);
+    await execute(
+      connection,
+      `CREATE OR REPLACE TEMP TABLE ${rates} (file_index INTEGER, ordinal BIGINT, date VARCHAR,
+         currency VARCHAR, value DOUBLE, source_ref VARCHAR, line INTEGER)`,
+    );
+    try {
+      const batch: EcbBatch = { rows_read: 0, rows_skipped: 0 };
+      for (const [fileIndex, file] of files.entries()) {
+        const counts = await loadFileRates(file, fileIndex, tables);
+        batch.rows_read += counts.read;
+        batch.rows_skipped += counts.skipped;
+        await assertAgreesWithEarlier(file, fileIndex, tables);
       }
+      batch.observations = await createObservations(tables, context);
+      return batch;
+    } finally {
+      await execute(connection, `DROP TABLE IF EXISTS ${rates}`);
+      await execute(connection, `DROP TABLE IF EXISTS ${quotedIdentifier(`${prefix}_released`)}`);
     }
-    batch.observations = toObservations([...kept.values()], context);
-    return batch;
   },
 };
 
-async function readFileRates(file: string, context: IngestContext): Promise<FileRates> {
+async function loadFileRates(
+  file: string,
+  fileIndex: number,
+  tables: EcbTables,
+): Promise<{ read: number; skipped: number }> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -84,189 +79,112 @@ async function readFileRates(file: string, context: IngestContext): Promise<File
   }
   const content = text.replace(/^\uFEFF/, '');
   if (content.trim() === '') throw new InputError(file, null, 'file is empty');
-  if (content.trimStart().startsWith('<')) return readXmlRates(file, content);
+  const target = { ...tables, fileIndex };
+  if (content.trimStart().startsWith('<')) return insertXmlRates(file, content, target);
   const header = content.split('\n', 1)[0] ?? '';
-  if (/^Date,[A-Z]{3}(,|\r?$)/.test(header)) return readCsvRates(file, context, parseIsoDateText);
-  if (/^Date, [A-Z]{3}(,|\r?$)/.test(header)) return readCsvRates(file, context, parseLongDate);
+  if (/^Date,[A-Z]{3}(,|\r?$)/.test(header)) return loadEcbCsvRates(file, 'iso', target);
+  if (/^Date, [A-Z]{3}(,|\r?$)/.test(header)) return loadEcbCsvRates(file, 'long', target);
   throw new InputError(file, 1, `not an ECB reference-rate file: ${EXPECTED_FORMATS}`);
 }
 
-async function readCsvRates(
+/** Parses an XML file (small: at most the full history as XML) and inserts its rates. */
+async function insertXmlRates(
   file: string,
-  context: IngestContext,
-  parseDate: (text: string) => string | null,
-): Promise<FileRates> {
-  let rows: Awaited<ReturnType<typeof readCsvFile>>;
-  try {
-    rows = await readCsvFile(context.connection, file);
-  } catch (error) {
-    throw new InputError(file, null, `unreadable CSV: ${(error as Error).message}`);
-  }
-  const first = rows[0];
-  if (first === undefined) throw new InputError(file, 2, 'no data rows (header only?)');
-  const [, ...columns] = Object.keys(first.values);
-  const currencies = columns.filter((column) => CURRENCY.test(column));
-  const unnamed = columns.filter((column) => !CURRENCY.test(column));
-  const odd = unnamed.find((column) => !UNNAMED_COLUMN.test(column));
-  if (odd !== undefined) throw new InputError(file, 1, `header column "${odd}" is not a currency code`);
-  const name = basename(file);
-  const result: FileRates = { rates: [], read: 0, skipped: 0 };
-  const seen = new Map<string, number>();
-  for (const row of rows) {
-    const dateText = cleanText(row.values.Date) ?? '';
-    const date = parseDate(dateText);
-    if (date === null) throw new InputError(file, row.line, `column "Date": not a valid date: "${dateText}"`);
-    const firstLine = seen.get(date);
-    if (firstLine !== undefined) {
-      throw new InputError(file, row.line, `duplicate date ${date} (also line ${firstLine})`);
-    }
-    seen.set(date, row.line);
-    // The trailing comma gives every line an empty last field; anything in it is an extra field.
-    if (unnamed.some((column) => cleanText(row.values[column]) !== null)) {
-      throw new InputError(file, row.line, `row has more fields than the header has currencies`);
-    }
-    for (const currency of currencies) {
-      result.read += 1;
-      const fail = (message: string) => new InputError(file, row.line, `column "${currency}": ${message}`);
-      const value = parseRate(row.values[currency], fail);
-      if (value === null) result.skipped += 1;
-      else result.rates.push({ date, currency, value, sourceRef: `${name}:${row.line}`, line: row.line });
-    }
-  }
-  return result;
+  content: string,
+  target: EcbTables & { fileIndex: number },
+): Promise<{ read: number; skipped: number }> {
+  const { rates, read, skipped } = readEcbXmlRates(file, content);
+  await execute(
+    target.connection,
+    `INSERT INTO ${quotedIdentifier(target.rates)}
+       SELECT $fileIndex, ordinal, date, currency, value, source_ref, NULL
+         FROM (SELECT unnest(from_json($rates::JSON,
+           '[{"ordinal":"BIGINT","date":"VARCHAR","currency":"VARCHAR","value":"DOUBLE","source_ref":"VARCHAR"}]'),
+           recursive := true))`,
+    {
+      fileIndex: target.fileIndex,
+      rates: JSON.stringify(rates.map((rate, ordinal) => ({ ordinal, ...rate }))),
+    },
+  );
+  return { read, skipped };
 }
 
-function readXmlRates(file: string, text: string): FileRates {
-  // The parser accepts a document cut short without complaint; the validator does not.
-  const validation = XMLValidator.validate(text);
-  if (validation !== true)
-    throw new InputError(file, validation.err.line, `malformed XML: ${validation.err.msg}`);
-  const parser = new XMLParser({
-    ignoreAttributes: false,
-    attributeNamePrefix: '@_',
-    removeNSPrefix: true,
-    parseTagValue: false,
-    parseAttributeValue: false,
-    captureMetaData: true,
-    isArray: (tag) => tag === 'Cube',
-  });
-  const document = parser.parse(text) as Node;
-  const envelope = document.Envelope;
-  if (!isNode(envelope)) {
-    const found = Object.keys(document).find((key) => !key.startsWith('?')) ?? 'nothing';
-    throw new InputError(
-      file,
-      null,
-      `not an ECB reference-rate XML: root <${found}>, expected <gesmes:Envelope>`,
-    );
-  }
-  const days = childCubes(envelope).flatMap(childCubes);
-  if (days.length === 0) throw new InputError(file, null, "no <Cube time='...'> entries");
-  const meta = XMLParser.getMetaDataSymbol() as unknown as symbol;
-  // Only for error messages, so counting the lines up to the element is cheap enough.
-  const lineOf = (node: Node) => {
-    const start = (node[meta] as { startIndex?: number } | undefined)?.startIndex;
-    return start === undefined ? null : text.slice(0, start).split('\n').length;
-  };
-  const name = basename(file);
-  const result: FileRates = { rates: [], read: 0, skipped: 0 };
-  const seen = new Set<string>();
-  for (const day of days) {
-    const time = String(day['@_time'] ?? '');
-    if (parseIsoDate(time) === null) {
-      throw new InputError(file, lineOf(day), `<Cube time='${time}'>: not a valid date YYYY-MM-DD`);
-    }
-    if (seen.has(time)) throw new InputError(file, lineOf(day), `duplicate <Cube time='${time}'>`);
-    seen.add(time);
-    const entries = childCubes(day);
-    if (entries.length === 0) throw new InputError(file, lineOf(day), `<Cube time='${time}'> has no rates`);
-    for (const entry of entries) {
-      const currency = String(entry['@_currency'] ?? '');
-      const where = `${time}/${currency}`;
-      if (!CURRENCY.test(currency)) {
-        throw new InputError(file, lineOf(entry), `${where}: currency is not a three-letter code`);
-      }
-      result.read += 1;
-      const fail = (message: string) => new InputError(file, lineOf(entry), `${where}: ${message}`);
-      const value = parseRate(entry['@_rate'] as string | undefined, fail);
-      if (value === null) result.skipped += 1;
-      else result.rates.push({ date: time, currency, value, sourceRef: `${name}#${where}`, line: null });
-    }
-  }
-  return result;
-}
-
-/** The `<Cube>` elements directly inside a node; empty `<Cube/>` elements carry nothing. */
-function childCubes(node: Node): Node[] {
-  const cubes = node.Cube;
-  return Array.isArray(cubes) ? cubes.filter(isNode) : [];
-}
-
-function isNode(value: unknown): value is Node {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** Reads a positive decimal rate, or null for `N/A`; `fail` builds the error, locating it lazily. */
-function parseRate(raw: string | null | undefined, fail: (message: string) => InputError): number | null {
-  const text = cleanText(raw);
-  if (text === 'N/A') return null;
-  if (text === null) throw fail('value missing (the ECB writes N/A)');
-  const value = Number(text);
-  if (!RATE.test(text) || !(value > 0)) throw fail(`expected a positive rate, got "${text}"`);
-  return value;
-}
-
-function parseIsoDateText(text: string): string | null {
-  return parseIsoDate(text) === null ? null : text;
-}
-
-/** The single-day CSV writes `13 April 2026`; only English month names are accepted. */
-function parseLongDate(text: string): string | null {
-  const match = LONG_DATE.exec(text);
-  if (!match) return null;
-  const month = MONTHS.indexOf(match[2] ?? '') + 1;
-  if (month === 0) return null;
-  return parseIsoDateText(
-    `${match[3]}-${String(month).padStart(2, '0')}-${(match[1] ?? '').padStart(2, '0')}`,
+/**
+ * Refuses a rate of the file that differs from the first one read for its (currency, date), in
+ * this or an earlier file; the first such rate in file order is reported.
+ */
+async function assertAgreesWithEarlier(file: string, fileIndex: number, tables: EcbTables): Promise<void> {
+  const [clash] = await readRows<{ message: string; line: number | null }>(
+    tables.connection,
+    `WITH first AS (
+       SELECT currency, date, arg_min(value, {'f': file_index, 'o': ordinal}) AS value,
+              arg_min(source_ref, {'f': file_index, 'o': ordinal}) AS source_ref
+         FROM ${quotedIdentifier(tables.rates)} GROUP BY currency, date
+     )
+     SELECT r.currency, r.date, r.value, f.value AS first_value, f.source_ref AS first_ref, r.line
+       FROM ${quotedIdentifier(tables.rates)} AS r JOIN first AS f USING (currency, date)
+      WHERE r.file_index = $fileIndex AND r.value <> f.value
+      ORDER BY r.ordinal LIMIT 1`,
+    { fileIndex },
+  );
+  if (clash === undefined) return;
+  const { currency, date, value, first_value, first_ref, line } = clash as unknown as Record<string, unknown>;
+  throw new InputError(
+    file,
+    line === null ? null : Number(line),
+    `${currency} ${date} is ${value} here but ${first_value} in ${first_ref}`,
   );
 }
 
 /**
- * The ECB publishes the day's rates at about 16:00 Frankfurt time, before 1 July 2016 at about
- * 14:30 (src/calendar/ecb-calendar.ts). A rate that changes a stored one is a correction, dated
- * when the file was collected.
+ * The observations, one per (currency, date), as a temporary table read by the relation. The ECB
+ * publishes the day's rates at about 16:00 Frankfurt time, before 1 July 2016 at about 14:30
+ * (src/calendar/ecb-calendar.ts, computed once per date). A rate that changes a stored one is a
+ * correction, dated when the file was collected.
  */
-function toObservations(rates: EcbRate[], context: IngestContext): ObservationInput[] {
+async function createObservations(tables: EcbTables, context: IngestContext): Promise<FactRelation> {
+  const { connection, prefix } = tables;
+  const released = quotedIdentifier(`${prefix}_released`);
+  const observations = quotedIdentifier(`${prefix}_observations`);
   const override = context.options.observedAt;
-  const correction: KnowledgeTime | null =
-    context.collectedAt === null ? null : { observed_at: context.collectedAt, method: 'collected' };
-  const published = new Map<string, KnowledgeTime>();
-  const knowledgeOf = (date: string): KnowledgeTime => {
-    if (override !== undefined) return { observed_at: override, method: 'collected' };
-    let time = published.get(date);
-    if (time === undefined) {
-      const release = ecbReleaseTime(date);
-      time = { observed_at: release.observed_at, method: release.method };
-      published.set(date, time);
-    }
-    return time;
-  };
-  rates.sort((a, b) =>
-    a.currency === b.currency ? a.date.localeCompare(b.date) : a.currency < b.currency ? -1 : 1,
+  const dates = await readRows<{ date: string }>(
+    connection,
+    `SELECT DISTINCT date FROM ${quotedIdentifier(tables.rates)}`,
   );
-  return rates.map((rate) => {
-    const time = knowledgeOf(rate.date);
-    return {
-      series_key: `ecb.${rate.currency}`,
-      period: rate.date,
-      value: rate.value,
-      source_ref: rate.sourceRef,
-      observed_at: time.observed_at,
-      observed_at_method: time.method,
-      ...(correction ? { correction } : {}),
-      verification_status: 'verified',
-      confidence: 1,
-      data_class: 'official',
-    };
+  const times = dates.map(({ date }) => {
+    if (override !== undefined) return { date, observed_at: override, method: 'collected' };
+    const release = ecbReleaseTime(date);
+    return { date, observed_at: release.observed_at, method: release.method };
   });
+  await execute(
+    connection,
+    `CREATE OR REPLACE TEMP TABLE ${released} AS
+       SELECT unnest(from_json($times::JSON, '[{"date":"VARCHAR","observed_at":"TIMESTAMP","method":"VARCHAR"}]'),
+         recursive := true)`,
+    { times: JSON.stringify(times) },
+  );
+  const correction =
+    context.collectedAt === null
+      ? 'CAST(NULL AS STRUCT(observed_at TIMESTAMP, method VARCHAR))'
+      : `{'observed_at': CAST($collectedAt AS TIMESTAMP), 'method': 'collected'}`;
+  await execute(
+    connection,
+    `CREATE OR REPLACE TEMP TABLE ${observations} AS
+       SELECT 'ecb.' || r.currency AS series_key, r.date AS period, r.value, r.source_ref,
+              t.observed_at, t.method AS observed_at_method, ${correction} AS correction,
+              'verified' AS verification_status, 1::DOUBLE AS confidence, 'official' AS data_class
+         FROM ${quotedIdentifier(tables.rates)} AS r JOIN ${released} AS t USING (date)
+      QUALIFY row_number() OVER (PARTITION BY r.currency, r.date ORDER BY r.file_index, r.ordinal) = 1`,
+    context.collectedAt === null ? undefined : { collectedAt: context.collectedAt },
+  );
+  const [count] = await readRows<{ rows: number }>(
+    connection,
+    `SELECT count(*)::INTEGER AS rows FROM ${observations}`,
+  );
+  return {
+    kind: 'relation',
+    sql: `SELECT * FROM ${observations}`,
+    orderBy: 'series_key, period',
+    rows: count?.rows ?? 0,
+  };
 }

@@ -1,5 +1,5 @@
 import { open } from 'node:fs/promises';
-import type { KnowledgeTime } from '../model/records.ts';
+import type { KnowledgeTime, RecordBatch } from '../model/records.ts';
 import { readAlfredJsonFiles } from './fred-alfred-json.ts';
 import { readFredCsvFile } from './fred-csv.ts';
 import { InputError } from './input-error.ts';
@@ -25,7 +25,7 @@ export interface FredRead {
  * and the ALFRED JSON observations responses `mmds fetch` saves; the format is read from the
  * content. No fetch plan: both come one series per request, which a file list cannot express.
  */
-export const fredSource: Source = {
+export const fredSource: Source<RecordBatch> = {
   id: 'fred',
   description: 'FRED/ALFRED series CSV downloads and ALFRED JSON observations (realtime periods)',
   async parse(files, context) {

@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Calendars } from '../calendar/types.ts';
-import type { CotScope, ParsedBatch, Timestamp } from '../model/records.ts';
+import type { CotScope, ParsedBatch, RecordBatch, Timestamp } from '../model/records.ts';
 
 /** Flags of `mmds ingest` that a parser may use. */
 export interface IngestOptions {
@@ -34,16 +34,19 @@ export interface IngestContext {
   collectedAt: Timestamp | null;
 }
 
-/** One source format family: reads the publisher's own files into typed records. */
-export interface Source {
+/**
+ * One source format family: reads the publisher's own files into typed records, held in
+ * JavaScript (small inputs) or as relations on the context's connection (large tabular ones).
+ */
+export interface Source<B extends ParsedBatch = ParsedBatch> {
   id: string;
   /** One line for `mmds ingest --help`. */
   description: string;
   /** Parses the files; throws InputError naming file and line on bad input. */
-  parse(files: readonly string[], context: IngestContext): Promise<ParsedBatch>;
+  parse(files: readonly string[], context: IngestContext): Promise<B>;
 }
 
 /** Returns an empty batch, for parsers to fill. */
-export function createEmptyBatch(): ParsedBatch {
+export function createEmptyBatch(): RecordBatch {
   return { rows_read: 0, rows_skipped: 0 };
 }

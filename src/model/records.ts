@@ -177,10 +177,39 @@ import type {
   Venue,
 } from './reference-records.ts';
 
+/**
+ * Fact rows that stay in DuckDB: a SELECT, evaluated on the ingest's connection, that yields the
+ * table's candidate columns (those a parser sets; a missing one is NULL), one row per candidate.
+ * `correction` is a STRUCT(observed_at TIMESTAMP, method VARCHAR) or NULL. The rows are read once,
+ * by the store's planner, so the relation must stay valid until the batch is appended.
+ */
+export interface FactRelation {
+  kind: 'relation';
+  sql: string;
+  /** ORDER BY list over the relation's columns giving the input order (must be total). */
+  orderBy: string;
+  /** How many rows the SELECT yields. */
+  rows: number;
+}
+
+/** A fact table as a parser hands it: JavaScript records, or a relation in DuckDB. */
+export type FactRows<T> = T[] | FactRelation;
+
+/** Whether fact rows are a DuckDB relation rather than a JavaScript array. */
+export function isFactRelation<T>(rows: FactRows<T> | readonly object[]): rows is FactRelation {
+  return !Array.isArray(rows) && (rows as FactRelation).kind === 'relation';
+}
+
+/** How many rows fact rows hold, in either form. */
+export function countFactRows(rows: FactRows<unknown> | readonly object[] | undefined): number {
+  if (rows === undefined) return 0;
+  return isFactRelation(rows) ? rows.rows : rows.length;
+}
+
 /** Everything one ingest of one source produced. Any table may be absent. */
 export interface ParsedBatch {
-  observations?: ObservationInput[];
-  cot_reports?: CotReportInput[];
+  observations?: FactRows<ObservationInput>;
+  cot_reports?: FactRows<CotReportInput>;
   regions?: Region[];
   countries?: Country[];
   country_currencies?: CountryCurrencies[];
@@ -197,3 +226,9 @@ export interface ParsedBatch {
   /** Values skipped on purpose (missing markers such as `N/A` or `.`). */
   rows_skipped: number;
 }
+
+/** A parsed batch whose fact tables are JavaScript arrays (the parsers of small inputs). */
+export type RecordBatch = ParsedBatch & {
+  observations?: ObservationInput[];
+  cot_reports?: CotReportInput[];
+};

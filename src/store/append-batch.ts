@@ -3,7 +3,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { formatTimestamp } from '../lib/zoned-time.ts';
-import type { ParsedBatch } from '../model/records.ts';
+import { countFactRows, type FactRelation, isFactRelation, type ParsedBatch } from '../model/records.ts';
 import {
   type BatchRecord,
   type InputFile,
@@ -80,8 +80,8 @@ export async function appendBatch(
     const plans: FactPlan[] = [];
     try {
       for (const table of TABLES) {
-        const input = (parsed as unknown as Record<string, object[] | undefined>)[table.name];
-        if (!input || input.length === 0) continue;
+        const input = (parsed as unknown as Record<string, object[] | FactRelation | undefined>)[table.name];
+        if (input === undefined || countFactRows(input) === 0) continue;
         const files = listTableFiles(layout, batches, table.name);
         if (table.kind === 'fact') {
           // The candidates pass through the staging directory, which the next batch clears.
@@ -94,6 +94,7 @@ export async function appendBatch(
           tables[table.name] = plan.counts;
           if (plan.counts.added > 0) pending.push({ table, plan });
         } else {
+          if (isFactRelation(input)) throw new Error(`${table.name}: reference rows come as an array`);
           const planned = await planReference(connection, table, files, input, batchId);
           tables[table.name] = planned.counts;
           if (planned.rows.length > 0) pending.push({ table, rows: planned.rows });

@@ -1,7 +1,8 @@
 import { once } from 'node:events';
 import { createWriteStream, rmSync } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { execute, quotedIdentifier, quotedString } from '../db/duckdb.ts';
+import { execute, quotedIdentifier, quotedString, readRows } from '../db/duckdb.ts';
+import { type FactRelation, isFactRelation } from '../model/records.ts';
 import { FIRST_RELEASE_METHODS, hashCanonical, METHOD_RANK, STATED_METHODS } from './revisions.ts';
 import type { TableDefinition } from './tables.ts';
 
@@ -109,56 +110,26 @@ export function fingerprintSql(table: TableDefinition, alias: string): string {
 }
 
 /**
- * Loads a parser's fact rows into the plan's input and candidates tables, through one
- * newline-delimited JSON file (removed afterwards). A cot_reports row's content_hash is
- * computed here, from every field but its provenance. Each line carries the row's index,
- * which orders candidates of one key at the same instant, and the refusals.
+ * Loads a parser's fact rows into the plan's input and candidates tables: a relation straight
+ * from its SELECT, JavaScript rows through one newline-delimited JSON file (removed afterwards).
+ * A cot_reports row's content_hash is computed here, from every field but its provenance. Each
+ * row gets its index in input order, which orders candidates of one key at the same instant, and
+ * the refusals.
  */
 export async function loadFactCandidates(
   connection: DuckDBConnection,
   table: TableDefinition,
   tables: PlanTables,
-  rows: readonly object[],
+  rows: readonly object[] | FactRelation,
   ndjsonFile: string,
 ): Promise<void> {
-  const hashContent = table.fingerprint?.[0] === 'content_hash';
-  const stream = createWriteStream(ndjsonFile);
-  let index = 0;
-  for (const row of rows) {
-    let body = JSON.stringify(row).slice(1, -1);
-    if (hashContent) {
-      const hash = hashCanonical(contentOf(row));
-      // A parser never sets content_hash; if one did, the computed hash replaces it.
-      body =
-        'content_hash' in row
-          ? JSON.stringify({ ...row, content_hash: hash }).slice(1, -1)
-          : `${body},"content_hash":${JSON.stringify(hash)}`;
-    }
-    const line = `{"candidate_index":${index}${body === '' ? '' : `,${body}`}}\n`;
-    index += 1;
-    if (!stream.write(line)) await once(stream, 'drain');
-  }
-  stream.end();
-  await once(stream, 'finish');
   const columns: Record<string, string> = {
     candidate_index: 'BIGINT',
     ...table.columns,
     correction: CORRECTION_TYPE,
   };
-  const names = Object.keys(columns).map(quotedIdentifier).join(', ');
-  const types = `{${Object.entries(columns)
-    .map(([column, type]) => `${quotedString(column)}: ${quotedString(type)}`)
-    .join(', ')}}`;
-  try {
-    await execute(
-      connection,
-      `CREATE OR REPLACE TEMP TABLE ${quotedIdentifier(tables.input)} AS
-         SELECT ${names} FROM read_json(${quotedString(ndjsonFile)}, format = 'newline_delimited',
-           columns = ${types}, maximum_object_size = 67108864)`,
-    );
-  } finally {
-    rmSync(ndjsonFile, { force: true });
-  }
+  if (isFactRelation(rows)) await loadRelationInput(connection, table, tables, rows, columns);
+  else await loadJsonInput(connection, table, tables, rows, ndjsonFile, columns);
   // Candidates of one key, instant and method that all say the same (the same file twice, or
   // overlapping files) are planned once: planning sees them one after the other, and after the
   // first the others change nothing, so each takes the first one's decision (an append: unchanged).
@@ -183,6 +154,81 @@ export async function loadFactCandidates(
                    THEN min(candidate_index) OVER same END AS duplicate_of
          FROM said
        WINDOW same AS (PARTITION BY series_key, period, observed_at, method)`,
+  );
+}
+
+async function loadJsonInput(
+  connection: DuckDBConnection,
+  table: TableDefinition,
+  tables: PlanTables,
+  rows: readonly object[],
+  ndjsonFile: string,
+  columns: Record<string, string>,
+): Promise<void> {
+  const hashContent = table.fingerprint?.[0] === 'content_hash';
+  const stream = createWriteStream(ndjsonFile);
+  let index = 0;
+  for (const row of rows) {
+    let body = JSON.stringify(row).slice(1, -1);
+    if (hashContent) {
+      const hash = hashCanonical(contentOf(row));
+      // A parser never sets content_hash; if one did, the computed hash replaces it.
+      body =
+        'content_hash' in row
+          ? JSON.stringify({ ...row, content_hash: hash }).slice(1, -1)
+          : `${body},"content_hash":${JSON.stringify(hash)}`;
+    }
+    const line = `{"candidate_index":${index}${body === '' ? '' : `,${body}`}}\n`;
+    index += 1;
+    if (!stream.write(line)) await once(stream, 'drain');
+  }
+  stream.end();
+  await once(stream, 'finish');
+  const names = Object.keys(columns).map(quotedIdentifier).join(', ');
+  const types = `{${Object.entries(columns)
+    .map(([column, type]) => `${quotedString(column)}: ${quotedString(type)}`)
+    .join(', ')}}`;
+  try {
+    await execute(
+      connection,
+      `CREATE OR REPLACE TEMP TABLE ${quotedIdentifier(tables.input)} AS
+         SELECT ${names} FROM read_json(${quotedString(ndjsonFile)}, format = 'newline_delimited',
+           columns = ${types}, maximum_object_size = 67108864)`,
+    );
+  } finally {
+    rmSync(ndjsonFile, { force: true });
+  }
+}
+
+/**
+ * Inserts a relation's rows, cast to the table's types (a column it lacks is NULL), numbered
+ * in its input order. The content hash of a cot_reports row is computed in JavaScript, so a
+ * relation cannot carry such a table yet.
+ */
+async function loadRelationInput(
+  connection: DuckDBConnection,
+  table: TableDefinition,
+  tables: PlanTables,
+  relation: FactRelation,
+  columns: Record<string, string>,
+): Promise<void> {
+  if (table.fingerprint?.[0] === 'content_hash') {
+    throw new Error(`${table.name}: a relation cannot carry rows whose content hash JavaScript computes`);
+  }
+  const described = await readRows<{ column_name: string }>(connection, `DESCRIBE ${relation.sql}`);
+  const present = new Set(described.map((row) => row.column_name));
+  const unknown = [...present].find((column) => !(column in columns) || column === 'candidate_index');
+  if (unknown !== undefined) throw new Error(`${table.name}: the relation has no such column "${unknown}"`);
+  const select = Object.entries(columns).map(([column, type]) => {
+    const name = quotedIdentifier(column);
+    if (column === 'candidate_index')
+      return `row_number() OVER (ORDER BY ${relation.orderBy}) - 1 AS ${name}`;
+    return present.has(column) ? `CAST(r.${name} AS ${type}) AS ${name}` : `CAST(NULL AS ${type}) AS ${name}`;
+  });
+  await execute(
+    connection,
+    `CREATE OR REPLACE TEMP TABLE ${quotedIdentifier(tables.input)} AS
+       SELECT ${select.join(', ')} FROM (${relation.sql}) AS r`,
   );
 }
 

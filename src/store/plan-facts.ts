@@ -1,5 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { execute, quotedIdentifier, quotedString, readRows } from '../db/duckdb.ts';
+import type { FactRelation } from '../model/records.ts';
 import {
   defineNumberText,
   definePlanTables,
@@ -33,7 +34,7 @@ export interface FactPlan {
 export interface PlanFactsOptions {
   /** Batch files of the table, oldest first. */
   files: readonly string[];
-  /** Scratch file the candidates pass through on their way into DuckDB. */
+  /** Scratch file JavaScript candidates pass through on their way into DuckDB. */
   ndjsonFile: string;
 }
 
@@ -49,7 +50,7 @@ const TIME_FORMAT = '%Y-%m-%dT%H:%M:%SZ';
 export async function planFacts(
   connection: DuckDBConnection,
   table: TableDefinition,
-  rows: readonly object[],
+  rows: readonly object[] | FactRelation,
   options: PlanFactsOptions,
 ): Promise<FactPlan> {
   const tables = definePlanTables(table);

@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ecbSource } from '../../../src/ingest/ecb.ts';
 import type { IngestOptions } from '../../../src/ingest/source.ts';
 import type { ObservationInput } from '../../../src/model/records.ts';
+import { readFactRelationRows } from '../../helpers/fact-relation-rows.ts';
 import { createIngestFixture, expectInputError as expectRejection } from '../../helpers/ingest-fixture.ts';
 import { SHARED_DATA } from '../../helpers/paths.ts';
 
@@ -23,15 +24,19 @@ const ENVELOPE_END = '</gesmes:Envelope>\n';
 
 const fixture = createIngestFixture('ecb-test-');
 let hist: ObservationInput[];
-let histBatch: Awaited<ReturnType<typeof ecbSource.parse>>;
+let histBatch: Awaited<ReturnType<typeof parse>>;
 
 beforeAll(async () => {
   histBatch = await parse([HIST_CSV]);
   hist = histBatch.observations ?? [];
 });
 
+/** Parses, and reads the observations relation back as records (the parser keeps them in DuckDB). */
 async function parse(files: string[], options: IngestOptions = {}) {
-  return ecbSource.parse(files, fixture.context(options));
+  const batch = await ecbSource.parse(files, fixture.context(options));
+  const observations =
+    batch.observations && (await readFactRelationRows(fixture.connection, batch.observations));
+  return { ...batch, observations };
 }
 
 const { writeTemp } = fixture;
