@@ -822,53 +822,51 @@ const LIMITS = `## What limits it, and what was tried
   the fast path) and builds X-Request-Id from nginx's time and connection counters: its
   \`$request_id\` (a random draw per request) cost about a tenth of nginx's throughput here.`;
 
-const LIMITS_LEFT = `### What is left
+const LIMITS_LEFT = `### Store and query work of this round (src/store, src/query, src/ingest)
 
-These notes come from profiling runs of 2026-11-23, before the store rewrite and against the
-previous round's targets; the lines under "Targets" above come from this run's results.
+- **Publish in SQL, one partition at a time.** Fact tables are partitioned by source and by
+  contiguous ranges of series keys of about 250,000 revisions (MMDS_PARTITION_ROWS). Each
+  partition is written by one \`COPY (... window over the batch rows in its key range ...)\`:
+  the batch files are sorted by series key, so DuckDB reads only the row groups of that range,
+  and the sort and window of one partition bound the memory (DuckDB \`memory_limit\` 1GB,
+  MMDS_MEMORY_LIMIT, spilling to \`data/tmp/duckdb\`). The chain and range checks run in SQL per
+  written partition; before, the chain check read every revision into JavaScript (11 GB at 10M).
+  Measured on 2026-11-24 outside the harness: 10M in 31 s with a peak RSS of 0.93 GB (57 s and
+  1.47 GB with 4M-row partitions; 87 s and about 11 GB before).
+- **Incremental publish.** Only partitions the new batches' keys fall in are rewritten; the rest
+  are hard links to the parent's files (same bytes, same inode; size checked at publish, hashed
+  by \`mmds verify\`). One real ECB day on the 100M store rewrites the ECB partition and the
+  small tables; what is left of its time is reading the footers of every batch file and
+  rewriting the reference and derived tables.
+- **Derived tables at publish.** \`series_latest\`, \`cot_latest\` and \`cot_markets\` are files of
+  the snapshot; a server opening a snapshot loads them (one row per series) and reads no fact, so
+  its open no longer peaks near 2 GB. What the open costs at 100M is hashing 2.4 GB of Parquet
+  (on worker threads, one per core) before serving it; a server switching to a newer snapshot
+  reuses the digests of the files it already hashed (hard links: same device, inode, size and
+  modification time), so only the partitions the publish wrote are hashed again.
+- **One-series lookups.** The query reads the view over the one partition file that holds the
+  series (binary search over the manifest's key ranges) instead of every file's statistics: over
+  40 files of 250,000 rows a lookup took 17 ms through the view over all files and 3.5 ms on the
+  one file (2026-11-24, the same DuckDB instance, interleaved). The cost of a lookup grows with the
+  row groups of the file DuckDB checks, so partitions of 250,000 revisions in row groups of 16,384
+  (measured against 2,048, 4,096 and 122,880) are about twice as fast as 1M-row partitions.
+- **Revision planning in SQL** (src/store/plan-facts.ts): a million candidates on a million stored
+  revisions in about 5 s and 2.2 GB instead of 13 s and 3.1 GB (scripts/measure-append.ts); the ECB
+  CSV is read and checked in DuckDB and handed over as a relation. The CFTC, FRED and BLS parsers
+  still build JavaScript rows (next step: their validation in SQL, and the COT content hash).
 
-- **Reading these figures.** The machine was shared with other work while this ran, and a target
-  near its bound can flip between runs. In the last two full runs with this code (2026-11-23), the
-  figures were: mmds serve / bare node:http 0.57 and 0.60; nginx with \`dist/nginx.conf\` / plain
-  nginx 0.94 and 0.87 (0.81 to 0.96 over the day, the same configuration); the repeated keyed request
-  0.45 and 0.51; keyed as_of p50 ratios 1.28 to 1.49 at concurrency 4 and 16. Treat 0.87 to 0.94
-  and 0.45 to 0.51 as "at the target, within the noise", not as a margin.
-- **Public endpoint through mmds serve.** \`node --cpu-prof\` under wrk, and the server's CPU time
-  per request (/proc/<pid>/stat, after the changes above): bare node:http spends about 12 to 14 µs
-  per request of this size, mmds serve about 23 µs, and one core is the limit of both. Both spend
-  most of it in the kernel's socket write of the 17 KB body; what mmds serve adds is spread thin:
-  h3's event and router and srvx's request wrapper (about a fifth of the extra), Node's validation
-  of 15 response headers against 2 (the contract's CORS, rate-limit, caching and id fields), the
-  sliding-log rate limiter with \`X-Forwarded-For\` parsing, and the request log line. To reach 0.8
-  all of that would have to fit in 2 to 4 µs. Little is left in the handler; the next step would be
-  to answer the fast path from a plain \`node:http\` listener before h3 (src/server/start-server.ts
-  and create-app.ts, outside this round's files), or to leave the public files to nginx, which is
-  what \`dist/nginx.conf\` is for.
-- **nginx with \`dist/nginx.conf\`.** Against a bare \`root\`, each request costs one hash lookup on
-  method, key and URI, two more for Cache-Control and Vary, three \`if\`s, an internal rewrite, and
-  eight more response headers (about 400 bytes). nginx's \`$request_id\` was the one large item
-  (a tenth); without it the configuration sits at about 0.9, within the run-to-run noise.
-- **Repeated keyed request.** Every keyed request reads the key record from the key store: with
-  \`MMDS_STORAGE=file\`, an open, fstat, read and close through the libuv pool, about a quarter of
-  the server's CPU on this request and the largest cost after the kernel's write of the 363 KB
-  body. That is the price of "revocation takes effect on the next request, on every instance"
-  with no cache. A per-process cache of key records, invalidated by a watch on the state directory
-  (or Redis keyspace notifications for \`redis://\`), would remove it; it belongs in src/keys.
-- **Keyed as_of.** The query decompresses the Parquet row group (122,880 rows, zstd) that holds the
-  series, for each column of the page: a few milliseconds whatever the store size, which is why
-  10M costs about what 1M costs. Smaller row groups at publish (src/store/write-parquet.ts) would
-  cut it further. Over HTTP the endpoint also describes the series (a second query, in parallel),
-  authenticates the key, serialises and hashes the 363 KB page, and sends it; at concurrency 4 and
-  16 requests queue for the 2 DuckDB threads and the one JavaScript thread, so latency grows with
-  concurrency on both sides.
-- **Publish at 10M.** The snapshot's chain check (src/store/verify-snapshot.ts) reads every
-  observation into JavaScript objects: about 1.5 to 2 minutes and 11 GB of memory for 10 million
-  rows (measured with /usr/bin/time), which rules out 50 million on this machine. Checking chains
-  in SQL over the sorted file would keep it in DuckDB.
-- **Server memory at 10M.** After requests, mmds serve holds about 300 MB at 1M and at 10M (the
-  Parquet files stay on disk; the derived tables are one row per series). Opening a 10M snapshot
-  peaks near 2 GB while DuckDB builds those derived tables (a window over every revision); a
-  DuckDB \`memory_limit\` on the serving instance would bound it at the cost of spilling.`;
+### What is left
+
+- **Reading these figures.** The machine was shared with other work while this ran (load average
+  at each step above); ratios come from one run with interleaved rounds, absolute times move
+  between runs.
+- **Keyed as_of p50 target of 5 ms.** A page of 1,000 revisions decompresses the row groups of the
+  series for 15 columns and DuckDB turns them into one JSON array; at 1M and 100M alike this is a
+  few milliseconds on an idle core. Under the load of this machine it sits above 5 ms; what is left
+  to try is fewer columns in the page (the provenance columns repeat per series) and row groups
+  aligned with series boundaries.
+- **Ingest memory.** The parsers that still build JavaScript rows (CFTC, FRED, BLS) hold a file's
+  rows in memory before DuckDB plans them; a full CFTC history (1986 on) is the largest input.`;
 
 const METHOD = `## How to run
 

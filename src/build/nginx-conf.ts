@@ -213,12 +213,15 @@ function renderRules(
   }
   const reportTypeError = errorFor('report_type');
   if (marketSlugs.length > 0 && reportTypeError) {
-    rules.push(
-      rule(
-        `^/api/v1/markets/cot/(${marketSlugs.map(escapeRegex).join('|')})\\?report_type=(?!(${REPORT_TYPES})$)${PLAIN_VALUE}$`,
-        reportTypeError,
-      ),
-    );
+    // nginx refuses a configuration token longer than 4 KB: a few hundred markets take several rules.
+    for (const slugs of chunkAlternation(marketSlugs.map(escapeRegex), MAX_ALTERNATION_CHARS)) {
+      rules.push(
+        rule(
+          `^/api/v1/markets/cot/(${slugs})\\?report_type=(?!(${REPORT_TYPES})$)${PLAIN_VALUE}$`,
+          reportTypeError,
+        ),
+      );
+    }
   }
   const endpointPaths = new Set<string>([
     ...[...paths.keys()].filter((path) => !path.startsWith('/api/v1/markets/cot/')),
@@ -283,4 +286,22 @@ function nextPowerOfTwo(n: number): number {
   let power = 1;
   while (power < n) power *= 2;
   return power;
+}
+
+/** Longest alternation in one map regex: the rest of the rule must fit nginx's 4096-byte token. */
+const MAX_ALTERNATION_CHARS = 3000;
+
+/** Joins alternatives with `|` into as few groups as fit `maxChars` each (one alone may exceed it). */
+function chunkAlternation(alternatives: readonly string[], maxChars: number): string[] {
+  const groups: string[] = [];
+  let current = '';
+  for (const alternative of alternatives) {
+    if (current !== '' && current.length + 1 + alternative.length > maxChars) {
+      groups.push(current);
+      current = '';
+    }
+    current = current === '' ? alternative : `${current}|${alternative}`;
+  }
+  if (current !== '') groups.push(current);
+  return groups;
 }

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { Cluster, Redis } from 'ioredis';
 import { createStorage, type Storage } from 'unstorage';
 import fsDriver from 'unstorage/drivers/fs';
@@ -30,6 +31,14 @@ export function createStateStorage(spec: string, dataDir: string): Storage {
     });
   }
   throw new ConfigError('MMDS_STORAGE must be "file", "memory" or a redis:// URL');
+}
+
+/**
+ * The directory in which the `file` storage keeps key records, one file per key id (the key
+ * store's `keys:<id>` items): what a server watches to hear of key changes.
+ */
+export function keyRecordDirectory(dataDir: string): string {
+  return join(resolveLayout(dataDir).stateDir, 'keys');
 }
 
 /**

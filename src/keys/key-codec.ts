@@ -1,4 +1,4 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 
 /**
@@ -62,8 +62,7 @@ export function isKeyId(text: unknown): text is string {
  * recognised instead of silently failing every key.
  */
 export function hashSecret(plaintext: string, pepper: string | null): string {
-  if (pepper) return `hmac-sha256:${createHmac('sha256', pepper).update(plaintext).digest('hex')}`;
-  return `sha256:${createHash('sha256').update(plaintext).digest('hex')}`;
+  return `${pepper ? 'hmac-sha256' : 'sha256'}:${digestSecret(plaintext, pepper).toString('hex')}`;
 }
 
 /** Compares a plaintext key with a stored hash in constant time. */
@@ -74,12 +73,16 @@ export function verifySecret(plaintext: string, storedHash: string, pepper: stri
   if (algorithm === 'hmac-sha256' && !pepper) return false;
   if (algorithm !== 'hmac-sha256' && algorithm !== 'sha256') return false;
   const expected = Buffer.from(storedHash.slice(separator + 1), 'hex');
-  const actual = Buffer.from(
-    hashSecret(plaintext, algorithm === 'sha256' ? null : pepper).split(':')[1]!,
-    'hex',
-  );
+  const actual = digestSecret(plaintext, algorithm === 'sha256' ? null : pepper);
   // timingSafeEqual throws on different lengths; a stored hash of the wrong length is simply no match.
   return expected.length === actual.length && timingSafeEqual(expected, actual);
+}
+
+/** The raw digest behind hashSecret (compared as bytes: no hex text per request). */
+function digestSecret(plaintext: string, pepper: string | null): Buffer {
+  return pepper
+    ? createHmac('sha256', pepper).update(plaintext).digest()
+    : hash('sha256', plaintext, 'buffer');
 }
 
 function randomId(): string {

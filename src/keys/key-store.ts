@@ -1,4 +1,5 @@
 import type { Storage } from 'unstorage';
+import { announceKeyChange } from './key-changes.ts';
 import { isKeyId, parseKey, verifySecret } from './key-codec.ts';
 import {
   getKeyStatus,
@@ -7,6 +8,7 @@ import {
   KeyRecordSchema,
   type KeyStatus,
 } from './key-record.ts';
+import type { KeyRecordCache } from './key-record-cache.ts';
 
 /** Why a key was refused: for the server's log only, never for the response. */
 export type AuthFailureReason =
@@ -44,12 +46,24 @@ export class KeyRecordError extends Error {
   }
 }
 
+/** Options of a key store. */
+export interface KeyStoreOptions {
+  /**
+   * Where `authenticate` reads records through (the server's per-process cache, kept current by
+   * followKeyChanges). Without it every authentication reads the storage.
+   */
+  cache?: KeyRecordCache;
+}
+
 const PREFIX = 'keys:';
 // Compared against when the id is unknown, so that path costs about as much as a wrong secret.
 const DUMMY_HASH = `sha256:${'0'.repeat(64)}`;
 
-/** Creates the key store; it keeps no cache, so a revocation counts on the next request everywhere. */
-export function createKeyStore(storage: Storage): KeyStore {
+/**
+ * Creates the key store. Every write announces the changed key id (announceKeyChange), so that
+ * servers drop their cached copy; `get`, `list` and `put` never use a cache.
+ */
+export function createKeyStore(storage: Storage, options: KeyStoreOptions = {}): KeyStore {
   const get = async (id: string): Promise<KeyRecord | null> => {
     // Only well-formed ids reach the storage: nothing a caller types becomes a path or a Redis pattern.
     if (!isKeyId(id)) return null;
@@ -60,11 +74,15 @@ export function createKeyStore(storage: Storage): KeyStore {
     return parsed.data;
   };
 
+  const cache = options.cache;
+  const lookup = cache ? (id: string) => cache.read(id, get) : get;
+
   return {
     get,
     async put(record) {
       const valid = KeyRecordSchema.parse(record);
       await storage.setItem(`${PREFIX}${valid.id}`, valid);
+      await announceKeyChange(storage, valid.id);
     },
     async list() {
       const ids = (await storage.getKeys('keys'))
@@ -84,7 +102,7 @@ export function createKeyStore(storage: Storage): KeyStore {
       if (!parsed) return fail('malformed', null);
       let record: KeyRecord | null;
       try {
-        record = await get(parsed.id);
+        record = await lookup(parsed.id);
       } catch (error) {
         if (error instanceof KeyRecordError) return fail('invalid_record', parsed.id);
         throw error;

@@ -82,7 +82,10 @@ export async function openSnapshotDb(
 ): Promise<SnapshotDb> {
   const manifest = readManifest(layout, snapshotId);
   const dir = snapshotDir(layout, snapshotId);
-  const instance = await openDuckDb({ threads: options.threads ?? 2, memoryLimit: options.memoryLimit ?? '1GB' });
+  const instance = await openDuckDb({
+    threads: options.threads ?? 2,
+    memoryLimit: options.memoryLimit ?? '1GB',
+  });
   const setup = await instance.connect();
   const files: string[] = [];
   const partitions = new Map<FactTable, PartitionIndex>();

@@ -47,6 +47,8 @@ export function resolveClientIp(
 /** Returns the canonical form of an IP address (with an optional port or zone), or null if it is none. */
 export function normalizeIp(raw: string): string | null {
   let text = raw.trim();
+  // The common case first: a bare IPv4 address is already canonical.
+  if (isIPv4(text)) return text;
   const bracketed = /^\[([^\]]+)\](?::\d{1,5})?$/.exec(text);
   if (bracketed) text = bracketed[1]!;
   else if (/^[\d.]+:\d{1,5}$/.test(text)) text = text.slice(0, text.lastIndexOf(':'));

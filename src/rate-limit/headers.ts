@@ -19,6 +19,36 @@ export const RATELIMIT_DRAFT = 'draft-ietf-httpapi-ratelimit-headers-11';
 const POLICY_NAME = /^[\x20-\x7e]{1,64}$/;
 
 /**
+ * The rate-limit fields of an allowed response, in the order `rateLimitHeaders` gives them (a
+ * refusal adds Retry-After). `writeRateLimitValues` fills the values of a flat name/value list.
+ */
+export const RATE_LIMIT_FIELDS = [
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'RateLimit-Policy',
+  'RateLimit',
+] as const;
+
+const DEFAULT_POLICY = '"default"';
+
+/**
+ * Writes the values of the five RATE_LIMIT_FIELDS for a decision under the default policy (60 s,
+ * "default") into a flat `[name, value, name, value, ...]` list whose first value slot is `index`:
+ * the server's public fast path fills precomputed header lists this way, without an object per
+ * request. The values are exactly those of `rateLimitHeaders(decision)`.
+ */
+export function writeRateLimitValues(target: string[], index: number, decision: Decision): void {
+  const remaining = Math.max(0, decision.remaining);
+  target[index] = String(decision.limit);
+  target[index + 2] = String(remaining);
+  target[index + 4] = String(decision.reset_s);
+  target[index + 6] = `${DEFAULT_POLICY};q=${decision.limit};w=60`;
+  target[index + 8] =
+    `${DEFAULT_POLICY};r=${remaining};t=${decision.allowed ? decision.reset_s : decision.retry_after_s}`;
+}
+
+/**
  * Returns the rate-limit response headers of one decision: X-RateLimit-Limit, -Remaining and
  * -Reset, the draft's RateLimit-Policy and RateLimit, and Retry-After when it was refused.
  */

@@ -19,10 +19,16 @@ const EVICT_FRACTION = 64;
 /** Pruned slots at the front of a log are cut off once there are this many and at least as many as live ones. */
 const COMPACT_AT = 64;
 
-/** One key's log: accepted times `times[head..]`, ascending; slots before `head` are pruned. */
+/**
+ * One key's log: accepted times `times[head..]`, ascending; slots before `head` are pruned. Logs
+ * are also linked in the order their keys were last counted (`older` at the front).
+ */
 interface KeyLog {
+  key: string;
   times: number[];
   head: number;
+  older: KeyLog | null;
+  newer: KeyLog | null;
 }
 
 /**
@@ -31,10 +37,13 @@ interface KeyLog {
  * large limits). A key holds at most `limit` live timestamps. A key whose newest entry has left
  * the window means the same as no entry (a whole quota), so such keys are dropped:
  *
- * - each allowed request moves its key to the end of the Map, so the front holds the keys
- *   counted longest ago; a call at or after the front key's expiry drops expired keys from the
- *   front until it meets a live one. A key outlives its expiry by at most one window, so memory
- *   follows the key rate.
+ * - each allowed request moves its key to the end of a linked list of the logs, so the front
+ *   holds the keys counted longest ago; a call at or after the front key's expiry drops expired
+ *   keys from the front until it meets a live one. A key outlives its expiry by at most one
+ *   window, so memory follows the key rate. (The order was once the Map's own, each request
+ *   deleting and re-adding its key: V8 keeps deleted entries in their hash chain until it
+ *   rehashes, so in a Map of 40,000 client addresses re-adding a busy key cost microseconds,
+ *   most of a keyed request's CPU in the benchmark.)
  * - at `maxKeys`, a new key first triggers a full scan for expired keys (at most once a second,
  *   so a flood of new keys cannot make every request O(n); it finds what the front sweep cannot
  *   after the clock stepped back), then evicts the least recently counted 1/64 of the keys (at
@@ -45,6 +54,9 @@ export class MemoryLimiter implements RateLimiter {
   readonly #logs = new Map<string, KeyLog>();
   readonly #now: () => number;
   readonly #maxKeys: number;
+  /** The log counted longest ago, and the one counted last. */
+  #oldest: KeyLog | null = null;
+  #newest: KeyLog | null = null;
   #lastFullSweepMs = Number.NEGATIVE_INFINITY;
   /** No key expires before this while the clock runs forward: until then the sweep has nothing to do. */
   #sweepAtMs = Number.POSITIVE_INFINITY;
@@ -72,13 +84,14 @@ export class MemoryLimiter implements RateLimiter {
     if (log) prune(log, now, limitPerMinute);
     const allowed = !log || log.times.length - log.head < limitPerMinute;
     if (allowed) {
-      if (log) this.#logs.delete(key);
+      if (log) this.#unlink(log);
       else {
         this.#makeRoom(now);
-        log = { times: [], head: 0 };
+        log = { key, times: [], head: 0, older: null, newer: null };
+        this.#logs.set(key, log);
       }
       log.times.push(now);
-      this.#logs.set(key, log);
+      this.#append(log);
     }
     const { times, head } = log!;
     this.#sweepAtMs = Math.min(this.#sweepAtMs, times.at(-1)! + WINDOW_MS);
@@ -91,11 +104,10 @@ export class MemoryLimiter implements RateLimiter {
   }
 
   #sweepFront(now: number): void {
-    // Walking a Map from the front also walks the slots of keys deleted or moved since V8 last
-    // rehashed it (up to its capacity), so the walk runs only when the front key may have expired.
+    // Runs only when the front key may have expired: most calls do nothing here.
     if (now < this.#sweepAtMs) return;
     let steps = 0;
-    for (const [key, log] of this.#logs) {
+    for (let log = this.#oldest; log !== null; log = this.#oldest) {
       if (!isExpired(log, now)) {
         this.#sweepAtMs = log.times.at(-1)! + WINDOW_MS;
         return;
@@ -104,7 +116,7 @@ export class MemoryLimiter implements RateLimiter {
         this.#sweepAtMs = now;
         return;
       }
-      this.#logs.delete(key);
+      this.#drop(log);
     }
     this.#sweepAtMs = Number.POSITIVE_INFINITY;
   }
@@ -113,14 +125,36 @@ export class MemoryLimiter implements RateLimiter {
     if (this.#logs.size < this.#maxKeys) return;
     if (now - this.#lastFullSweepMs >= FULL_SWEEP_INTERVAL_MS) {
       this.#lastFullSweepMs = now;
-      for (const [key, log] of this.#logs) if (isExpired(log, now)) this.#logs.delete(key);
+      for (let log = this.#oldest; log !== null; ) {
+        const newer: KeyLog | null = log.newer;
+        if (isExpired(log, now)) this.#drop(log);
+        log = newer;
+      }
     }
-    // Evict a batch, so that the walk past deleted slots at the front is paid once per batch.
+    // Evict a batch: the least recently counted keys, from the front.
     const keep = this.#maxKeys - Math.ceil(this.#maxKeys / EVICT_FRACTION);
-    for (const key of this.#logs.keys()) {
-      if (this.#logs.size <= keep) return;
-      this.#logs.delete(key);
-    }
+    while (this.#logs.size > keep && this.#oldest !== null) this.#drop(this.#oldest);
+  }
+
+  #drop(log: KeyLog): void {
+    this.#unlink(log);
+    this.#logs.delete(log.key);
+  }
+
+  #unlink(log: KeyLog): void {
+    if (log.older) log.older.newer = log.newer;
+    else this.#oldest = log.newer;
+    if (log.newer) log.newer.older = log.older;
+    else this.#newest = log.older;
+    log.older = null;
+    log.newer = null;
+  }
+
+  #append(log: KeyLog): void {
+    log.older = this.#newest;
+    if (this.#newest) this.#newest.newer = log;
+    else this.#oldest = log;
+    this.#newest = log;
   }
 }
 

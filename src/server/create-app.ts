@@ -4,9 +4,10 @@ import { H3 } from 'h3';
 export type ClientIpResolver = (request: Request & { ip?: string }) => string;
 
 /**
- * Creates the h3 app without listening: every request, whatever its method and path, goes to
- * the one handler, which owns routing, errors and headers (so 404s and 405s are the contract's
- * envelopes too). Tests call `app.fetch()` or serve it on a random port.
+ * Creates the h3 app without listening: every request that reaches it (all but the pre-rendered
+ * anonymous ones, which the public fast path in front of it answers), whatever its method and
+ * path, goes to the one handler, which owns routing, errors and headers (so 404s and 405s are the
+ * contract's envelopes too). Tests call `app.fetch()` or serve it on a random port.
  */
 export function createApp(
   handle: (request: Request, clientIp: string) => Promise<Response>,

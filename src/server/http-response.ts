@@ -1,7 +1,9 @@
+import { STATUS_CODES } from 'node:http';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { FastResponse } from 'srvx';
 import { failure } from '../contract/envelope.ts';
 import type { ApiError } from '../contract/errors.ts';
+import type { HeaderPairs, ResponseHeaders } from './response-headers.ts';
 
 /** A body ready to send, with its compressed forms when worth it. */
 export interface Representation {
@@ -17,9 +19,6 @@ export interface Representation {
   /** `Link: <…>; rel="next"` of a paginated response (CSV has no meta to carry the cursor). */
   link?: string | null;
 }
-
-/** Header fields as name and value pairs, in the order they are sent. */
-export type HeaderPairs = Array<[string, string]>;
 
 const COMPRESS_MIN_BYTES = 1024;
 
@@ -73,89 +72,44 @@ export function matchesEtag(ifNoneMatch: string | null, etag: string): boolean {
 
 /**
  * Builds a response. srvx's FastResponse hands status, header pairs and the body bytes straight
- * to node:http (a web Response would copy the body and stream it through a ReadableStream).
+ * to node:http (a web Response would copy the body and stream it through a ReadableStream). The
+ * reason phrase is the standard one, as the public fast path's (srvx would send none).
  */
-export function createResponse(
-  status: number,
-  headers: Headers | HeaderPairs,
-  body: Buffer | null = null,
-): Response {
-  return new FastResponse(body, { status, headers });
+export function createResponse(status: number, headers: HeaderPairs, body: Buffer | null = null): Response {
+  return new FastResponse(body, { status, statusText: STATUS_CODES[status], headers });
 }
 
 /** Builds the response for a successful representation: 200, or 304 on a matching ETag; HEAD has no body. */
-export function respondWith(request: Request, representation: Representation, headers: Headers): Response {
+export function respondWith(
+  request: Request,
+  representation: Representation,
+  headers: ResponseHeaders,
+): Response {
   headers.set('ETag', representation.etag);
   headers.append('Vary', 'Accept-Encoding');
   if (representation.link) headers.set('Link', representation.link);
   if (matchesEtag(request.headers.get('if-none-match'), representation.etag)) {
-    return createResponse(304, headers);
+    return createResponse(304, headers.toPairs());
   }
   headers.set('Content-Type', representation.contentType);
   const encoding = chooseEncoding(request.headers.get('accept-encoding'), representation);
   const body = encoding ? encodedBody(representation, encoding) : representation.body;
   if (encoding) headers.set('Content-Encoding', encoding);
   headers.set('Content-Length', String(body.length));
-  return createResponse(200, headers, request.method === 'HEAD' ? null : body);
-}
-
-/**
- * The header fields of a representation that are the same on every request, per encoding and
- * for a 304, computed once per representation (static files are answered with no per-request
- * header work beyond the request id and the rate-limit fields).
- */
-export interface HeaderTemplate {
-  identity: HeaderPairs;
-  gzip: HeaderPairs | null;
-  br: HeaderPairs | null;
-  notModified: HeaderPairs;
-}
-
-/** Computes the header template of a representation whose compressed copies already exist. */
-export function createHeaderTemplate(representation: Representation, fixed: HeaderPairs): HeaderTemplate {
-  const common: HeaderPairs = [...fixed, ['etag', representation.etag]];
-  const withBody = (body: Buffer, encoding: string | null): HeaderPairs => [
-    ...common,
-    ['content-type', representation.contentType],
-    ...(encoding ? ([['content-encoding', encoding]] as HeaderPairs) : []),
-    ['content-length', String(body.length)],
-  ];
-  return {
-    identity: withBody(representation.body, null),
-    gzip: representation.gzip ? withBody(representation.gzip, 'gzip') : null,
-    br: representation.br ? withBody(representation.br, 'br') : null,
-    notModified: common,
-  };
-}
-
-/** Answers from a header template: the same status, headers and body as respondWith, with less work. */
-export function respondWithTemplate(
-  request: Request,
-  representation: Representation,
-  template: HeaderTemplate,
-  perRequest: HeaderPairs,
-): Response {
-  const requestHeaders = request.headers;
-  if (matchesEtag(requestHeaders.get('if-none-match'), representation.etag)) {
-    return createResponse(304, [...template.notModified, ...perRequest]);
-  }
-  const encoding = chooseEncoding(requestHeaders.get('accept-encoding'), representation);
-  const fixed = (encoding && template[encoding]) || template.identity;
-  const body = (encoding && representation[encoding]) || representation.body;
-  return createResponse(200, [...fixed, ...perRequest], request.method === 'HEAD' ? null : body);
+  return createResponse(200, headers.toPairs(), request.method === 'HEAD' ? null : body);
 }
 
 /** Builds an error response in the contract's envelope: never cached, never revealing internals. */
 export function respondWithError(
-  request: Request,
+  request: Pick<Request, 'method'>,
   error: ApiError,
   requestId: string,
-  headers: Headers,
+  headers: ResponseHeaders,
 ): Response {
   const body = Buffer.from(JSON.stringify(failure(error.code, error.message, requestId)));
   for (const [name, value] of Object.entries(error.headers)) headers.set(name, value);
   headers.set('Content-Type', 'application/json; charset=utf-8');
   headers.set('Cache-Control', 'no-store');
   headers.set('Content-Length', String(body.length));
-  return createResponse(error.status, headers, request.method === 'HEAD' ? null : body);
+  return createResponse(error.status, headers.toPairs(), request.method === 'HEAD' ? null : body);
 }

@@ -1,14 +1,11 @@
-import { randomBytes } from 'node:crypto';
-import { statSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Duplex } from 'node:stream';
 import { serve } from 'h3';
-import { BUILD_MANIFEST_FILE } from '../build/build-manifest.ts';
+import type { Storage } from 'unstorage';
 import type { Config } from '../config/load-config.ts';
-import { failure } from '../contract/envelope.ts';
-import { ERROR_STATUS, unavailable } from '../contract/errors.ts';
-import { createStateStorage, getRedisClient } from '../keys/create-storage.ts';
-import { createKeyStore } from '../keys/key-store.ts';
+import { unavailable } from '../contract/errors.ts';
+import { createStateStorage, getRedisClient, keyRecordDirectory } from '../keys/create-storage.ts';
+import { followKeyChanges, type KeyChangeFeed, type KeyChangeSource } from '../keys/follow-key-changes.ts';
+import { KeyRecordCache } from '../keys/key-record-cache.ts';
+import { createKeyStore, type KeyStore } from '../keys/key-store.ts';
 import { openSnapshotDb } from '../query/snapshot-db.ts';
 import { resolveClientIp } from '../rate-limit/client-ip.ts';
 import { FallbackLimiter } from '../rate-limit/fallback-limiter.ts';
@@ -19,12 +16,14 @@ import { RedisLimiter } from '../rate-limit/redis-limiter.ts';
 import { assertLimit } from '../rate-limit/sliding-log.ts';
 import { resolveLayout, snapshotDir } from '../store/layout.ts';
 import { readManifest } from '../store/manifest.ts';
-import { verifySnapshotFiles } from '../store/verify-snapshot.ts';
+import { VerifiedFiles, verifySnapshotFiles } from '../store/verify-snapshot.ts';
+import { answerClientError } from './answer-client-error.ts';
 import { createApp } from './create-app.ts';
 import { createRequestHandler } from './handle-request.ts';
+import { createPublicFastPath } from './public-fast-path.ts';
 import { ResponseCache } from './response-cache.ts';
 import { createSnapshotManager } from './snapshot-manager.ts';
-import { loadStaticSite, type StaticSite } from './static-site.ts';
+import { watchStaticSite } from './watch-static-site.ts';
 
 /** Options of a running server besides the configuration. */
 export interface StartServerOptions {
@@ -62,12 +61,13 @@ export async function startServer(
   options: StartServerOptions,
 ): Promise<RunningServer> {
   const layout = resolveLayout(config.dataDir);
+  // Digests of the files this server hashed: a new snapshot shares most of them (hard links).
+  const verified = new VerifiedFiles();
   const log = options.log;
   const anonymousLimit = options.anonymousLimit ?? 60;
   // Refused here rather than by the limiter on every request (a 500 each time).
   assertLimit(anonymousLimit);
   const storage = createStateStorage(config.storage, config.dataDir);
-  const keys = createKeyStore(storage);
   const redis = getRedisClient(storage);
   // Without an error listener ioredis prints every failed reconnect to stderr. The limiter and the
   // key store report what an outage does to requests; the client's own error is logged once.
@@ -79,6 +79,7 @@ export async function startServer(
   redis?.on('ready', () => {
     redisFailing = false;
   });
+  const { keys, keyChanges } = openKeyStore(config, storage, redis, log);
   const local = new MemoryLimiter();
   const limiter: RateLimiter = redis
     ? new FallbackLimiter(new RedisLimiter(redis), { local, log: (event) => log({ ...event }) })
@@ -88,9 +89,15 @@ export async function startServer(
     open: async (id) => {
       // DuckDB reads Parquet footers only when it opens the views: a damaged data page would be
       // served (wrong values or a 500 per request). Checksums first, as `mmds verify` does.
-      const [damaged] = await verifySnapshotFiles(snapshotDir(layout, id), readManifest(layout, id));
+      const [damaged] = await verifySnapshotFiles(snapshotDir(layout, id), readManifest(layout, id), {
+        verified,
+      });
       if (damaged) throw new Error(damaged.message);
-      const db = await openSnapshotDb(layout, id, { poolSize: 4, queryTimeoutMs: 10_000 });
+      const db = await openSnapshotDb(layout, id, {
+        poolSize: 4,
+        queryTimeoutMs: 10_000,
+        memoryLimit: config.memoryLimit,
+      });
       const settings = await db.readSecuritySettings();
       if (settings.enable_external_access || !settings.lock_configuration) {
         await db.close();
@@ -136,6 +143,7 @@ export async function startServer(
     hostname: config.host,
     silent: true,
     gracefulShutdown: false,
+    manual: true,
     node: {
       ...NODE_SERVER_LIMITS,
       headersTimeout,
@@ -143,8 +151,45 @@ export async function startServer(
       connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(headersTimeout / 4))),
     },
   });
-  server.node?.server?.on('clientError', answerClientError);
-  await server.ready();
+  // The public fast path is the node:http listener; what it does not answer goes to srvx's own
+  // listener (the h3 app), which is taken off the server and called from it.
+  const nodeServer = server.node!.server!;
+  const h3Listener = server.node!.handler;
+  nodeServer.removeListener('request', h3Listener);
+  nodeServer.on(
+    'request',
+    createPublicFastPath(
+      {
+        staticSite: site.current,
+        currentSnapshot: () => snapshots.current()?.id ?? null,
+        // The in-process limiter decides synchronously: no promise on the fast path.
+        consume: redis
+          ? (bucket, limit) => limiter.consume(bucket, limit)
+          : (bucket, limit) => local.consumeNow(bucket, limit),
+        anonymousLimit,
+        resolveClientIp: (address, forwardedFor) =>
+          resolveClientIp(address, forwardedFor, config.trustedProxies),
+        log,
+      },
+      (request, response) => void h3Listener(request, response),
+    ),
+  );
+  nodeServer.on('clientError', (error: NodeJS.ErrnoException, socket) =>
+    answerClientError(error, socket, NODE_SERVER_LIMITS.maxHeaderSize),
+  );
+  const release = async () => {
+    await keyChanges?.close();
+    site.stop();
+    await snapshots.close();
+    await storage.dispose();
+  };
+  try {
+    await server.serve();
+  } catch (error) {
+    // A port already taken, say: nothing may keep the process alive (a Redis connection would).
+    await release();
+    throw error;
+  }
   const url = new URL(server.url!);
   log({
     event: 'listening',
@@ -157,70 +202,28 @@ export async function startServer(
     port: Number(url.port),
     async close() {
       await server.close();
-      site.stop();
-      await snapshots.close();
-      await storage.dispose();
+      await release();
     },
   };
 }
 
 /**
- * Answers what Node's HTTP parser refuses before any handler runs (a NUL or raw non-ASCII byte in
- * the URL, a malformed request line or header, headers over maxHeaderSize) in the contract's
- * error envelope instead of Node's bare status line. A client too slow to send its headers, or
- * one whose response has begun, is disconnected.
+ * The key store, reading records through a per-process cache wherever key changes can be
+ * followed: the `file` store's directory (fs.watch) or Redis (a channel that `mmds keys`
+ * publishes on). `memory` has no cache (one process; reads are already in memory).
  */
-function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
-  const responding = (socket as Duplex & { _httpMessage?: unknown })._httpMessage;
-  if (
-    !socket.writable ||
-    responding ||
-    error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ||
-    error.code === 'ECONNRESET'
-  ) {
-    socket.destroy();
-    return;
-  }
-  const requestId = randomBytes(9).toString('base64url');
-  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-  const code = tooLarge ? 'header_fields_too_large' : 'invalid_parameter';
-  const message = tooLarge
-    ? `the request headers are larger than ${NODE_SERVER_LIMITS.maxHeaderSize} bytes`
-    : 'the request is not valid HTTP/1.1: the URL or a header holds bytes that are not allowed';
-  const body = JSON.stringify(failure(code, message, requestId));
-  const status = ERROR_STATUS[code];
-  socket.end(
-    `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
-      'Content-Type: application/json; charset=utf-8\r\n' +
-      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-      'Cache-Control: no-store\r\nAccess-Control-Allow-Origin: *\r\n' +
-      `X-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
-  );
-}
-
-/** Keeps dist/ in memory and reloads it when a new build lands (its manifest changes). */
-function watchStaticSite(distDir: string, pollMs: number, log: (entry: Record<string, unknown>) => void) {
-  const manifest = join(distDir, BUILD_MANIFEST_FILE);
-  let site: StaticSite | null = null;
-  let seen = -1;
-  const check = () => {
-    let mtime = 0;
-    try {
-      mtime = statSync(manifest).mtimeMs;
-    } catch {
-      mtime = 0;
-    }
-    if (mtime === seen) return;
-    seen = mtime;
-    try {
-      site = mtime === 0 ? null : loadStaticSite(distDir);
-      log({ event: 'static_loaded', snapshot: site?.snapshot ?? null, files: site?.fileCount ?? 0 });
-    } catch (error) {
-      log({ event: 'static_refused', error: (error as Error).message });
-    }
-  };
-  check();
-  const timer = pollMs > 0 ? setInterval(check, pollMs) : null;
-  timer?.unref();
-  return { current: () => site, stop: () => timer && clearInterval(timer) };
+function openKeyStore(
+  config: Readonly<Config>,
+  storage: Storage,
+  redis: ReturnType<typeof getRedisClient>,
+  log: (entry: Record<string, unknown>) => void,
+): { keys: KeyStore; keyChanges: KeyChangeFeed | null } {
+  const source: KeyChangeSource | null = redis
+    ? { kind: 'redis', client: redis }
+    : config.storage === 'file'
+      ? { kind: 'directory', path: keyRecordDirectory(config.dataDir) }
+      : null;
+  if (!source) return { keys: createKeyStore(storage), keyChanges: null };
+  const cache = new KeyRecordCache();
+  return { keys: createKeyStore(storage, { cache }), keyChanges: followKeyChanges(source, cache, { log }) };
 }

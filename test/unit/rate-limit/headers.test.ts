@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { rateLimitHeaders } from '../../../src/rate-limit/headers.ts';
+import {
+  RATE_LIMIT_FIELDS,
+  rateLimitHeaders,
+  writeRateLimitValues,
+} from '../../../src/rate-limit/headers.ts';
 import { decide } from '../../../src/rate-limit/sliding-log.ts';
 
 const T0 = Date.UTC(2026, 10, 23);
@@ -46,5 +50,18 @@ describe('rateLimitHeaders', () => {
     const decision = decide([], T0, 5);
     expect(rateLimitHeaders(decision, 60, 'a"b\\c')['RateLimit-Policy']).toBe('"a\\"b\\\\c";q=5;w=60');
     expect(() => rateLimitHeaders(decision, 60, 'a\r\nb')).toThrow(RangeError);
+  });
+
+  it('fills a flat header list with exactly the values of rateLimitHeaders (the fast path does)', () => {
+    let log: number[] = [];
+    for (let i = 0; i < 75; i++) {
+      const decision = decide(log, T0 + i * 100, 60);
+      log = decision.log;
+      const list = ['x', 'y', ...RATE_LIMIT_FIELDS.flatMap((name) => [name, ''])];
+      writeRateLimitValues(list, 3, decision);
+      const expected = rateLimitHeaders(decision);
+      for (const name of RATE_LIMIT_FIELDS) expect(list[list.indexOf(name) + 1], name).toBe(expected[name]);
+      expect(list.slice(0, 2)).toEqual(['x', 'y']);
+    }
   });
 });

@@ -1,0 +1,121 @@
+import { ApiError, insufficientScope, notFound, unauthorized, unavailable } from '../contract/errors.ts';
+import { OPENAPI_PATH } from '../contract/openapi.ts';
+import { parseRequest, type RequestParams } from '../contract/parse-request.ts';
+import { matchRoute, type RouteDefinition } from '../contract/routes.ts';
+import type { Caller, HandlerDeps, RequestState } from './handler-deps.ts';
+import { createResponse, respondWith } from './http-response.ts';
+import { rateLimited } from './map-error.ts';
+import { representRoute } from './represent-route.ts';
+import { ALLOW, type ResponseHeaders } from './response-headers.ts';
+import { serveStatusPage } from './serve-status-page.ts';
+
+const MAX_URL_LENGTH = 4096;
+
+/**
+ * Routes one request of the general path (everything the public fast path does not answer):
+ * OPTIONS, method and URL checks, authentication and rate limit, the status page, built files,
+ * and the endpoints of the route table with their access rules. Throws ApiErrors.
+ */
+export async function dispatchRequest(
+  request: Request,
+  clientIp: string,
+  headers: ResponseHeaders,
+  state: RequestState,
+  deps: HandlerDeps,
+): Promise<Response> {
+  if (request.method === 'OPTIONS') {
+    headers.set('Allow', ALLOW);
+    headers.set('Access-Control-Allow-Methods', ALLOW);
+    headers.set('Access-Control-Allow-Headers', 'Authorization, If-None-Match, Content-Type');
+    headers.set('Access-Control-Max-Age', '86400');
+    return createResponse(204, headers.toPairs());
+  }
+  if (request.method !== 'GET' && request.method !== 'HEAD') {
+    throw new ApiError(
+      'method_not_allowed',
+      `method ${request.method.slice(0, 20)} is not allowed; use GET`,
+      {
+        headers: { Allow: ALLOW },
+      },
+    );
+  }
+  if (request.url.length > MAX_URL_LENGTH)
+    throw new ApiError('uri_too_long', `the URL is longer than ${MAX_URL_LENGTH} bytes`);
+  const url = new URL(request.url);
+  state.path = url.pathname;
+  const caller = await identify(request, clientIp, headers, deps);
+  state.caller = caller;
+  if (url.pathname === '/status' || url.pathname === '/status/')
+    return serveStatusPage(request, headers, deps, caller);
+  // The OpenAPI document is a built file under /api/, not a route of the table.
+  if (!url.pathname.startsWith('/api/') || url.pathname === OPENAPI_PATH)
+    return serveFile(request, url, headers, deps, caller);
+  const matched = matchRoute(url.pathname);
+  if (!matched) {
+    const version = /^\/api\/(v\d+)\//.exec(url.pathname)?.[1];
+    throw notFound(version && version !== 'v1' ? `API version ${version}` : 'endpoint');
+  }
+  const params = parseRequest(matched.route, matched.slug, url.searchParams);
+  const keyed = authorise(matched.route, params, caller);
+  const db = deps.snapshots.current();
+  if (!db) throw unavailable('no snapshot has been published yet', 30);
+  headers.set('X-Snapshot-Id', db.id);
+  state.snapshot = db.id;
+  if (matched.route.access.kind === 'public-or-scope') headers.append('Vary', 'Authorization');
+  headers.set('Cache-Control', caller ? 'private, no-store' : `public, max-age=${matched.route.maxAge}`);
+  const representation = await representRoute(matched.route, params, url, db, keyed, deps);
+  return respondWith(request, representation, headers);
+}
+
+/** Authenticates a bearer token (a bad key is a 401, never anonymous access) and applies the rate limit. */
+async function identify(
+  request: Request,
+  clientIp: string,
+  headers: ResponseHeaders,
+  deps: HandlerDeps,
+): Promise<Caller | null> {
+  const authorization = request.headers.get('authorization');
+  let caller: Caller | null = null;
+  let authFailed = false;
+  if (authorization !== null) {
+    const token = /^Bearer ([\x21-\x7e]{1,200})$/i.exec(authorization.trim())?.[1];
+    caller = token ? await deps.authenticate(token) : null;
+    authFailed = caller === null;
+  }
+  const decision = caller
+    ? await deps.consume(`key:${caller.keyId}`, caller.rateLimit)
+    : await deps.consume(`ip:${clientIp}`, deps.anonymousLimit);
+  for (const [name, value] of Object.entries(deps.rateLimitHeaders(decision))) headers.set(name, value);
+  if (!decision.allowed) throw rateLimited(decision);
+  if (authFailed) throw unauthorized('the API key is not valid');
+  return caller;
+}
+
+/** Applies the route's access rule; returns whether the caller gets the keyed view. */
+function authorise(route: RouteDefinition, params: RequestParams, caller: Caller | null): boolean {
+  if (route.access.kind === 'public') return false;
+  const scope = route.access.scope;
+  const holdsScope = caller?.scopes.includes(scope) ?? false;
+  if (route.access.kind === 'scope' || params.keyedParams.length > 0) {
+    if (!caller) {
+      const what = route.access.kind === 'scope' ? 'this endpoint' : `parameter ${params.keyedParams[0]}`;
+      throw unauthorized(`${what} needs an API key with scope ${scope}: send Authorization: Bearer <key>`);
+    }
+    if (!holdsScope) throw insufficientScope(scope);
+  }
+  return holdsScope;
+}
+
+/** A built file by its own path (pages, assets, the OpenAPI document). */
+function serveFile(
+  request: Request,
+  url: URL,
+  headers: ResponseHeaders,
+  deps: HandlerDeps,
+  caller: Caller | null,
+): Response {
+  const entry = deps.staticSite()?.lookupFile(url.pathname === '/' ? '/index.html' : url.pathname);
+  if (!entry) throw notFound('page');
+  headers.set('Cache-Control', caller ? 'private, no-store' : entry.cacheControl);
+  return respondWith(request, entry, headers);
+}

@@ -1,0 +1,37 @@
+import type { Decision } from '../rate-limit/sliding-log.ts';
+import type { ResponseCache } from './response-cache.ts';
+import type { SnapshotManager } from './snapshot-manager.ts';
+import type { StaticSite } from './static-site.ts';
+
+/** An authenticated caller (never the key itself). */
+export interface Caller {
+  keyId: string;
+  org: string;
+  scopes: readonly string[];
+  rateLimit: number;
+}
+
+/** One rate-limit decision, as the limiter returns it. */
+export type LimitDecision = Decision;
+
+/** Everything the request handler needs, injected by the composition root. */
+export interface HandlerDeps {
+  snapshots: SnapshotManager;
+  staticSite: () => StaticSite | null;
+  /** Resolves a bearer token to a caller, or null (the same null for every kind of bad key). */
+  authenticate: (token: string) => Promise<Caller | null>;
+  consume: (bucket: string, limit: number) => Promise<LimitDecision>;
+  rateLimitHeaders: (decision: LimitDecision) => Record<string, string>;
+  anonymousLimit: number;
+  cache: ResponseCache;
+  now: () => Date;
+  log: (entry: Record<string, unknown>) => void;
+}
+
+/** What one request resolved to, for its log line. */
+export interface RequestState {
+  caller: Caller | null;
+  /** The URL path (normalised), once parsed. */
+  path: string | null;
+  snapshot: string | null;
+}

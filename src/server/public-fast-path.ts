@@ -1,0 +1,181 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { sendNodeResponse } from 'srvx/node';
+import { ROUTES, type RouteDefinition } from '../contract/routes.ts';
+import { rateLimitHeaders, writeRateLimitValues } from '../rate-limit/headers.ts';
+import type { Decision } from '../rate-limit/sliding-log.ts';
+import { elapsedMs, type RequestLogLine } from './access-log.ts';
+import { chooseEncoding, matchesEtag, respondWithError } from './http-response.ts';
+import { rateLimited } from './map-error.ts';
+import {
+  PER_REQUEST,
+  type PreparedResponse,
+  prepareResponse,
+  RATE_LIMIT_SLOT,
+  REQUEST_ID_SLOT,
+} from './prepare-response.ts';
+import { createRequestId } from './request-id.ts';
+import { createHeaders } from './response-headers.ts';
+import type { StaticSite } from './static-site.ts';
+
+/** A node:http request listener. */
+export type NodeRequestHandler = (request: IncomingMessage, response: ServerResponse) => void;
+
+/** What the fast path needs, injected by the composition root. */
+export interface PublicFastPathDeps {
+  staticSite: () => StaticSite | null;
+  /** The id of the snapshot in service, or null. */
+  currentSnapshot: () => string | null;
+  /** Counts one anonymous request: synchronously with the in-process limiter, a promise with Redis. */
+  consume: (bucket: string, limit: number) => Decision | Promise<Decision>;
+  anonymousLimit: number;
+  /** The client address rate limits are keyed on (the same rule as the general path's). */
+  resolveClientIp: (socketAddress: string, forwardedFor: string | null) => string;
+  log: (entry: Record<string, unknown>) => void;
+}
+
+const ROUTES_BY_ID = new Map<string, RouteDefinition>(ROUTES.map((route) => [route.id, route]));
+
+/**
+ * Creates the node:http listener that sits in front of h3 and answers the pre-rendered anonymous
+ * public requests itself: a GET or HEAD without Authorization whose raw path and query are exactly
+ * one of the requests `mmds build` pre-rendered for the snapshot in service (the live status
+ * excepted). It answers as the general path would (same status, headers, body, 304 on a matching
+ * ETag, gzip or brotli when accepted), counts against the same anonymous rate limit, and writes
+ * the same log line; everything else goes to `next` (h3) untouched.
+ *
+ * Per file, the header lists are computed once; per request it does one Map lookup on the raw
+ * URL, no URL parsing, no Request or Headers object and no promise (unless the limiter is Redis),
+ * and fills the request id and rate-limit values into the prepared list in place: node:http
+ * serialises the list synchronously inside writeHead, so one list serves every request.
+ */
+export function createPublicFastPath(deps: PublicFastPathDeps, next: NodeRequestHandler): NodeRequestHandler {
+  let site: StaticSite | null = null;
+  let prepared = new Map<string, PreparedResponse>();
+
+  /** The prepared answer to a raw URL, made on its first request; misses are not remembered. */
+  const lookup = (url: string): PreparedResponse | null => {
+    const current = deps.staticSite();
+    if (current !== site) {
+      site = current;
+      prepared = new Map();
+    }
+    if (!current) return null;
+    let response = prepared.get(url);
+    if (response === undefined) {
+      const hit = current.lookupRequest(url);
+      const route = hit && hit.routeId !== 'status' ? ROUTES_BY_ID.get(hit.routeId) : undefined;
+      if (!hit || !route) return null;
+      response = prepareResponse(url, hit.entry, route, current.snapshot);
+      prepared.set(url, response);
+    }
+    return response;
+  };
+
+  const send = (
+    request: IncomingMessage,
+    response: ServerResponse,
+    found: PreparedResponse,
+    decision: Decision,
+    clientIp: string,
+    started: number,
+  ): void => {
+    const requestId = createRequestId();
+    const method = request.method!;
+    let status: number;
+    if (!decision.allowed) {
+      // Rare: built as the general path builds every error, with the same helpers.
+      const headers = createHeaders(requestId);
+      for (const [name, value] of Object.entries(rateLimitHeaders(decision))) headers.set(name, value);
+      const refusal = respondWithError({ method }, rateLimited(decision), requestId, headers);
+      status = refusal.status;
+      sendNodeResponse(response, refusal).catch(() => response.destroy());
+    } else {
+      const headers = request.headers;
+      const ifNoneMatch = headers['if-none-match'];
+      let list: string[];
+      let body: Buffer | undefined;
+      if (ifNoneMatch !== undefined && matchesEtag(ifNoneMatch, found.entry.etag)) {
+        status = 304;
+        list = found.notModified;
+      } else {
+        status = 200;
+        const encoding = chooseEncoding(headers['accept-encoding'] ?? null, found.entry);
+        list = (encoding && found[encoding]) || found.identity;
+        body = (encoding && found.entry[encoding]) || found.entry.body;
+      }
+      const end = list.length - PER_REQUEST.length;
+      list[end + REQUEST_ID_SLOT] = requestId;
+      writeRateLimitValues(list, end + RATE_LIMIT_SLOT, decision);
+      response.writeHead(status, list);
+      if (method === 'HEAD' || body === undefined) response.end();
+      else response.end(body);
+    }
+    const line: RequestLogLine = {
+      event: 'request',
+      request_id: requestId,
+      method,
+      path: found.path,
+      status,
+      ms: elapsedMs(started),
+      ip: clientIp,
+      key_id: null,
+      snapshot: decision.allowed ? found.snapshot : null,
+    };
+    deps.log(line);
+  };
+
+  /** Answers with `send`; a failure there (a bug) is logged, and h3 answers if nothing was sent yet. */
+  const answer = (
+    request: IncomingMessage,
+    response: ServerResponse,
+    found: PreparedResponse,
+    decision: Decision,
+    clientIp: string,
+    started: number,
+  ): void => {
+    try {
+      send(request, response, found, decision, clientIp, started);
+    } catch (error) {
+      deps.log({
+        event: 'internal_error',
+        request_id: null,
+        error: String((error as Error)?.stack ?? error),
+      });
+      if (response.headersSent) response.destroy();
+      else next(request, response);
+    }
+  };
+
+  return (request, response) => {
+    const started = performance.now();
+    const method = request.method;
+    const url = request.url;
+    const found = (method === 'GET' || method === 'HEAD') && url !== undefined ? lookup(url) : null;
+    const headers = request.headers;
+    if (!found || headers.authorization !== undefined || deps.currentSnapshot() !== found.snapshot) {
+      next(request, response);
+      return;
+    }
+    const forwardedFor = headers['x-forwarded-for'];
+    const clientIp = deps.resolveClientIp(
+      request.socket.remoteAddress ?? '0.0.0.0',
+      typeof forwardedFor === 'string' ? forwardedFor : null,
+    );
+    let decision: Decision | Promise<Decision>;
+    try {
+      decision = deps.consume(`ip:${clientIp}`, deps.anonymousLimit);
+    } catch {
+      // Nothing was counted: the general path decides again and answers whatever the limiter throws.
+      next(request, response);
+      return;
+    }
+    if (decision instanceof Promise) {
+      decision.then(
+        (settled) => answer(request, response, found, settled, clientIp, started),
+        () => next(request, response),
+      );
+    } else {
+      answer(request, response, found, decision, clientIp, started);
+    }
+  };
+}

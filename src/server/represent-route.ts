@@ -1,0 +1,68 @@
+import { createHash } from 'node:crypto';
+import { renderCsv } from '../api/v1/csv.ts';
+import { renderPayload } from '../api/v1/render.ts';
+import type { RequestParams } from '../contract/parse-request.ts';
+import type { RouteDefinition } from '../contract/routes.ts';
+import type { SnapshotDb } from '../query/snapshot-db.ts';
+import type { HandlerDeps } from './handler-deps.ts';
+import { compressBody, type Representation } from './http-response.ts';
+
+/**
+ * The body of an endpoint request: the built file of a public request when `mmds build` made one
+ * for the snapshot in service, else a rendered body from the response cache, else rendered now
+ * (and cached: snapshots are immutable, so the key of snapshot, view and query never goes stale).
+ */
+export async function representRoute(
+  route: RouteDefinition,
+  params: RequestParams,
+  url: URL,
+  db: SnapshotDb,
+  keyed: boolean,
+  deps: HandlerDeps,
+): Promise<Representation> {
+  const site = deps.staticSite();
+  if (!keyed && route.id !== 'status' && site?.snapshot === db.id) {
+    const entry = site.lookupRoute(url.pathname, url.searchParams);
+    if (entry) return entry;
+  }
+  const csv = params.query.format === 'csv';
+  const cacheKey =
+    route.id === 'status'
+      ? null
+      : `${db.id} ${keyed ? 'k' : 'p'} ${route.id} ${params.slug ?? ''} ${normaliseQuery(params)}`;
+  const cached = cacheKey ? deps.cache.get(cacheKey) : undefined;
+  if (cached) return cached as Representation;
+  const envelope = await renderPayload(db, route, params, { now: deps.now(), keyed });
+  // The data is serialised once: the body is built around it, and the ETag covers it (not
+  // generated_at), so an unchanged snapshot keeps its ETag.
+  const data = csv ? '' : (JSON.stringify(envelope.data) ?? 'null');
+  const body = Buffer.from(
+    csv ? renderCsv(envelope.data as unknown[]) : `{"data":${data},"meta":${JSON.stringify(envelope.meta)}}`,
+  );
+  const etagSource = csv ? body : data;
+  const representation: Representation = {
+    body,
+    ...compressBody(body),
+    etag: `"${createHash('sha256').update(etagSource).update(db.id).digest('base64url').slice(0, 32)}"`,
+    contentType: csv ? 'text/csv; charset=utf-8; header=present' : 'application/json; charset=utf-8',
+    link: nextLink(url, envelope.meta.next_cursor),
+  };
+  if (cacheKey) deps.cache.set(cacheKey, representation);
+  return representation;
+}
+
+/** The next page's URL as a Link header, when the payload has a next cursor. */
+function nextLink(url: URL, cursor: unknown): string | null {
+  if (typeof cursor !== 'string') return null;
+  const next = new URL(url.pathname, url);
+  for (const [name, value] of url.searchParams) if (name !== 'cursor') next.searchParams.set(name, value);
+  next.searchParams.set('cursor', cursor);
+  return `<${next.pathname}${next.search}>; rel="next"`;
+}
+
+function normaliseQuery(params: RequestParams): string {
+  return Object.entries(params.query)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([name, value]) => `${name}=${value}`)
+    .join('&');
+}

@@ -1,0 +1,45 @@
+import { createHash } from 'node:crypto';
+import { renderPayload } from '../api/v1/render.ts';
+import { unavailable } from '../contract/errors.ts';
+import { ROUTES } from '../contract/routes.ts';
+import { renderStatusPage } from '../site/status-page.ts';
+import type { Caller, HandlerDeps } from './handler-deps.ts';
+import { compressBody, respondWith } from './http-response.ts';
+import type { ResponseHeaders } from './response-headers.ts';
+
+const STATUS_ROUTE = ROUTES.find((route) => route.id === 'status')!;
+
+/**
+ * The status page is rendered live, from the same payload as /api/v1/status, by the same
+ * function the build uses for its static copy (docs/site.md says why there is no Node adapter).
+ */
+export async function serveStatusPage(
+  request: Request,
+  headers: ResponseHeaders,
+  deps: HandlerDeps,
+  caller: Caller | null,
+): Promise<Response> {
+  const db = deps.snapshots.current();
+  if (!db) throw unavailable('no snapshot has been published yet', 30);
+  headers.set('X-Snapshot-Id', db.id);
+  const envelope = await renderPayload(
+    db,
+    STATUS_ROUTE,
+    { slug: null, query: {}, keyedParams: [] },
+    { now: deps.now(), keyed: false },
+  );
+  const body = Buffer.from(
+    renderStatusPage(envelope as Parameters<typeof renderStatusPage>[0], { live: true }),
+  );
+  headers.set('Cache-Control', caller ? 'private, no-store' : `public, max-age=${STATUS_ROUTE.maxAge}`);
+  return respondWith(
+    request,
+    {
+      body,
+      ...compressBody(body),
+      etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`,
+      contentType: 'text/html; charset=utf-8',
+    },
+    headers,
+  );
+}
