@@ -1,105 +1,116 @@
+import { randomUUID } from 'node:crypto';
 import { basename } from 'node:path';
-import { type CsvRow, readCsvFile } from '../db/duckdb.ts';
-import type { CotPosition, CotReportInput, CotScope, RecordBatch } from '../model/records.ts';
-import {
-  isPercentField,
-  listLayoutColumns,
-  type PositionField,
-  REPORT_LAYOUTS,
-  type ReportField,
-  type ReportLayout,
-} from './cftc-columns.ts';
-import { type CftcKnowledge, createCftcKnowledge, readRowScope, resolveFileScope } from './cftc-knowledge.ts';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { execute, quotedIdentifier, readCsvSql, readRows } from '../db/duckdb.ts';
+import { defineNumberText } from '../db/number-text.ts';
+import type { CotScope, FactRelation, ParsedBatch } from '../model/records.ts';
+import { listLayoutColumns, REPORT_LAYOUTS, type ReportLayout } from './cftc-columns.ts';
+import { createCftcKnowledge, resolveFileScope } from './cftc-knowledge.ts';
+import { createCftcRows } from './cftc-rows.ts';
 import { assertNonEmptyFile, InputError } from './input-error.ts';
-import { parseIsoDate } from './periods.ts';
-import { createEmptyBatch, type IngestContext, type Source } from './source.ts';
-import { cleanText, parseNumber } from './values.ts';
+import type { IngestContext, Source } from './source.ts';
+import { defineTextMacros } from './sql-text.ts';
 
-/** Codes are zero-padded alphanumerics; consolidated markets end in `+` (`13874+`). */
-const MARKET_CODE = /^[0-9A-Z]+\+?$/;
+/** The CFTC parser's batch: its reports stay in DuckDB. */
+export type CftcBatch = ParsedBatch & { cot_reports?: FactRelation };
+
 const EXTRA_COLUMN = /^column\d+$/;
 
-/** One data row being read: where it is, its values, and the file's column names after trimming. */
-interface RowReader {
-  file: string;
-  line: number;
-  values: Record<string, string | null>;
-  keys: ReadonlyMap<string, string>;
-  /** Counts the missing-value markers (`.`) read as null. */
-  onMissing: () => void;
-  /** Throws an InputError naming the file and line. */
-  fail: (message: string) => never;
-}
-
-/** How one file is read: its layout, the scope it was declared in, and the knowledge times. */
-interface FileReading {
-  layout: ReportLayout;
-  scope: CotScope | null;
-  knowledge: (period: string) => CftcKnowledge;
+/** The scratch tables of one parse, named apart from any other parse on the connection. */
+interface CftcTables {
+  connection: DuckDBConnection;
+  prefix: string;
+  /** Every report read so far: file_index, line, the report's columns, source_ref. */
+  reports: string;
 }
 
 /**
  * CFTC Commitments of Traders: the legacy, disaggregated, Traders in Financial Futures and
  * Commodity Index Trader text files, futures only or combined, told apart by their header (the
  * legacy combined file only by its name or `scope`). The knowledge time of a report is its
- * release in the CFTC calendar (published exceptions, holiday shifts, else Friday 15:30 New York).
+ * release in the CFTC calendar (published exceptions, holiday shifts, else Friday 15:30 New York),
+ * computed once per report date. The files are read, mapped and checked by DuckDB, and the
+ * reports are handed on as a relation on the context's connection: no JavaScript object per row.
+ * The first bad row in file order is an InputError naming its line, as the JavaScript parser did.
  */
-export const cftcSource: Source<RecordBatch> = {
+export const cftcSource: Source<CftcBatch> = {
   id: 'cftc',
   description:
     'CFTC Commitments of Traders: legacy, disaggregated, TFF and CIT text files, futures only or combined',
   async parse(files, context) {
-    const batch = createEmptyBatch();
-    const reports: CotReportInput[] = [];
-    const seen = new Map<string, string>();
-    const knowledge = createCftcKnowledge(context);
-    const onMissing = () => {
-      batch.rows_skipped++;
-    };
-    for (const file of files) {
-      const rows = await readRows(file, context);
-      const columns = Object.keys(rows[0]?.values ?? {});
-      const keys = new Map(columns.map((column) => [column.trim(), column]));
-      const layout = resolveLayout(file, keys);
-      const reading: FileReading = { layout, scope: resolveFileScope(file, layout, context), knowledge };
-      assertNoExtraFields(file, rows, columns);
-      const lastColumn = columns[columns.length - 1] ?? '';
-      for (const row of rows) {
-        batch.rows_read++;
-        assertComplete(file, row, columns, lastColumn);
-        const fail = (message: string): never => {
-          throw new InputError(file, row.line, message);
-        };
-        const report = readReport(
-          { file, line: row.line, values: row.values, keys, onMissing, fail },
-          reading,
-        );
-        const key = `${report.series_key} ${report.period}`;
-        const previous = seen.get(key);
-        if (previous !== undefined) {
-          throw new InputError(file, row.line, `duplicate report ${key}: also at ${previous}`);
-        }
-        seen.set(key, report.source_ref);
-        reports.push(report);
+    const { connection } = context;
+    const prefix = `cftc_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
+    const tables: CftcTables = { connection, prefix, reports: `${prefix}_reports` };
+    await defineTextMacros(connection);
+    await defineNumberText(connection);
+    const batch: CftcBatch = { rows_read: 0, rows_skipped: 0 };
+    if (files.length === 0) return batch;
+    try {
+      for (const [fileIndex, file] of files.entries()) {
+        const counts = await loadFileReports(file, fileIndex, tables, context);
+        batch.rows_read += counts.read;
+        batch.rows_skipped += counts.skipped;
+      }
+      batch.cot_reports = await createReports(tables, context);
+      return batch;
+    } finally {
+      for (const part of ['raw', 'rows', 'reports', 'released']) {
+        await execute(connection, `DROP TABLE IF EXISTS ${quotedIdentifier(`${prefix}_${part}`)}`);
       }
     }
-    batch.cot_reports = reports;
-    return batch;
   },
 };
 
-async function readRows(file: string, context: IngestContext): Promise<CsvRow[]> {
+/**
+ * Reads one file into the rows table, checks its header and rows, and appends its reports to
+ * the reports table; a report whose (series, period) an earlier row had is refused.
+ */
+async function loadFileReports(
+  file: string,
+  fileIndex: number,
+  tables: CftcTables,
+  context: IngestContext,
+): Promise<{ read: number; skipped: number }> {
+  const { connection, prefix } = tables;
+  const raw = `${prefix}_raw`;
+  const rows = `${prefix}_rows`;
   await assertNonEmptyFile(file);
-  let rows: CsvRow[];
   try {
-    rows = await readCsvFile(context.connection, file);
+    await execute(
+      connection,
+      `CREATE OR REPLACE TEMP TABLE ${quotedIdentifier(raw)} AS SELECT * FROM ${readCsvSql(file)}`,
+    );
   } catch (error) {
     // DuckDB's first line says what failed; an open quote usually means a file cut short.
     const reason = (error as Error).message.split('\n')[0];
     throw new InputError(file, null, `not readable as comma-separated text (truncated file?): ${reason}`);
   }
-  if (rows.length === 0) throw new InputError(file, 1, 'no data rows (header only?)');
-  return rows;
+  const [count] = await readRows<{ rows: number }>(
+    connection,
+    `SELECT count(*)::INTEGER AS rows FROM ${quotedIdentifier(raw)}`,
+  );
+  if ((count?.rows ?? 0) === 0) throw new InputError(file, 1, 'no data rows (header only?)');
+  const columns = (
+    await readRows<{ column_name: string }>(connection, `DESCRIBE ${quotedIdentifier(raw)}`)
+  ).map((column) => column.column_name);
+  const keys = new Map(columns.map((column) => [column.trim(), column]));
+  const layout = resolveLayout(file, keys);
+  const scope: CotScope | null = resolveFileScope(file, layout, context);
+  await assertNoExtraFields(connection, file, raw, columns);
+  await createCftcRows(connection, { raw, rows, columns, keys, layout, scope });
+  await assertRowsValid(tables, file, fileIndex);
+  await execute(
+    connection,
+    `${fileIndex === 0 ? `CREATE OR REPLACE TEMP TABLE ${quotedIdentifier(tables.reports)} AS` : `INSERT INTO ${quotedIdentifier(tables.reports)}`}
+       SELECT $fileIndex::INTEGER AS file_index, * EXCLUDE (problem, skipped), $name || ':' || line AS source_ref
+         FROM ${quotedIdentifier(rows)}`,
+    { fileIndex, name: basename(file) },
+  );
+  const [counts] = await readRows<{ read: number; skipped: number }>(
+    connection,
+    `SELECT count(*)::INTEGER AS read, coalesce(sum(skipped), 0)::INTEGER AS skipped FROM ${quotedIdentifier(rows)}`,
+  );
+  return counts ?? { read: 0, skipped: 0 };
 }
 
 /** Recognises the report type by its marker column, then checks every mapped column is there. */
@@ -124,134 +135,107 @@ function resolveLayout(file: string, keys: ReadonlyMap<string, string>): ReportL
   return layout;
 }
 
-/** DuckDB names the fields beyond the header `column<n>`; a row that fills one is malformed. */
-function assertNoExtraFields(file: string, rows: readonly CsvRow[], columns: readonly string[]): void {
+/**
+ * DuckDB names the fields beyond the header `column<n>`; a row that fills one is malformed. The
+ * first such row is named (none when only the header has them).
+ */
+async function assertNoExtraFields(
+  connection: DuckDBConnection,
+  file: string,
+  raw: string,
+  columns: readonly string[],
+): Promise<void> {
   const extra = columns.filter((column) => EXTRA_COLUMN.test(column));
   if (extra.length === 0) return;
-  const row = rows.find((candidate) => extra.some((column) => candidate.values[column] !== null));
+  const filled = extra.map((column) => `${quotedIdentifier(column)} IS NOT NULL`).join(' OR ');
+  const [row] = await readRows<{ line: number }>(
+    connection,
+    `SELECT (rowid + 2)::INTEGER AS line FROM ${quotedIdentifier(raw)} WHERE ${filled} ORDER BY rowid LIMIT 1`,
+  );
   const header = columns.length - extra.length;
   throw new InputError(file, row?.line ?? null, `row has more fields than the header (${header})`);
 }
 
-/** DuckDB pads a short row with nulls, so an empty last column means the line ends early. */
-function assertComplete(file: string, row: CsvRow, columns: readonly string[], lastColumn: string): void {
-  if (row.values[lastColumn] !== null && row.values[lastColumn] !== undefined) return;
-  let fields = columns.length;
-  while (fields > 0 && row.values[columns[fields - 1] ?? ''] === null) fields--;
-  throw new InputError(
-    file,
-    row.line,
-    `row ends early: ${fields} of ${columns.length} fields, "${lastColumn.trim()}" missing (truncated file?)`,
+/**
+ * Throws the InputError of the file's first bad row: its own first problem (cftc-rows.ts), else
+ * a (series, period) that an earlier row of this or an earlier file already had.
+ */
+async function assertRowsValid(tables: CftcTables, file: string, fileIndex: number): Promise<void> {
+  const { connection, prefix } = tables;
+  const earlier =
+    fileIndex === 0
+      ? ''
+      : `SELECT file_index, line, series_key, period, source_ref FROM ${quotedIdentifier(tables.reports)} UNION ALL`;
+  const [problem] = await readRows<{ line: number; message: string }>(
+    connection,
+    `WITH keyed AS (
+       ${earlier}
+       SELECT $fileIndex::INTEGER AS file_index, line, series_key, period, $name || ':' || line AS source_ref
+         FROM ${quotedIdentifier(`${prefix}_rows`)} WHERE problem IS NULL
+     ),
+     repeated AS (
+       SELECT file_index, line, series_key || ' ' || period AS key,
+              arg_min(source_ref, {'f': file_index, 'l': line}) OVER same AS first_ref,
+              min({'f': file_index, 'l': line}) OVER same AS first
+         FROM keyed WINDOW same AS (PARTITION BY series_key, period)
+     )
+     SELECT line, message FROM (
+       SELECT line, problem AS message FROM ${quotedIdentifier(`${prefix}_rows`)} WHERE problem IS NOT NULL
+       UNION ALL
+       SELECT line, 'duplicate report ' || key || ': also at ' || first_ref FROM repeated
+        WHERE file_index = $fileIndex AND first <> {'f': file_index, 'l': line}
+     ) ORDER BY line LIMIT 1`,
+    { fileIndex, name: basename(file) },
   );
+  if (problem !== undefined) throw new InputError(file, Number(problem.line), problem.message);
 }
 
-function readReport(row: RowReader, { layout, scope: declared, knowledge }: FileReading): CotReportInput {
-  const period = readPeriod(row, layout);
-  const marketCode = readText(row, layout.marketCode, true);
-  if (!MARKET_CODE.test(marketCode)) {
-    row.fail(`column "${layout.marketCode}": not a market code: "${marketCode}"`);
-  }
-  const scope = readScope(row, layout, declared);
-  const total = (field: ReportField) => {
-    const column = layout.totals[field];
-    return column === null ? null : readNumber(row, column, field);
-  };
-  // Futures-only keys stay as they always were; the combined figures are another series.
-  const suffix = scope === 'combined' ? '.combined' : '';
-  return {
-    series_key: `cftc.${marketCode}.${layout.reportType}${suffix}`,
-    report_type: layout.reportType,
-    scope,
-    market_code: marketCode,
-    exchange_code: readText(row, layout.exchangeCode, false),
-    region_code: readText(row, layout.regionCode, false),
-    commodity_code: readText(row, layout.commodityCode, false),
-    subgroup_code: layout.subgroupCode === null ? null : readText(row, layout.subgroupCode, false),
-    period,
-    market_name: readText(row, layout.marketName, true),
-    contract_units: readText(row, layout.contractUnits, false),
-    open_interest: total('open_interest'),
-    change_open_interest: total('change_open_interest'),
-    traders_total: total('traders_total'),
-    conc_gross_le4_long: total('conc_gross_le4_long'),
-    conc_gross_le4_short: total('conc_gross_le4_short'),
-    conc_gross_le8_long: total('conc_gross_le8_long'),
-    conc_gross_le8_short: total('conc_gross_le8_short'),
-    positions: layout.categories.map(({ category, columns }) => readPosition(row, category, columns)),
-    source_ref: `${basename(row.file)}:${row.line}`,
-    ...knowledge(period),
-    verification_status: 'verified',
-    confidence: 1,
-    data_class: 'official',
-  };
-}
-
-function readPosition(
-  row: RowReader,
-  category: string,
-  columns: Partial<Record<PositionField, string>>,
-): CotPosition {
-  // A field without a column is one the CFTC does not publish for this category.
-  const value = (field: PositionField) => {
-    const column = columns[field];
-    return column === undefined ? null : readNumber(row, column, field);
-  };
-  return {
-    category,
-    long: value('long'),
-    short: value('short'),
-    spread: value('spread'),
-    change_long: value('change_long'),
-    change_short: value('change_short'),
-    change_spread: value('change_spread'),
-    pct_oi_long: value('pct_oi_long'),
-    pct_oi_short: value('pct_oi_short'),
-    pct_oi_spread: value('pct_oi_spread'),
-    traders_long: value('traders_long'),
-    traders_short: value('traders_short'),
-    traders_spread: value('traders_spread'),
-  };
-}
-
-/** The row's scope: from its `FutOnly_or_Combined` column where the layout has one. */
-function readScope(row: RowReader, layout: ReportLayout, declared: CotScope | null): CotScope {
-  if (layout.scope === null) return declared ?? 'futures_only';
-  const scope = readRowScope(readText(row, layout.scope, true), declared);
-  if (scope !== 'futures_only' && scope !== 'combined') row.fail(`column "${layout.scope}": ${scope}`);
-  return scope as CotScope;
-}
-
-/** The report date, which must agree with the YYMMDD copy the CFTC publishes beside it. */
-function readPeriod(row: RowReader, layout: ReportLayout): string {
-  const period = readText(row, layout.dateIso, true);
-  if (parseIsoDate(period) === null) {
-    row.fail(`column "${layout.dateIso}": expected a date YYYY-MM-DD, got "${period}"`);
-  }
-  const yymmdd = readText(row, layout.dateYymmdd, true);
-  if (yymmdd !== period.slice(2).replaceAll('-', '')) {
-    row.fail(`column "${layout.dateYymmdd}" says ${yymmdd} but "${layout.dateIso}" says ${period}`);
-  }
-  return period;
-}
-
-function readText(row: RowReader, column: string, required: true): string;
-function readText(row: RowReader, column: string, required: false): string | null;
-function readText(row: RowReader, column: string, required: boolean): string | null {
-  const text = cleanText(row.values[row.keys.get(column) ?? column]);
-  if (text === null && required) row.fail(`column "${column}": value missing`);
-  return text;
-}
-
-function readNumber(row: RowReader, column: string, field: PositionField | ReportField): number | null {
-  const value = parseNumber(row.values[row.keys.get(column) ?? column], {
-    file: row.file,
-    line: row.line,
-    column,
+/**
+ * The reports, with their knowledge times computed in JavaScript once per report date and
+ * joined from a small table, as a temporary table read by the relation.
+ */
+async function createReports(tables: CftcTables, context: IngestContext): Promise<FactRelation> {
+  const { connection, prefix } = tables;
+  const released = quotedIdentifier(`${prefix}_released`);
+  const reports = quotedIdentifier(`${prefix}_cot_reports`);
+  const knowledge = createCftcKnowledge(context);
+  const periods = await readRows<{ period: string }>(
+    connection,
+    `SELECT DISTINCT period FROM ${quotedIdentifier(tables.reports)}`,
+  );
+  const times = periods.map(({ period }) => {
+    const known = knowledge(period);
+    return { period, observed_at: known.observed_at, method: known.observed_at_method };
   });
-  if (value === null) {
-    row.onMissing();
-  } else if (!isPercentField(field) && !Number.isInteger(value)) {
-    row.fail(`column "${column}": expected a whole number, got ${value}`);
-  }
-  return value;
+  await execute(
+    connection,
+    `CREATE OR REPLACE TEMP TABLE ${released} AS
+       SELECT unnest(from_json($times::JSON, '[{"period":"VARCHAR","observed_at":"TIMESTAMP","method":"VARCHAR"}]'),
+         recursive := true)`,
+    { times: JSON.stringify(times) },
+  );
+  const correction =
+    context.collectedAt === null
+      ? 'CAST(NULL AS STRUCT(observed_at TIMESTAMP, method VARCHAR))'
+      : `{'observed_at': CAST($collectedAt AS TIMESTAMP), 'method': 'collected'}`;
+  await execute(
+    connection,
+    `CREATE OR REPLACE TEMP TABLE ${reports} AS
+       SELECT r.* EXCLUDE (file_index, line, source_ref), r.source_ref,
+              t.observed_at, t.method AS observed_at_method, ${correction} AS correction,
+              'verified' AS verification_status, 1::DOUBLE AS confidence, 'official' AS data_class
+         FROM ${quotedIdentifier(tables.reports)} AS r JOIN ${released} AS t USING (period)
+        ORDER BY r.file_index, r.line`,
+    context.collectedAt === null ? undefined : { collectedAt: context.collectedAt },
+  );
+  const [count] = await readRows<{ rows: number }>(
+    connection,
+    `SELECT count(*)::INTEGER AS rows FROM ${reports}`,
+  );
+  return {
+    kind: 'relation',
+    sql: `SELECT * FROM ${reports}`,
+    orderBy: 'series_key, period',
+    rows: count?.rows ?? 0,
+  };
 }

@@ -7,7 +7,10 @@ const SPACE = String.raw`[\t\n\x{0b}\f\r\p{Z}\x{feff}]`;
 /**
  * Defines the SQL twins of values.ts and periods.ts that parsers checking text in DuckDB use:
  * mmds_clean_text(s) (cleanText: trimmed, NULL when empty) and mmds_iso_date(s) (the text when it
- * is a real `YYYY-MM-DD` date that parseIsoDate accepts, else NULL). Temporary: per connection.
+ * is a real `YYYY-MM-DD` date that parseIsoDate accepts, else NULL), and for parseNumber:
+ * mmds_missing_value(t) (a cleaned text that is a missing-value marker, or NULL) and
+ * mmds_number_value(t) (JavaScript's Number(t) of a cleaned text with its commas removed, NULL
+ * for NaN and where t is empty). Temporary: per connection.
  */
 export async function defineTextMacros(connection: DuckDBConnection): Promise<void> {
   await execute(
@@ -21,5 +24,24 @@ export async function defineTextMacros(connection: DuckDBConnection): Promise<vo
     `CREATE OR REPLACE TEMP MACRO mmds_iso_date(s) AS CASE
        WHEN regexp_full_match(s, '\\d{4}-\\d{2}-\\d{2}') AND s >= '0100'
             AND strftime(TRY_CAST(s AS DATE), '%Y-%m-%d') = s THEN s END`,
+  );
+  await execute(
+    connection,
+    `CREATE OR REPLACE TEMP MACRO mmds_missing_value(t) AS t IS NULL OR t IN ('.', 'N/A', 'NA', '-')`,
+  );
+  // Number() trims white space, reads '' as 0, decimal literals and 0x/0b integers (0o ones are
+  // not read here: no publisher writes them).
+  await execute(
+    connection,
+    `CREATE OR REPLACE TEMP MACRO mmds_trimmed_number(u) AS CASE
+       WHEN u = '' THEN 0::DOUBLE
+       WHEN regexp_full_match(u, '[+-]?(\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?') THEN TRY_CAST(u AS DOUBLE)
+       WHEN regexp_full_match(u, '0[xX][0-9a-fA-F]+|0[bB][01]+') THEN TRY_CAST(u AS BIGINT)::DOUBLE
+     END`,
+  );
+  await execute(
+    connection,
+    `CREATE OR REPLACE TEMP MACRO mmds_number_value(t) AS CASE
+       WHEN t <> '' THEN mmds_trimmed_number(regexp_replace(t, '^${SPACE}+|${SPACE}+$', '', 'g')) END`,
   );
 }

@@ -2,7 +2,9 @@ import { once } from 'node:events';
 import { createWriteStream, rmSync } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { execute, quotedIdentifier, quotedString, readRows } from '../db/duckdb.ts';
+import { defineNumberText } from '../db/number-text.ts';
 import { type FactRelation, isFactRelation } from '../model/records.ts';
+import { contentHashSql, defineJsonText } from './content-hash-sql.ts';
 import { FIRST_RELEASE_METHODS, hashCanonical, METHOD_RANK, STATED_METHODS } from './revisions.ts';
 import type { TableDefinition } from './tables.ts';
 
@@ -50,51 +52,6 @@ export function methodRankSql(method: string): string {
 
 function methodListSql(methods: ReadonlySet<string>): string {
   return `(${[...methods].map(quotedString).join(', ')})`;
-}
-
-/**
- * Defines mmds_number_text(x DOUBLE): the text JavaScript's String(x) gives, which fact ids of
- * numeric fingerprints hash. DuckDB prints the same shortest round-trip digits, only laid out
- * differently (`1.0`, `1e-07`, `-0.0`): the macro takes digits and decimal exponent apart and
- * lays them out by ECMAScript's Number::toString rules.
- */
-export async function defineNumberText(connection: DuckDBConnection): Promise<void> {
-  await execute(
-    connection,
-    `CREATE OR REPLACE TEMP MACRO mmds_js_digits(d, n) AS CASE
-       WHEN length(d) <= n AND n <= 21 THEN d || repeat('0', n - length(d))
-       WHEN 0 < n AND n <= 21 THEN left(d, n) || '.' || substr(d, n + 1)
-       WHEN -6 < n AND n <= 0 THEN '0.' || repeat('0', -n) || d
-       ELSE left(d, 1) || CASE WHEN length(d) > 1 THEN '.' || substr(d, 2) ELSE '' END
-            || 'e' || CASE WHEN n > 0 THEN '+' ELSE '-' END || abs(n - 1)::VARCHAR
-     END`,
-  );
-  // For text s = abs(x)::VARCHAR: its mantissa without the point, and that without leading zeros.
-  await execute(
-    connection,
-    `CREATE OR REPLACE TEMP MACRO mmds_mantissa(s) AS replace(split_part(s, 'e', 1), '.', '')`,
-  );
-  await execute(
-    connection,
-    `CREATE OR REPLACE TEMP MACRO mmds_js_number(s) AS mmds_js_digits(
-       rtrim(ltrim(mmds_mantissa(s), '0'), '0'),
-       length(split_part(split_part(s, 'e', 1), '.', 1))
-         + coalesce(TRY_CAST(nullif(split_part(s, 'e', 2), '') AS INTEGER), 0)
-         - (length(mmds_mantissa(s)) - length(ltrim(mmds_mantissa(s), '0'))))`,
-  );
-  await execute(
-    connection,
-    `CREATE OR REPLACE TEMP MACRO mmds_number_text(x) AS CASE
-       WHEN x IS NULL THEN 'null'
-       WHEN isnan(x) THEN 'NaN'
-       WHEN isinf(x) THEN CASE WHEN x > 0 THEN 'Infinity' ELSE '-Infinity' END
-       WHEN x = 0 THEN '0'
-       -- Without an exponent the layouts agree, but for DuckDB's '.0' on whole numbers.
-       WHEN NOT contains(x::VARCHAR, 'e') THEN
-         CASE WHEN ends_with(x::VARCHAR, '.0') THEN left(x::VARCHAR, length(x::VARCHAR) - 2) ELSE x::VARCHAR END
-       ELSE CASE WHEN x < 0 THEN '-' ELSE '' END || mmds_js_number(abs(x)::VARCHAR)
-     END`,
-  );
 }
 
 /**
@@ -202,8 +159,9 @@ async function loadJsonInput(
 
 /**
  * Inserts a relation's rows, cast to the table's types (a column it lacks is NULL), numbered
- * in its input order. The content hash of a cot_reports row is computed in JavaScript, so a
- * relation cannot carry such a table yet.
+ * in its input order. A cot_reports row's content_hash is computed in SQL from the cast values,
+ * byte for byte the hash loadJsonInput computes in JavaScript: the columns the relation has (a
+ * column it lacks is a key the JavaScript record lacks), provenance left out.
  */
 async function loadRelationInput(
   connection: DuckDBConnection,
@@ -212,9 +170,6 @@ async function loadRelationInput(
   relation: FactRelation,
   columns: Record<string, string>,
 ): Promise<void> {
-  if (table.fingerprint?.[0] === 'content_hash') {
-    throw new Error(`${table.name}: a relation cannot carry rows whose content hash JavaScript computes`);
-  }
   const described = await readRows<{ column_name: string }>(connection, `DESCRIBE ${relation.sql}`);
   const present = new Set(described.map((row) => row.column_name));
   const unknown = [...present].find((column) => !(column in columns) || column === 'candidate_index');
@@ -225,11 +180,17 @@ async function loadRelationInput(
       return `row_number() OVER (ORDER BY ${relation.orderBy}) - 1 AS ${name}`;
     return present.has(column) ? `CAST(r.${name} AS ${type}) AS ${name}` : `CAST(NULL AS ${type}) AS ${name}`;
   });
-  await execute(
-    connection,
-    `CREATE OR REPLACE TEMP TABLE ${quotedIdentifier(tables.input)} AS
-       SELECT ${select.join(', ')} FROM (${relation.sql}) AS r`,
-  );
+  let body = `SELECT ${select.join(', ')} FROM (${relation.sql}) AS r`;
+  if (table.fingerprint?.[0] === 'content_hash') {
+    await defineNumberText(connection);
+    await defineJsonText(connection);
+    const content = Object.entries(columns).filter(
+      ([column]) => present.has(column) && !PROVENANCE_ONLY.has(column),
+    );
+    // A relation never carries content_hash; if one did, the computed hash replaces it.
+    body = `SELECT * REPLACE (${contentHashSql(content, 'c')} AS content_hash) FROM (${body}) AS c`;
+  }
+  await execute(connection, `CREATE OR REPLACE TEMP TABLE ${quotedIdentifier(tables.input)} AS ${body}`);
 }
 
 /**

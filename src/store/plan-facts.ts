@@ -1,8 +1,8 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { execute, quotedIdentifier, quotedString, readRows } from '../db/duckdb.ts';
+import { defineNumberText } from '../db/number-text.ts';
 import type { FactRelation } from '../model/records.ts';
 import {
-  defineNumberText,
   definePlanTables,
   loadFactCandidates,
   loadStoredFacts,

@@ -2,7 +2,7 @@ import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDuckDb, readRows } from '../../src/db/duckdb.ts';
-import { defineNumberText } from '../../src/store/fact-candidates.ts';
+import { defineNumberText } from '../../src/db/number-text.ts';
 
 /**
  * Property: mmds_number_text(x) in SQL is String(x) in JavaScript for every double, so that fact

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { cftcSource } from '../../../src/ingest/cftc.ts';
 import type { IngestOptions } from '../../../src/ingest/source.ts';
 import type { CotReportInput } from '../../../src/model/records.ts';
+import { readFactRelationRows } from '../../helpers/fact-relation-rows.ts';
 import { createIngestFixture, expectInputError as expectRejection } from '../../helpers/ingest-fixture.ts';
 import { REPO_ROOT, SHARED_DATA } from '../../helpers/paths.ts';
 
@@ -23,9 +24,18 @@ const fixture = createIngestFixture('cftc-test-');
 
 const { context } = fixture;
 
+/** The relation's reports by line, as the former parser listed them for one file. */
+const BY_LINE = "split_part(source_ref, ':', -1)::INTEGER, series_key, period";
+
+/** The batch, and its relation of reports read back as records. */
 async function parse(files: string[], options: IngestOptions = {}) {
   const batch = await cftcSource.parse(files, context(options));
-  return { batch, reports: batch.cot_reports ?? [] };
+  const relation = batch.cot_reports;
+  const reports =
+    relation === undefined
+      ? []
+      : ((await readFactRelationRows(fixture.connection, relation, BY_LINE)) as unknown as CotReportInput[]);
+  return { batch, reports };
 }
 
 function find(reports: CotReportInput[], code: string, period: string): CotReportInput {
