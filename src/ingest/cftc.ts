@@ -9,7 +9,7 @@ import { createCftcKnowledge, resolveFileScope } from './cftc-knowledge.ts';
 import { createCftcRows } from './cftc-rows.ts';
 import { assertNonEmptyFile, InputError } from './input-error.ts';
 import type { IngestContext, Source } from './source.ts';
-import { defineTextMacros } from './sql-text.ts';
+import { correctionSql, createKnowledgeTable, defineTextMacros } from './sql-text.ts';
 
 /** The CFTC parser's batch: its reports stay in DuckDB. */
 export type CftcBatch = ParsedBatch & { cot_reports?: FactRelation };
@@ -207,17 +207,8 @@ async function createReports(tables: CftcTables, context: IngestContext): Promis
     const known = knowledge(period);
     return { period, observed_at: known.observed_at, method: known.observed_at_method };
   });
-  await execute(
-    connection,
-    `CREATE OR REPLACE TEMP TABLE ${released} AS
-       SELECT unnest(from_json($times::JSON, '[{"period":"VARCHAR","observed_at":"TIMESTAMP","method":"VARCHAR"}]'),
-         recursive := true)`,
-    { times: JSON.stringify(times) },
-  );
-  const correction =
-    context.collectedAt === null
-      ? 'CAST(NULL AS STRUCT(observed_at TIMESTAMP, method VARCHAR))'
-      : `{'observed_at': CAST($collectedAt AS TIMESTAMP), 'method': 'collected'}`;
+  await createKnowledgeTable(connection, released, times);
+  const correction = correctionSql(context.collectedAt);
   await execute(
     connection,
     `CREATE OR REPLACE TEMP TABLE ${reports} AS

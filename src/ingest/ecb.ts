@@ -8,7 +8,7 @@ import { loadEcbCsvRates } from './ecb-csv.ts';
 import { readEcbXmlRates } from './ecb-xml.ts';
 import { InputError } from './input-error.ts';
 import type { IngestContext, Source } from './source.ts';
-import { defineTextMacros } from './sql-text.ts';
+import { correctionSql, createKnowledgeTable, defineTextMacros } from './sql-text.ts';
 
 /** The ECB parser's batch: its observations stay in DuckDB. */
 export type EcbBatch = ParsedBatch & { observations?: FactRelation };
@@ -152,28 +152,19 @@ async function createObservations(tables: EcbTables, context: IngestContext): Pr
     `SELECT DISTINCT date FROM ${quotedIdentifier(tables.rates)}`,
   );
   const times = dates.map(({ date }) => {
-    if (override !== undefined) return { date, observed_at: override, method: 'collected' };
+    if (override !== undefined) return { period: date, observed_at: override, method: 'collected' };
     const release = ecbReleaseTime(date);
-    return { date, observed_at: release.observed_at, method: release.method };
+    return { period: date, observed_at: release.observed_at, method: release.method };
   });
-  await execute(
-    connection,
-    `CREATE OR REPLACE TEMP TABLE ${released} AS
-       SELECT unnest(from_json($times::JSON, '[{"date":"VARCHAR","observed_at":"TIMESTAMP","method":"VARCHAR"}]'),
-         recursive := true)`,
-    { times: JSON.stringify(times) },
-  );
-  const correction =
-    context.collectedAt === null
-      ? 'CAST(NULL AS STRUCT(observed_at TIMESTAMP, method VARCHAR))'
-      : `{'observed_at': CAST($collectedAt AS TIMESTAMP), 'method': 'collected'}`;
+  await createKnowledgeTable(connection, released, times);
+  const correction = correctionSql(context.collectedAt);
   await execute(
     connection,
     `CREATE OR REPLACE TEMP TABLE ${observations} AS
        SELECT 'ecb.' || r.currency AS series_key, r.date AS period, r.value, r.source_ref,
               t.observed_at, t.method AS observed_at_method, ${correction} AS correction,
               'verified' AS verification_status, 1::DOUBLE AS confidence, 'official' AS data_class
-         FROM ${quotedIdentifier(tables.rates)} AS r JOIN ${released} AS t USING (date)
+         FROM ${quotedIdentifier(tables.rates)} AS r JOIN ${released} AS t ON t.period = r.date
       QUALIFY row_number() OVER (PARTITION BY r.currency, r.date ORDER BY r.file_index, r.ordinal) = 1`,
     context.collectedAt === null ? undefined : { collectedAt: context.collectedAt },
   );

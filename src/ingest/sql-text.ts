@@ -45,3 +45,35 @@ export async function defineTextMacros(connection: DuckDBConnection): Promise<vo
        WHEN t <> '' THEN mmds_trimmed_number(regexp_replace(t, '^${SPACE}+|${SPACE}+$', '', 'g')) END`,
   );
 }
+
+/** When the facts of one period became known, computed in JavaScript once per period. */
+export interface PeriodKnowledge {
+  period: string;
+  observed_at: string;
+  method: string;
+}
+
+/**
+ * Creates a temporary table `name` (period, observed_at, method) from knowledge times computed
+ * per distinct period (release calendars live in JavaScript), for a parser's relation to join.
+ */
+export async function createKnowledgeTable(
+  connection: DuckDBConnection,
+  name: string,
+  times: readonly PeriodKnowledge[],
+): Promise<void> {
+  await execute(
+    connection,
+    `CREATE OR REPLACE TEMP TABLE ${name} AS
+       SELECT unnest(from_json($times::JSON, '[{"period":"VARCHAR","observed_at":"TIMESTAMP","method":"VARCHAR"}]'),
+         recursive := true)`,
+    { times: JSON.stringify(times) },
+  );
+}
+
+/** The `correction` column of a parser's relation: the collection time, bound as $collectedAt. */
+export function correctionSql(collectedAt: string | null): string {
+  return collectedAt === null
+    ? 'CAST(NULL AS STRUCT(observed_at TIMESTAMP, method VARCHAR))'
+    : `{'observed_at': CAST($collectedAt AS TIMESTAMP), 'method': 'collected'}`;
+}
