@@ -20,9 +20,13 @@ export function registerPublish(program: Command, getContext: () => CommandConte
     .addHelpText(
       'after',
       `
-Writes one Parquet file per table into data/snapshots/<id>/ with a manifest of checksums, verifies
-it, then points CURRENT at it; a running mmds serve switches to it within a second. Nothing new
-since the current snapshot: nothing is written. Older snapshots beyond --keep are removed.
+Writes the snapshot into data/snapshots/<id>/: each source's revisions in partitions of about
+MMDS_PARTITION_ROWS (only the partitions new batches touched are written; the others are hard
+links to the current snapshot's files), each reference table in one file, the derived "latest"
+tables, and a manifest of checksums. It verifies the snapshot, then points CURRENT at it; a
+running mmds serve switches to it within a second. Nothing new since the current snapshot:
+nothing is written. Older snapshots beyond --keep are removed. DuckDB uses at most
+MMDS_MEMORY_LIMIT and spills into data/tmp/duckdb past it.
 
 Examples:
   mmds publish
