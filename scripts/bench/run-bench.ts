@@ -543,4 +543,6 @@ main()
     for (const server of servers) await server.stop().catch(() => {});
     if (flags.keep) log(`work directory kept: ${work}`);
     else rmSync(work, { recursive: true, force: true });
+    // Keep-alive sockets of the load generators would hold the process open after the report.
+    process.exit();
   });

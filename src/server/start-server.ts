@@ -16,7 +16,7 @@ import { RedisLimiter } from '../rate-limit/redis-limiter.ts';
 import { assertLimit } from '../rate-limit/sliding-log.ts';
 import { resolveLayout, snapshotDir } from '../store/layout.ts';
 import { readManifest } from '../store/manifest.ts';
-import { VerifiedFiles, verifySnapshotFiles } from '../store/verify-snapshot.ts';
+import { VerifiedFiles, verifySnapshotFiles } from '../store/verify-files.ts';
 import { answerClientError } from './answer-client-error.ts';
 import { createApp } from './create-app.ts';
 import { createRequestHandler } from './handle-request.ts';

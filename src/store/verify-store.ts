@@ -4,7 +4,8 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { listBatches } from './batches.ts';
 import { SNAPSHOT_ID_PATTERN, type StoreLayout, snapshotDir } from './layout.ts';
 import { readCurrentId, readManifest, type SnapshotManifest } from './manifest.ts';
-import { type Problem, verifySnapshotContent, verifySnapshotFiles } from './verify-snapshot.ts';
+import { verifySnapshotFiles } from './verify-files.ts';
+import { type Problem, verifySnapshotContent } from './verify-snapshot.ts';
 import { hashFile } from './write-parquet.ts';
 
 /** What `mmds verify` looked at, and what it found. */

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFileAtomic } from '../../src/store/durable-fs.ts';
 import { resolveLayout, snapshotDir } from '../../src/store/layout.ts';
 import { readCurrentId, readManifest, type SnapshotManifest } from '../../src/store/manifest.ts';
-import { verifySnapshotFiles } from '../../src/store/verify-snapshot.ts';
+import { verifySnapshotFiles } from '../../src/store/verify-files.ts';
 import { FIXTURE_NOW, runMmds } from '../helpers/run-cli.ts';
 import { startTestServer, type TestServer } from '../helpers/server-fixture.ts';
 import {

@@ -8,7 +8,7 @@ import { DERIVED_TABLES } from '../../../src/store/derived-tables.ts';
 import { resolveLayout, snapshotDir } from '../../../src/store/layout.ts';
 import { readCurrentId, readManifest, type SnapshotManifest } from '../../../src/store/manifest.ts';
 import { TABLES } from '../../../src/store/tables.ts';
-import { VerifiedFiles, verifySnapshotFiles } from '../../../src/store/verify-snapshot.ts';
+import { VerifiedFiles, verifySnapshotFiles } from '../../../src/store/verify-files.ts';
 import { SAMPLE_DATA, SHARED_DATA } from '../../helpers/paths.ts';
 import { FIXTURE_NOW, runMmds } from '../../helpers/run-cli.ts';
 import { createTempDir } from '../../helpers/temp-dir.ts';
@@ -128,7 +128,7 @@ describe('incremental publish: one new ECB day', () => {
   it('gives exactly the tables a publish from scratch of the same batches gives', async () => {
     const scratchDirOf = snapshotDir(resolveLayout(scratchDir), scratch.id);
     const childDir = snapshotDir(resolveLayout(dataDir), child.id);
-    const read = async (dir: string, manifest: SnapshotManifest, files: string[], order: string) =>
+    const read = async (dir: string, _manifest: SnapshotManifest, files: string[], order: string) =>
       readRows(
         connection,
         `SELECT * FROM read_parquet([${files.map((f) => quotedString(join(dir, f))).join(', ')}]) ORDER BY ${order}`,
