@@ -24,6 +24,7 @@
  *   --publish-limit <s>  time limit of each `mmds publish` of section c (default 1500: 25 min)
  * Environment: BENCH_MMDS_ROOT runs another checkout's bin/mmds.js (a "before" measurement).
  */
+import { spawnSync } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -134,6 +135,7 @@ async function main(): Promise<void> {
     date: startedAt.toISOString(),
     duration_s: 0,
     machine: readMachine(),
+    commit: readCommit(),
     versions: readVersions(),
     settings: {
       wrk: { ...WRK, rounds: ROUNDS, xff_addresses_per_thread: XFF_ADDRESSES },
@@ -546,3 +548,12 @@ main()
     // Keep-alive sockets of the load generators would hold the process open after the report.
     process.exit();
   });
+
+/** The commit of the checkout whose bin/mmds.js is measured, or undefined outside git. */
+function readCommit(): string | undefined {
+  const run = spawnSync('git', ['rev-parse', 'HEAD'], {
+    cwd: process.env.BENCH_MMDS_ROOT ?? REPO_ROOT,
+    encoding: 'utf8',
+  });
+  return run.status === 0 ? run.stdout.trim() : undefined;
+}
