@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { z } from 'zod';
-import type { Calendars } from '../calendar/types.ts';
-import type { FredRead, LocatedObservation } from './fred.ts';
+import { execute, quotedIdentifier } from '../db/duckdb.ts';
+import type { FredKnowledge, FredTables } from './fred.ts';
 import { InputError } from './input-error.ts';
-import { type CalendarDate, formatDatePeriod, inferDateFrequency, parseIsoDate } from './periods.ts';
-import type { IngestOptions } from './source.ts';
+import { parseIsoDate } from './periods.ts';
+import type { IngestContext } from './source.ts';
 import { validateJson } from './validate-json.ts';
 import { cleanText } from './values.ts';
 import { resolveVintageTime } from './vintage-time.ts';
@@ -26,25 +26,31 @@ const errorSchema = z.object({ error_code: z.number(), error_message: z.string()
 
 const CLASH_HINT = 'two ALFRED rows with the same date and realtime_start disagree';
 
-/** One row with a value, before the frequency of the whole series is known. */
+/** One data row (a missing value too, as null), as inserted into the parse's values table. */
 interface AlfredRow {
+  ordinal: number;
   file: string;
-  date: CalendarDate;
-  realtimeStart: string;
-  value: number;
-  ref: string;
+  date: string;
+  knowledge: string;
+  value: number | null;
+  source_ref: string;
 }
 
 /**
- * Reads ALFRED `fred/series/observations` JSON responses (output_type 1) of one series: each row
- * is a value known from its realtime_start, so each becomes one observation with that vintage
- * date as its knowledge time. Repeats of a value across periods are left to the store.
+ * Reads ALFRED `fred/series/observations` JSON responses (output_type 1) of one series into the
+ * parse's values table: each row is a value known from its realtime_start, so each becomes one
+ * observation with that vintage date as its knowledge time, computed once per vintage date.
+ * The responses are small and checked in JavaScript. Repeats of a value across periods are left
+ * to the store. Returns the rows read and the missing values skipped.
  */
-export async function readAlfredJsonFiles(
+export async function insertAlfredJsonValues(
   files: readonly string[],
-  options: IngestOptions,
-  calendars: Calendars,
-): Promise<FredRead> {
+  fileGroup: number,
+  context: IngestContext,
+  tables: FredTables,
+  knowledge: FredKnowledge,
+): Promise<{ read: number; skipped: number }> {
+  const { options, calendars } = context;
   const first = files[0] ?? '(options)';
   const seriesKey = options.series;
   if (seriesKey === undefined) {
@@ -58,14 +64,11 @@ export async function readAlfredJsonFiles(
     );
   }
   const rows: AlfredRow[] = [];
-  const dates: CalendarDate[] = [];
-  let rowsRead = 0;
   let rowsSkipped = 0;
   for (const file of files) {
     const response = await readResponse(file);
     const name = basename(file);
     response.observations.forEach((row, index) => {
-      rowsRead++;
       const where = `observations[${index}] (date ${row.date}, realtime_start ${row.realtime_start})`;
       if (row.realtime_end < row.realtime_start) {
         throw new InputError(
@@ -74,51 +77,43 @@ export async function readAlfredJsonFiles(
           `${where}: realtime_end ${row.realtime_end} is before realtime_start`,
         );
       }
-      const date = parseIsoDate(row.date) as CalendarDate;
-      dates.push(date);
       const text = cleanText(row.value);
+      let value: number | null = null;
       // FRED writes `.` for a value missing in that vintage.
-      if (text === null || text === '.') {
-        rowsSkipped++;
-        return;
+      if (text === null || text === '.') rowsSkipped++;
+      else {
+        value = Number(text);
+        if (!Number.isFinite(value))
+          throw new InputError(file, null, `${where}: value "${text}" is not a number`);
       }
-      const value = Number(text);
-      if (!Number.isFinite(value))
-        throw new InputError(file, null, `${where}: value "${text}" is not a number`);
+      const key = `vintage:${row.realtime_start}`;
+      if (!knowledge.has(key)) {
+        // Stamped as a CSV download's --vintage is (src/ingest/vintage-time.ts).
+        const time = resolveVintageTime(row.realtime_start, seriesKey, calendars);
+        knowledge.set(key, { observed_at: time.observed_at, method: 'vintage' });
+      }
       rows.push({
+        ordinal: rows.length,
         file,
-        date,
-        realtimeStart: row.realtime_start,
+        date: row.date,
+        knowledge: key,
         value,
-        ref: `${name}#${row.date}@${row.realtime_start}`,
+        source_ref: `${name}#${row.date}@${row.realtime_start}`,
       });
     });
   }
-  // One frequency for the whole series, across all the files (chunks) it was fetched in.
-  const frequency = inferDateFrequency(dates);
-  const located: LocatedObservation[] = rows.map((row) => {
-    // Stamped as a CSV download's --vintage is (src/ingest/vintage-time.ts).
-    const observedAt = resolveVintageTime(row.realtimeStart, seriesKey, calendars).observed_at;
-    return {
-      file: row.file,
-      line: null,
-      clashHint: CLASH_HINT,
-      observation: {
-        series_key: seriesKey,
-        period: formatDatePeriod(row.date, frequency),
-        value: row.value,
-        source_ref: row.ref,
-        observed_at: observedAt,
-        observed_at_method: 'vintage',
-        correction: { observed_at: observedAt, method: 'vintage' },
-        // FRED redistributes other publishers' data.
-        verification_status: 'unverified',
-        confidence: 0.9,
-        data_class: 'official',
-      },
-    };
-  });
-  return { located, rowsRead, rowsSkipped };
+  // One frequency for the whole series, across all the files (chunks) it was fetched in: one file group.
+  await execute(
+    tables.connection,
+    `INSERT INTO ${quotedIdentifier(tables.values)}
+       SELECT $fileGroup::BIGINT * 4294967296 + ordinal, $fileGroup, file, NULL, $seriesKey, date, knowledge,
+              value, source_ref, $hint
+         FROM (SELECT unnest(from_json($rows::JSON,
+           '[{"ordinal":"BIGINT","file":"VARCHAR","date":"VARCHAR","knowledge":"VARCHAR","value":"DOUBLE","source_ref":"VARCHAR"}]'),
+           recursive := true))`,
+    { fileGroup, seriesKey, hint: CLASH_HINT, rows: JSON.stringify(rows) },
+  );
+  return { read: rows.length, skipped: rowsSkipped };
 }
 
 async function readResponse(file: string): Promise<z.infer<typeof observationsSchema>> {

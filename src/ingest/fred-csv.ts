@@ -1,11 +1,7 @@
 import { basename } from 'node:path';
-import { readCsvFile } from '../db/duckdb.ts';
-import type { KnowledgeTime } from '../model/records.ts';
-import type { FredRead, LocatedObservation } from './fred.ts';
+import { execute, quotedIdentifier, readCsvSql, readRows } from '../db/duckdb.ts';
+import type { FredTables } from './fred.ts';
 import { assertNonEmptyFile, InputError } from './input-error.ts';
-import { type CalendarDate, formatDatePeriod, inferDateFrequency, parseIsoDate } from './periods.ts';
-import type { IngestContext } from './source.ts';
-import { cleanText, parseNumber } from './values.ts';
 
 const FRED_ID = /^[A-Za-z0-9_]+$/;
 /** Current downloads say `observation_date`, older ones `DATE`; mirrors write `date,value`. */
@@ -20,81 +16,88 @@ interface FredLayout {
   seriesKey: string;
 }
 
-/** One data row with a value, before the frequency of the whole file is known. */
-interface FredRow {
-  date: CalendarDate;
-  value: number;
-  line: number;
-}
-
 /**
- * Reads one FRED series CSV download; every value gets the same knowledge time, which the
- * caller resolved from the options (a CSV holds one vintage and does not say which).
+ * Reads one FRED series CSV download with DuckDB into the parse's values table, checked in SQL:
+ * the first bad line in file order is reported as an InputError naming it, with the JavaScript
+ * parser's precedence within a line (the date, a repeated date, then the value). Every value
+ * gets the knowledge time under `knowledge` (a CSV holds one vintage and does not say which).
+ * Returns the rows read and the missing values skipped.
  */
-export async function readFredCsvFile(
+export async function loadFredCsvValues(
   file: string,
-  context: IngestContext,
-  knowledge: KnowledgeTime,
-): Promise<FredRead> {
-  const rows = await readRows(file, context);
-  const layout = resolveLayout(file, Object.keys(rows[0]?.values ?? {}), context.options.series);
-  const name = basename(file);
-  const dates: CalendarDate[] = [];
-  const seen = new Map<string, number>();
-  const kept: FredRow[] = [];
-  let rowsSkipped = 0;
-  for (const row of rows) {
-    const text = cleanText(row.values[layout.dateColumn]) ?? '';
-    const date = parseIsoDate(text);
-    if (date === null) {
-      throw new InputError(
-        file,
-        row.line,
-        `column "${layout.dateColumn}": expected a date YYYY-MM-DD, got "${text}"`,
-      );
-    }
-    const firstLine = seen.get(text);
-    if (firstLine !== undefined)
-      throw new InputError(file, row.line, `duplicate date ${text} (also line ${firstLine})`);
-    seen.set(text, row.line);
-    dates.push(date);
-    const value = parseNumber(row.values[layout.valueColumn], {
-      file,
-      line: row.line,
-      column: layout.valueColumn,
-    });
-    if (value === null) rowsSkipped++;
-    else kept.push({ date, value, line: row.line });
-  }
-  // Missing values still count towards the frequency: they are dates the series is published on.
-  const frequency = inferDateFrequency(dates);
-  const located: LocatedObservation[] = kept.map((row) => ({
-    file,
-    line: row.line,
-    clashHint: CLASH_HINT,
-    observation: {
-      series_key: layout.seriesKey,
-      period: formatDatePeriod(row.date, frequency),
-      value: row.value,
-      source_ref: `${name}:${row.line}`,
-      observed_at: knowledge.observed_at,
-      observed_at_method: knowledge.method,
-      // The knowledge time is already the real one (vintage or collection), never a first-release guess.
-      correction: { ...knowledge },
-      // FRED redistributes other publishers' data.
-      verification_status: 'unverified',
-      confidence: 0.9,
-      data_class: 'official',
-    },
-  }));
-  return { located, rowsRead: rows.length, rowsSkipped };
-}
-
-async function readRows(file: string, context: IngestContext) {
+  fileGroup: number,
+  knowledge: string,
+  series: string | undefined,
+  tables: FredTables,
+): Promise<{ read: number; skipped: number }> {
+  const { connection, prefix } = tables;
+  const raw = quotedIdentifier(`${prefix}_raw`);
+  const lines = quotedIdentifier(`${prefix}_lines`);
   await assertNonEmptyFile(file);
-  const rows = await readCsvFile(context.connection, file);
-  if (rows.length === 0) throw new InputError(file, 1, 'no data rows (header only?)');
-  return rows;
+  try {
+    await execute(connection, `CREATE OR REPLACE TEMP TABLE ${raw} AS SELECT * FROM ${readCsvSql(file)}`);
+    const [count] = await readRows<{ rows: number }>(
+      connection,
+      `SELECT count(*)::INTEGER AS rows FROM ${raw}`,
+    );
+    if (count?.rows === 0) throw new InputError(file, 1, 'no data rows (header only?)');
+    const names = (await readRows<{ column_name: string }>(connection, `DESCRIBE ${raw}`)).map(
+      (c) => c.column_name,
+    );
+    const layout = resolveLayout(file, names, series);
+    await execute(
+      connection,
+      `CREATE OR REPLACE TEMP TABLE ${lines} AS
+         WITH texts AS (
+           SELECT rowid + 2 AS line, coalesce(mmds_clean_text(${quotedIdentifier(layout.dateColumn)}), '') AS date_text,
+                  mmds_clean_text(${quotedIdentifier(layout.valueColumn)}) AS text
+             FROM ${raw}
+         )
+         SELECT line, date_text, mmds_iso_date(date_text) AS date,
+                min(line) OVER (PARTITION BY date_text) AS date_first_line, text,
+                mmds_missing_value(text) AS missing,
+                CASE WHEN NOT mmds_missing_value(text) THEN mmds_number_value(replace(text, ',', '')) END AS value
+           FROM texts`,
+    );
+    const [problem] = await readRows<{ line: number; message: string }>(
+      connection,
+      `SELECT line::INTEGER AS line, CASE
+                WHEN date IS NULL
+                  THEN 'column ' || $dateColumn || ': expected a date YYYY-MM-DD, got "' || date_text || '"'
+                WHEN date_first_line < line
+                  THEN 'duplicate date ' || date_text || ' (also line ' || date_first_line || ')'
+                ELSE 'column ' || $valueColumn || ': expected a number, got "' || text || '"' END AS message
+         FROM ${lines}
+        WHERE date IS NULL OR date_first_line < line
+           OR (NOT missing AND (value IS NULL OR NOT isfinite(value)))
+        ORDER BY line LIMIT 1`,
+      { dateColumn: `"${layout.dateColumn}"`, valueColumn: `"${layout.valueColumn}"` },
+    );
+    if (problem !== undefined) throw new InputError(file, problem.line, problem.message);
+    await execute(
+      connection,
+      `INSERT INTO ${quotedIdentifier(tables.values)}
+         SELECT $fileGroup::BIGINT * 4294967296 + line, $fileGroup, $file, line, $seriesKey, date, $knowledge,
+                CASE WHEN NOT missing THEN value END, $name || ':' || line, $hint
+           FROM ${lines}`,
+      {
+        fileGroup,
+        file,
+        seriesKey: layout.seriesKey,
+        knowledge,
+        name: basename(file),
+        hint: CLASH_HINT,
+      },
+    );
+    const [counts] = await readRows<{ read: number; skipped: number }>(
+      connection,
+      `SELECT count(*)::INTEGER AS read, count(*) FILTER (missing)::INTEGER AS skipped FROM ${lines}`,
+    );
+    return counts ?? { read: 0, skipped: 0 };
+  } finally {
+    await execute(connection, `DROP TABLE IF EXISTS ${raw}`);
+    await execute(connection, `DROP TABLE IF EXISTS ${lines}`);
+  }
 }
 
 function resolveLayout(file: string, columns: string[], series: string | undefined): FredLayout {

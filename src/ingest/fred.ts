@@ -1,35 +1,51 @@
+import { randomUUID } from 'node:crypto';
 import { open } from 'node:fs/promises';
-import type { KnowledgeTime, RecordBatch } from '../model/records.ts';
-import { readAlfredJsonFiles } from './fred-alfred-json.ts';
-import { readFredCsvFile } from './fred-csv.ts';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { execute, quotedIdentifier, readRows } from '../db/duckdb.ts';
+import type { FactRelation, KnowledgeTime, ParsedBatch } from '../model/records.ts';
+import { insertAlfredJsonValues } from './fred-alfred-json.ts';
+import { loadFredCsvValues } from './fred-csv.ts';
 import { InputError } from './input-error.ts';
-import { type LocatedObservation, sortLocatedObservations } from './located-observations.ts';
 import { parseIsoDate } from './periods.ts';
-import { createEmptyBatch, type IngestContext, type Source } from './source.ts';
+import type { IngestContext, Source } from './source.ts';
+import { createKnowledgeTable, defineTextMacros } from './sql-text.ts';
 import { resolveVintageTime } from './vintage-time.ts';
 
 /** `<source>.<native id>` (CONTRACT section 5), e.g. `bls.CES0000000001`. */
 const SERIES_KEY = /^[a-z0-9]+\.[A-Za-z0-9_.-]+$/;
 
-export type { LocatedObservation } from './located-observations.ts';
+/** The FRED parser's batch: its observations stay in DuckDB. */
+export type FredBatch = ParsedBatch & { observations?: FactRelation };
 
-/** What one format reader found in its files. */
-export interface FredRead {
-  located: LocatedObservation[];
-  rowsRead: number;
-  rowsSkipped: number;
+/**
+ * The scratch tables of one parse, named apart from any other parse on the connection. Every
+ * value read goes into `values`: one row per data row (missing values too, value NULL), with
+ *   ordinal (input order: format readers in turn, then file order), file_group (one per CSV
+ *   file, one for all JSON files: the dates whose frequency is inferred together), file (path),
+ *   line (NULL in JSON), series_key, date (`YYYY-MM-DD`), knowledge (key into the knowledge
+ *   table), value, source_ref, hint (what to say when two values clash).
+ */
+export interface FredTables {
+  connection: DuckDBConnection;
+  prefix: string;
+  values: string;
 }
+
+/** The knowledge times of a parse, by the key the values table refers to them with. */
+export type FredKnowledge = Map<string, KnowledgeTime>;
 
 /**
  * FRED/ALFRED downloads: series CSV files (`observation_date,<ID>`, `DATE,<ID>`, `date,value`)
  * and the ALFRED JSON observations responses `mmds fetch` saves; the format is read from the
  * content. No fetch plan: both come one series per request, which a file list cannot express.
+ * The CSV files are read and checked by DuckDB, knowledge times are computed once per vintage
+ * and joined from a small table, and the observations are handed on as a relation on the
+ * context's connection (the small JSON responses are checked in JavaScript and inserted).
  */
-export const fredSource: Source<RecordBatch> = {
+export const fredSource: Source<FredBatch> = {
   id: 'fred',
   description: 'FRED/ALFRED series CSV downloads and ALFRED JSON observations (realtime periods)',
   async parse(files, context) {
-    const batch = createEmptyBatch();
     checkOptions(files, context);
     const csvFiles: string[] = [];
     const jsonFiles: string[] = [];
@@ -37,22 +53,39 @@ export const fredSource: Source<RecordBatch> = {
       if ((await sniffFormat(file)) === 'json') jsonFiles.push(file);
       else csvFiles.push(file);
     }
-    const reads: FredRead[] = [];
-    if (csvFiles.length > 0) {
-      const knowledge = resolveCsvKnowledgeTime(csvFiles, context);
-      for (const file of csvFiles) reads.push(await readFredCsvFile(file, context, knowledge));
+    const { connection } = context;
+    const prefix = `fred_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
+    const tables: FredTables = { connection, prefix, values: `${prefix}_values` };
+    await defineTextMacros(connection);
+    await execute(
+      connection,
+      `CREATE OR REPLACE TEMP TABLE ${quotedIdentifier(tables.values)} (ordinal BIGINT, file_group INTEGER,
+         file VARCHAR, line INTEGER, series_key VARCHAR, date VARCHAR, knowledge VARCHAR, value DOUBLE,
+         source_ref VARCHAR, hint VARCHAR)`,
+    );
+    const knowledge: FredKnowledge = new Map();
+    try {
+      const batch: FredBatch = { rows_read: 0, rows_skipped: 0 };
+      if (csvFiles.length > 0) {
+        knowledge.set('csv', resolveCsvKnowledgeTime(csvFiles, context));
+        for (const [index, file] of csvFiles.entries()) {
+          const counts = await loadFredCsvValues(file, index, 'csv', context.options.series, tables);
+          batch.rows_read += counts.read;
+          batch.rows_skipped += counts.skipped;
+        }
+      }
+      if (jsonFiles.length > 0) {
+        const counts = await insertAlfredJsonValues(jsonFiles, csvFiles.length, context, tables, knowledge);
+        batch.rows_read += counts.read;
+        batch.rows_skipped += counts.skipped;
+      }
+      batch.observations = await createObservations(tables, knowledge);
+      return batch;
+    } finally {
+      for (const suffix of ['values', 'known', 'located']) {
+        await execute(connection, `DROP TABLE IF EXISTS ${quotedIdentifier(`${prefix}_${suffix}`)}`);
+      }
     }
-    if (jsonFiles.length > 0)
-      reads.push(await readAlfredJsonFiles(jsonFiles, context.options, context.calendars));
-    const located: LocatedObservation[] = [];
-    for (const read of reads) {
-      batch.rows_read += read.rowsRead;
-      batch.rows_skipped += read.rowsSkipped;
-      located.push(...read.located);
-    }
-    // The same value at one knowledge time twice (overlapping downloads) is kept once.
-    batch.observations = sortLocatedObservations(located, { kind: 'keep-equal' });
-    return batch;
   },
 };
 
@@ -84,6 +117,103 @@ function resolveCsvKnowledgeTime(files: readonly string[], context: IngestContex
     'when these values were known is not recorded: pass --vintage YYYY-MM-DD (the FRED/ALFRED ' +
       'vintage date of the download) or --observed-at <RFC 3339 time>',
   );
+}
+
+/**
+ * SQL: the period of `date` in its file group's frequency (periods.ts inferDateFrequency, missing
+ * values included): first-of-month dates of at least two months are annual when all are
+ * Januaries, quarterly when all start a quarter, else monthly; anything else is daily. (Whole
+ * steps follow: differences of Januaries are whole years, of quarter starts whole quarters.)
+ */
+function periodSql(values: string): string {
+  return `WITH dates AS (SELECT file_group, date, CAST(substr(date, 1, 4) AS INTEGER) AS year,
+              CAST(substr(date, 6, 2) AS INTEGER) AS month, CAST(substr(date, 9, 2) AS INTEGER) AS day
+              FROM ${values}),
+         frequencies AS (
+           SELECT file_group, CASE
+                    WHEN bool_or(day <> 1) OR count(DISTINCT year * 12 + month) < 2 THEN 'daily'
+                    WHEN bool_and(month = 1) THEN 'annual'
+                    WHEN bool_and((month - 1) % 3 = 0) THEN 'quarterly'
+                    ELSE 'monthly' END AS frequency
+             FROM dates GROUP BY file_group
+         )
+    SELECT DISTINCT d.file_group, d.date, CASE f.frequency
+             WHEN 'annual' THEN d.year::VARCHAR
+             WHEN 'quarterly' THEN d.year::VARCHAR || '-Q' || ((d.month - 1) // 3 + 1)::VARCHAR
+             WHEN 'monthly' THEN d.year::VARCHAR || '-' || lpad(d.month::VARCHAR, 2, '0')
+             ELSE d.year::VARCHAR || substr(d.date, 5) END AS period
+      FROM dates AS d JOIN frequencies AS f USING (file_group)`;
+}
+
+/**
+ * The observations, sorted by series, period and knowledge time: records that share all three
+ * are kept once when their values agree (overlapping downloads), else the first disagreement in
+ * that order is refused, as sortLocatedObservations did. Values of one period are revisions
+ * only at different knowledge times.
+ */
+async function createObservations(tables: FredTables, knowledge: FredKnowledge): Promise<FactRelation> {
+  const { connection, prefix } = tables;
+  const values = quotedIdentifier(tables.values);
+  const known = quotedIdentifier(`${prefix}_known`);
+  const located = quotedIdentifier(`${prefix}_located`);
+  const observations = quotedIdentifier(`${prefix}_observations`);
+  await createKnowledgeTable(
+    connection,
+    known,
+    [...knowledge].map(([key, time]) => ({
+      period: key,
+      observed_at: time.observed_at,
+      method: time.method,
+    })),
+  );
+  await execute(
+    connection,
+    `CREATE OR REPLACE TEMP TABLE ${located} AS
+       WITH periods AS (${periodSql(values)})
+       SELECT v.ordinal, v.file, v.line, v.series_key, p.period, v.value, v.source_ref, v.knowledge,
+              t.observed_at, t.method, v.hint,
+              lag(v.value) OVER w AS previous_value, lag(v.source_ref) OVER w AS previous_ref,
+              row_number() OVER w AS nth
+         FROM ${values} AS v JOIN periods AS p USING (file_group, date)
+         JOIN ${known} AS t ON t.period = v.knowledge
+        WHERE v.value IS NOT NULL
+       WINDOW w AS (PARTITION BY v.series_key, p.period, t.observed_at ORDER BY v.ordinal)`,
+  );
+  const [clash] = await readRows<Record<string, unknown>>(
+    connection,
+    `SELECT file, line, series_key, period, knowledge, value, previous_value, previous_ref, hint
+       FROM ${located} WHERE value <> previous_value
+      ORDER BY series_key, period, observed_at, ordinal LIMIT 1`,
+  );
+  if (clash !== undefined) {
+    const observedAt = knowledge.get(String(clash.knowledge))?.observed_at;
+    throw new InputError(
+      String(clash.file),
+      clash.line === null ? null : Number(clash.line),
+      `${clash.series_key} ${clash.period} observed at ${observedAt} is also in ${clash.previous_ref} ` +
+        `with a different value (${Number(clash.value)} here, ${Number(clash.previous_value)} there)` +
+        (clash.hint === null ? '' : `: ${clash.hint}`),
+    );
+  }
+  await execute(
+    connection,
+    `CREATE OR REPLACE TEMP TABLE ${observations} AS
+       SELECT series_key, period, value, source_ref, observed_at, method AS observed_at_method,
+              {'observed_at': observed_at, 'method': method} AS correction,
+              -- FRED redistributes other publishers' data.
+              'unverified' AS verification_status, 0.9::DOUBLE AS confidence, 'official' AS data_class
+         FROM ${located} WHERE nth = 1`,
+  );
+  const [count] = await readRows<{ rows: number }>(
+    connection,
+    `SELECT count(*)::INTEGER AS rows FROM ${observations}`,
+  );
+  return {
+    kind: 'relation',
+    sql: `SELECT * FROM ${observations}`,
+    orderBy: 'series_key, period, observed_at',
+    rows: count?.rows ?? 0,
+  };
 }
 
 /** JSON starts with `{` (after a BOM and blanks); everything else is read as CSV. */

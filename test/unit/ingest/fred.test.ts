@@ -5,6 +5,7 @@ import { fredApiFetcher } from '../../../src/fetch/fred-api.ts';
 import { fredSource } from '../../../src/ingest/fred.ts';
 import { InputError } from '../../../src/ingest/input-error.ts';
 import type { IngestContext, IngestOptions } from '../../../src/ingest/source.ts';
+import { readFactRelationRows } from '../../helpers/fact-relation-rows.ts';
 import { createIngestFixture, expectInputError, INGEST_NOW } from '../../helpers/ingest-fixture.ts';
 import { type LoopbackPublisher, startLoopbackPublisher } from '../../helpers/loopback-publisher.ts';
 import { SHARED_DATA } from '../../helpers/paths.ts';
@@ -30,7 +31,9 @@ function context(options: IngestOptions, collectedAt: string | null): IngestCont
 
 async function parse(files: string[], options: IngestOptions = {}, collectedAt: string | null = COLLECTED) {
   const batch = await fredSource.parse(files, context(options, collectedAt));
-  return { batch, observations: batch.observations ?? [] };
+  const observations =
+    batch.observations && (await readFactRelationRows(fixture.connection, batch.observations));
+  return { batch, observations: observations ?? [] };
 }
 
 function valueAt(observations: { period: string; value: number }[], period: string): number | undefined {
