@@ -846,9 +846,9 @@ const LIMITS_LEFT = `### Store and query work of this round (src/store, src/quer
   row groups of the file DuckDB checks, so partitions of 250,000 revisions in row groups of 16,384
   (measured against 2,048, 4,096 and 122,880) are about twice as fast as 1M-row partitions.
 - **Revision planning in SQL** (src/store/plan-facts.ts): a million candidates on a million stored
-  revisions in about 5 s and 2.2 GB instead of 13 s and 3.1 GB (scripts/measure-append.ts); the ECB
-  CSV is read and checked in DuckDB and handed over as a relation. The CFTC, FRED and BLS parsers
-  still build JavaScript rows (next step: their validation in SQL, and the COT content hash).
+  revisions in about 5 s and 2.2 GB instead of 13 s and 3.1 GB (scripts/measure-append.ts). The
+  parsers of the large inputs read their files with DuckDB and hand relations to the planner
+  (see "Ingest" below); the COT content hash is computed in SQL.
 
 ### What is left
 
@@ -877,9 +877,10 @@ const LIMITS_LEFT = `### Store and query work of this round (src/store, src/quer
 - **Repeated keyed request.** With the key record cached, half of the server's time on this
   request is writing the 409 KB body; about a fifth is h3's routing, the parameter schema and the
   SHA-256 check of the key.
-- **Ingest.** The ECB CSV and CFTC files are read and checked in DuckDB and handed to the store as
-  relations; the FRED and BLS parsers and the reference lists still build JavaScript rows (small
-  files today; a full ALFRED vintage history is the next large input).`;
+- **Ingest.** The ECB CSV, CFTC, FRED/ALFRED and BLS API files are read (and, but for the shape
+  of BLS JSON, checked) in DuckDB and handed to the store as relations, and revisions are planned
+  in SQL. Still built as JavaScript rows: the BLS release-vintage JSON and the datahub CPI CSV
+  (small; inserted into the same relation), the ALFRED JSON rows, and the reference lists.`;
 
 const METHOD = `## How to run
 
