@@ -6,6 +6,7 @@ import { isFactRelation, type ObservationInput } from '../../../src/model/record
 import { blsJsOracleSource } from '../../helpers/bls-js-oracle.ts';
 import { readFactRelationRows } from '../../helpers/fact-relation-rows.ts';
 import { createIngestFixture, INGEST_NOW } from '../../helpers/ingest-fixture.ts';
+import { errorOf } from '../../helpers/parser-oracle.ts';
 import { SHARED_DATA } from '../../helpers/paths.ts';
 
 const BLS = join(SHARED_DATA, 'bls');
@@ -31,13 +32,6 @@ async function parseBoth(files: string[], options: IngestOptions = {}) {
     return (footnotes === null ? rest : row) as ObservationInput;
   });
   return { batch, relation, rows, oracle };
-}
-
-async function errorOf(promise: Promise<unknown>): Promise<string> {
-  return promise.then(
-    () => 'no error',
-    (error: unknown) => `${(error as Error).name}: ${(error as Error).message}`,
-  );
 }
 
 function apiResponse(data: object[], seriesID = 'CUUR0000SA0'): object {

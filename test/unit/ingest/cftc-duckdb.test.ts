@@ -1,15 +1,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readRows } from '../../../src/db/duckdb.ts';
 import { cftcSource } from '../../../src/ingest/cftc.ts';
 import type { IngestOptions } from '../../../src/ingest/source.ts';
-import { type CotReportInput, isFactRelation, type ParsedBatch } from '../../../src/model/records.ts';
-import { appendBatch } from '../../../src/store/append-batch.ts';
-import { resolveLayout } from '../../../src/store/layout.ts';
+import { type CotReportInput, isFactRelation } from '../../../src/model/records.ts';
 import { cftcJsOracleSource } from '../../helpers/cftc-js-oracle.ts';
 import { readFactRelationRows } from '../../helpers/fact-relation-rows.ts';
 import { createIngestFixture } from '../../helpers/ingest-fixture.ts';
+import { appendWithBoth, errorOf } from '../../helpers/parser-oracle.ts';
 import { REPO_ROOT, SAMPLE_DATA, SHARED_DATA } from '../../helpers/paths.ts';
 
 const listTxt = (dir: string) =>
@@ -41,13 +39,6 @@ async function parseBoth(files: string[], options: IngestOptions = {}) {
 
 /** The bad-input cases that are not bad: odd but valid numbers and names (1e21 the store refuses). */
 const ACCEPTED = new Set(['percent.txt', 'huge.txt', 'numbers.txt', 'hex.txt', 'quoted "name".txt']);
-
-async function errorOf(promise: Promise<unknown>): Promise<string> {
-  return promise.then(
-    () => 'no error',
-    (error: unknown) => `${(error as Error).name}: ${(error as Error).message}`,
-  );
-}
 
 /** The fields of one CSV line, quoted fields kept with their quotes. */
 function splitLine(line: string): string[] {
@@ -146,12 +137,6 @@ describe('cftcSource in DuckDB against the former JavaScript parser (test/helper
   });
 
   it('appends the very same records to a store as the arrays did (ids, hashes, corrections, counts)', async () => {
-    const now = new Date('2026-11-23T12:00:00Z');
-    const meta = { source: 'cftc', files: [], options: {}, collectorVersion: 'mmds/test cftc', now };
-    const stores = {
-      duckdb: resolveLayout(join(fixture.dir, 'store-duckdb')),
-      oracle: resolveLayout(join(fixture.dir, 'store-js')),
-    };
     const legacy = readFileSync(LEGACY, 'utf8').split('\n');
     // The second step corrects one report (a changed open interest) and repeats the others.
     const corrected = fixture.writeTemp(
@@ -162,26 +147,14 @@ describe('cftcSource in DuckDB against the former JavaScript parser (test/helper
       [ANNUAL, {}],
       [[corrected], { collectedAt: '2026-04-14T08:00:00Z' }],
     ];
-    const summaries: Record<string, unknown[]> = { duckdb: [], oracle: [] };
-    for (const [files, options] of steps) {
-      const parsed: Record<string, ParsedBatch> = {
-        duckdb: await cftcSource.parse(files, fixture.context(options)),
-        oracle: await cftcJsOracleSource.parse(files, fixture.context(options)),
-      };
-      for (const side of ['duckdb', 'oracle'] as const) {
-        const result = await appendBatch(stores[side], fixture.connection, parsed[side] as ParsedBatch, meta);
-        summaries[side]?.push(result);
-      }
-    }
+    const { summaries, records } = await appendWithBoth(
+      fixture,
+      { duckdb: cftcSource, oracle: cftcJsOracleSource },
+      steps,
+      'cot_reports',
+    );
     expect(summaries.duckdb).toEqual(summaries.oracle);
-    const read = (side: 'duckdb' | 'oracle') =>
-      readRows(
-        fixture.connection,
-        `SELECT * EXCLUDE (filename) FROM read_parquet('${stores[side].batchesDir}/*/cot_reports.parquet', filename = true)
-          ORDER BY id`,
-      );
-    const records = await read('duckdb');
-    expect(records.length).toBeGreaterThan(6000);
-    expect(records).toEqual(await read('oracle'));
+    expect(records.duckdb.length).toBeGreaterThan(6000);
+    expect(records.duckdb).toEqual(records.oracle);
   });
 });

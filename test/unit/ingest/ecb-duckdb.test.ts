@@ -1,15 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readRows } from '../../../src/db/duckdb.ts';
 import { ecbSource } from '../../../src/ingest/ecb.ts';
 import type { IngestOptions } from '../../../src/ingest/source.ts';
-import { isFactRelation, type ParsedBatch } from '../../../src/model/records.ts';
-import { appendBatch } from '../../../src/store/append-batch.ts';
-import { resolveLayout } from '../../../src/store/layout.ts';
+import { isFactRelation } from '../../../src/model/records.ts';
 import { ecbJsOracleSource } from '../../helpers/ecb-js-oracle.ts';
 import { readFactRelationRows } from '../../helpers/fact-relation-rows.ts';
 import { createIngestFixture } from '../../helpers/ingest-fixture.ts';
+import { appendWithBoth, errorOf } from '../../helpers/parser-oracle.ts';
 import { SHARED_DATA } from '../../helpers/paths.ts';
 
 const HIST_CSV = join(SHARED_DATA, 'ecb', 'eurofxref-hist.csv');
@@ -25,13 +23,6 @@ async function parseBoth(files: string[], options: IngestOptions = {}) {
   const relation = batch.observations;
   if (relation === undefined) throw new Error('no observations');
   return { batch, relation, rows: await readFactRelationRows(fixture.connection, relation), oracle };
-}
-
-async function errorOf(promise: Promise<unknown>): Promise<string> {
-  return promise.then(
-    () => 'no error',
-    (error: unknown) => `${(error as Error).name}: ${(error as Error).message}`,
-  );
 }
 
 describe('ecbSource in DuckDB against the former JavaScript parser (test/helpers/ecb-js-oracle.ts)', () => {
@@ -89,36 +80,18 @@ describe('ecbSource in DuckDB against the former JavaScript parser (test/helpers
   });
 
   it('appends the very same records to a store as the arrays did (ids, times, corrections, counts)', async () => {
-    const now = new Date('2026-11-23T12:00:00Z');
-    const meta = { source: 'ecb', files: [], options: {}, collectorVersion: 'mmds/test ecb', now };
-    const stores = {
-      duckdb: resolveLayout(join(fixture.dir, 'store-duckdb')),
-      oracle: resolveLayout(join(fixture.dir, 'store-js')),
-    };
     const steps: Array<[string[], IngestOptions]> = [
       [[HIST_CSV], {}],
       [[DAY_CSV], { collectedAt: '2026-04-14T08:00:00Z' }],
     ];
-    const summaries: Record<string, unknown[]> = { duckdb: [], oracle: [] };
-    for (const [files, options] of steps) {
-      const parsed: Record<string, ParsedBatch> = {
-        duckdb: await ecbSource.parse(files, fixture.context(options)),
-        oracle: await ecbJsOracleSource.parse(files, fixture.context(options)),
-      };
-      for (const side of ['duckdb', 'oracle'] as const) {
-        const result = await appendBatch(stores[side], fixture.connection, parsed[side] as ParsedBatch, meta);
-        summaries[side]?.push(result);
-      }
-    }
+    const { summaries, records } = await appendWithBoth(
+      fixture,
+      { duckdb: ecbSource, oracle: ecbJsOracleSource },
+      steps,
+      'observations',
+    );
     expect(summaries.duckdb).toEqual(summaries.oracle);
-    const read = (side: 'duckdb' | 'oracle') =>
-      readRows(
-        fixture.connection,
-        `SELECT * EXCLUDE (filename) FROM read_parquet(${"'"}${stores[side].batchesDir}/*/observations.parquet${"'"}, filename = true)
-          ORDER BY id`,
-      );
-    const records = await read('duckdb');
-    expect(records).toHaveLength(217_555);
-    expect(records).toEqual(await read('oracle'));
+    expect(records.duckdb).toHaveLength(217_555);
+    expect(records.duckdb).toEqual(records.oracle);
   });
 });

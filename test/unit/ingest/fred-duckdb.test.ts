@@ -1,14 +1,12 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readRows } from '../../../src/db/duckdb.ts';
 import { fredSource } from '../../../src/ingest/fred.ts';
 import type { IngestOptions } from '../../../src/ingest/source.ts';
-import { isFactRelation, type ParsedBatch } from '../../../src/model/records.ts';
-import { appendBatch } from '../../../src/store/append-batch.ts';
-import { resolveLayout } from '../../../src/store/layout.ts';
+import { isFactRelation } from '../../../src/model/records.ts';
 import { readFactRelationRows } from '../../helpers/fact-relation-rows.ts';
 import { fredJsOracleSource } from '../../helpers/fred-js-oracle.ts';
 import { createIngestFixture } from '../../helpers/ingest-fixture.ts';
+import { appendWithBoth, errorOf } from '../../helpers/parser-oracle.ts';
 import { SAMPLE_DATA, SHARED_DATA } from '../../helpers/paths.ts';
 
 const PAYEMS = 'fred_PAYEMS_vintage_2025-08-02.csv';
@@ -27,13 +25,6 @@ async function parseBoth(files: string[], options: IngestOptions = {}) {
   const relation = batch.observations;
   if (relation === undefined) throw new Error('no observations');
   return { batch, relation, rows: await readFactRelationRows(fixture.connection, relation), oracle };
-}
-
-async function errorOf(promise: Promise<unknown>): Promise<string> {
-  return promise.then(
-    () => 'no error',
-    (error: unknown) => `${(error as Error).name}: ${(error as Error).message}`,
-  );
 }
 
 /** An ALFRED observations response with the given rows [date, realtime_start, value]. */
@@ -198,36 +189,18 @@ describe('fredSource in DuckDB against the former JavaScript parser (test/helper
   });
 
   it('appends the very same records to a store as the arrays did (ids, times, corrections, counts)', async () => {
-    const now = new Date('2026-11-23T12:00:00Z');
-    const meta = { source: 'fred', files: [], options: {}, collectorVersion: 'mmds/test fred', now };
-    const stores = {
-      duckdb: resolveLayout(join(fixture.dir, 'store-duckdb')),
-      oracle: resolveLayout(join(fixture.dir, 'store-js')),
-    };
     const steps: Array<[string[], IngestOptions]> = [
       [[SHARED.payems], { series: SERIES, vintage: '2025-08-02' }],
       [[SHARED.later], { series: SERIES, vintage: '2026-10-02' }],
     ];
-    const summaries: Record<string, unknown[]> = { duckdb: [], oracle: [] };
-    for (const [files, options] of steps) {
-      const parsed: Record<string, ParsedBatch> = {
-        duckdb: await fredSource.parse(files, fixture.context(options)),
-        oracle: await fredJsOracleSource.parse(files, fixture.context(options)),
-      };
-      for (const side of ['duckdb', 'oracle'] as const) {
-        const result = await appendBatch(stores[side], fixture.connection, parsed[side] as ParsedBatch, meta);
-        summaries[side]?.push(result);
-      }
-    }
+    const { summaries, records } = await appendWithBoth(
+      fixture,
+      { duckdb: fredSource, oracle: fredJsOracleSource },
+      steps,
+      'observations',
+    );
     expect(summaries.duckdb).toEqual(summaries.oracle);
-    const read = (side: 'duckdb' | 'oracle') =>
-      readRows(
-        fixture.connection,
-        `SELECT * EXCLUDE (filename) FROM read_parquet('${stores[side].batchesDir}/*/observations.parquet', filename = true)
-          ORDER BY id`,
-      );
-    const records = await read('duckdb');
-    expect(records.length).toBeGreaterThan(1039);
-    expect(records).toEqual(await read('oracle'));
+    expect(records.duckdb.length).toBeGreaterThan(1039);
+    expect(records.duckdb).toEqual(records.oracle);
   });
 });
