@@ -66,7 +66,7 @@ export async function insertAlfredJsonValues(
   const rows: AlfredRow[] = [];
   let rowsSkipped = 0;
   for (const file of files) {
-    const response = await readResponse(file);
+    const response = await readAlfredResponse(file);
     const name = basename(file);
     response.observations.forEach((row, index) => {
       const where = `observations[${index}] (date ${row.date}, realtime_start ${row.realtime_start})`;
@@ -116,7 +116,8 @@ export async function insertAlfredJsonValues(
   return { read: rows.length, skipped: rowsSkipped };
 }
 
-async function readResponse(file: string): Promise<z.infer<typeof observationsSchema>> {
+/** Reads an ALFRED observations response, refusing an API error document or another shape. */
+export async function readAlfredResponse(file: string): Promise<z.infer<typeof observationsSchema>> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
-import { createReadStream, createWriteStream, rmSync, statSync } from 'node:fs';
+import { createReadStream, createWriteStream, mkdirSync, rmSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { execute, quotedIdentifier, quotedString, readRows } from '../db/duckdb.ts';
 import { fsyncPath } from './durable-fs.ts';
@@ -62,6 +63,9 @@ export async function loadRows(
   }
 }
 
+/** Rows per row group unless a caller asks otherwise (batch files, reference tables). */
+const ROW_GROUP_SIZE = 122_880;
+
 /** Writes the scratch table to a zstd Parquet file in table order, flushes it, and describes it. */
 export async function copyToParquet(
   connection: DuckDBConnection,
@@ -69,17 +73,28 @@ export async function copyToParquet(
   scratch: string,
   file: string,
 ): Promise<FileStats> {
-  await execute(
+  return copySelectToParquet(connection, `SELECT * FROM ${quotedIdentifier(scratch)}`, table, file);
+}
+
+/**
+ * Writes what a SELECT yields to a zstd Parquet file in table order (creating its folder),
+ * flushes it, and describes it: rows as COPY counted them, bytes, SHA-256.
+ */
+export async function copySelectToParquet(
+  connection: DuckDBConnection,
+  select: string,
+  table: TableDefinition,
+  file: string,
+  rowGroupSize = ROW_GROUP_SIZE,
+): Promise<FileStats> {
+  mkdirSync(dirname(file), { recursive: true });
+  const [result] = await readRows<{ Count: string | number }>(
     connection,
-    `COPY (SELECT * FROM ${quotedIdentifier(scratch)} ORDER BY ${orderClause(table)}) TO ${quotedString(file)} ` +
-      `(FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880)`,
+    `COPY (${select} ORDER BY ${orderClause(table)}) TO ${quotedString(file)}
+       (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${rowGroupSize})`,
   );
   fsyncPath(file);
-  const [count] = await readRows<{ n: string | number }>(
-    connection,
-    `SELECT count(*)::INTEGER AS n FROM ${quotedIdentifier(scratch)}`,
-  );
-  return { rows: Number(count?.n ?? 0), bytes: statSync(file).size, sha256: await hashFile(file) };
+  return { rows: Number(result?.Count ?? 0), bytes: statSync(file).size, sha256: await hashFile(file) };
 }
 
 /** SHA-256 of a file, streamed. */

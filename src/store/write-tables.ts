@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
-import { linkSync, mkdirSync, statSync } from 'node:fs';
+import { linkSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { quotedIdentifier, quotedString, readRows } from '../db/duckdb.ts';
 import { type BatchRecord, listTableFiles } from './batches.ts';
-import { fsyncPath } from './durable-fs.ts';
 import type { StoreLayout } from './layout.ts';
 import type { SnapshotFile, SnapshotManifest, SnapshotTable } from './manifest.ts';
 import {
@@ -19,7 +18,7 @@ import {
 } from './partitions.ts';
 import { METHOD_RANK } from './revisions.ts';
 import type { TableDefinition } from './tables.ts';
-import { type FileStats, hashFile, orderClause } from './write-parquet.ts';
+import { copySelectToParquet } from './write-parquet.ts';
 
 /*
  * The tables of a snapshot as publish writes them: fact partitions (rewritten from the batches
@@ -95,11 +94,12 @@ export async function writeFactTable(
   }
   for (const range of ranges) {
     const file = partitionFileName(table.name, range);
-    const stats = await copyToFile(
+    const stats = await copySelectToParquet(
       connection,
       selectForPartition(table, source, range),
       table,
       join(staging, file),
+      FACT_ROW_GROUP_SIZE,
     );
     written.files[table.name]!.push(file);
     out.push({ file, ...stats, source: range.source, lower: range.lower, upper: range.upper });
@@ -159,7 +159,7 @@ export async function writeReferenceTable(
   const select = `SELECT ${castColumns(table)} FROM ${relationOf(table, files)}
                   QUALIFY row_number() OVER (PARTITION BY ${key} ORDER BY batch_id DESC) = 1`;
   const file = `${table.name}.parquet`;
-  return { file, ...(await copyToFile(connection, select, table, join(staging, file))) };
+  return { file, ...(await copySelectToParquet(connection, select, table, join(staging, file))) };
 }
 
 /**
@@ -201,24 +201,6 @@ function castColumns(table: TableDefinition): string {
   return Object.entries(table.columns)
     .map(([name, type]) => `CAST(${quotedIdentifier(name)} AS ${type}) AS ${quotedIdentifier(name)}`)
     .join(', ');
-}
-
-/** Writes a SELECT to a zstd Parquet file in table order, flushes it, and describes it. */
-async function copyToFile(
-  connection: DuckDBConnection,
-  select: string,
-  table: TableDefinition,
-  file: string,
-): Promise<FileStats> {
-  mkdirSync(dirname(file), { recursive: true });
-  const rowGroup = table.kind === 'fact' ? FACT_ROW_GROUP_SIZE : 122_880;
-  const [result] = await readRows<{ Count: string | number }>(
-    connection,
-    `COPY (${select} ORDER BY ${orderClause(table)}) TO ${quotedString(file)}
-       (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${rowGroup})`,
-  );
-  fsyncPath(file);
-  return { rows: Number(result?.Count ?? 0), bytes: statSync(file).size, sha256: await hashFile(file) };
 }
 
 /** A table's entry: its files, their totals, and one hash over their hashes. */

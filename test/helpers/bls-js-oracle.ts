@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { z } from 'zod';
 import { readCsvFile } from '../../src/db/duckdb.ts';
+import { apiResponseSchema, apiStatusSchema } from '../../src/ingest/bls-api.ts';
 import { type BlsKnowledgeContext, resolveBlsKnowledge } from '../../src/ingest/bls-knowledge-time.ts';
 import { InputError } from '../../src/ingest/input-error.ts';
 import { type LocatedObservation, sortLocatedObservations } from '../../src/ingest/located-observations.ts';
@@ -25,30 +26,7 @@ const CPI_SERIES_KEY = 'bls.CUUR0000SA0';
 const RELEASE_TIME = '08:30';
 const RELEASE_ZONE = 'America/New_York';
 
-const apiStatusSchema = z.object({ status: z.string(), message: z.array(z.string()).optional() });
-
-// Objects are not strict: `catalog`, `calculations` and `latest` are ignored.
-const apiResponseSchema = z.object({
-  status: z.literal('REQUEST_SUCCEEDED'),
-  Results: z.object({
-    series: z.array(
-      z.object({
-        seriesID: z.string().regex(/^[A-Z0-9]+$/, 'expected a BLS series id'),
-        data: z.array(
-          z.object({
-            year: z.string().regex(/^\d{4}$/, 'expected a four-digit year'),
-            period: z.string(),
-            value: z.string(),
-            // Empty objects stand for "no footnote" in the API's output.
-            footnotes: z
-              .array(z.object({ code: z.string().optional(), text: z.string().optional() }))
-              .optional(),
-          }),
-        ),
-      }),
-    ),
-  }),
-});
+// The API response's shape is checked by the parser's own schemas (that check did not move).
 
 const vintageSchema = z.object({
   dataset_id: z.string(),

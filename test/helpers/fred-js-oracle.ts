@@ -1,8 +1,8 @@
-import { open, readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { z } from 'zod';
 import type { Calendars } from '../../src/calendar/types.ts';
 import { readCsvFile } from '../../src/db/duckdb.ts';
+import { readAlfredResponse } from '../../src/ingest/fred-alfred-json.ts';
 import { assertNonEmptyFile, InputError } from '../../src/ingest/input-error.ts';
 import { type LocatedObservation, sortLocatedObservations } from '../../src/ingest/located-observations.ts';
 import {
@@ -17,7 +17,6 @@ import {
   type IngestOptions,
   type Source,
 } from '../../src/ingest/source.ts';
-import { validateJson } from '../../src/ingest/validate-json.ts';
 import { cleanText, parseNumber } from '../../src/ingest/values.ts';
 import { resolveVintageTime } from '../../src/ingest/vintage-time.ts';
 import type { KnowledgeTime, RecordBatch } from '../../src/model/records.ts';
@@ -236,20 +235,6 @@ function resolveLayout(file: string, columns: string[], series: string | undefin
   throw new InputError(file, 1, `unknown header "${columns.join(',')}": expected ${EXPECTED_HEADERS}`);
 }
 
-const isoDate = z.string().refine((text) => parseIsoDate(text) !== null, 'expected a date YYYY-MM-DD');
-
-// Not strict: count, offset, limit, units, output_type and the like are ignored.
-const observationsSchema = z.object({
-  realtime_start: isoDate,
-  realtime_end: isoDate,
-  observations: z.array(
-    z.object({ realtime_start: isoDate, realtime_end: isoDate, date: isoDate, value: z.string() }),
-  ),
-});
-
-/** The body FRED sends instead of data (`{"error_code":400,"error_message":"Bad Request. …"}`). */
-const errorSchema = z.object({ error_code: z.number(), error_message: z.string() });
-
 const CLASH_HINT = 'two ALFRED rows with the same date and realtime_start disagree';
 
 /** One row with a value, before the frequency of the whole series is known. */
@@ -288,7 +273,7 @@ async function readAlfredJsonFiles(
   let rowsRead = 0;
   let rowsSkipped = 0;
   for (const file of files) {
-    const response = await readResponse(file);
+    const response = await readAlfredResponse(file);
     const name = basename(file);
     response.observations.forEach((row, index) => {
       rowsRead++;
@@ -345,28 +330,4 @@ async function readAlfredJsonFiles(
     };
   });
   return { located, rowsRead, rowsSkipped };
-}
-
-async function readResponse(file: string): Promise<z.infer<typeof observationsSchema>> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    throw new InputError(file, null, `cannot read file: ${(error as Error).message}`);
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text.replace(/^\uFEFF/, ''));
-  } catch (error) {
-    throw new InputError(file, null, `invalid JSON: ${(error as Error).message}`);
-  }
-  const failure = errorSchema.safeParse(json);
-  if (failure.success) {
-    throw new InputError(
-      file,
-      null,
-      `a FRED API error, not data (${failure.data.error_code}): ${failure.data.error_message}`,
-    );
-  }
-  return validateJson(observationsSchema, json, file, 'not an ALFRED observations response: ');
 }
