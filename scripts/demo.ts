@@ -3,14 +3,20 @@
  * small verbatim extracts of the real ECB, CFTC, BLS and reference files (data/sample/README.md
  * gives each file's provenance). It ingests them (idempotent: a second run adds nothing),
  * publishes a snapshot, builds the public files, issues a local demo key with every scope, prints
- * example requests and serves.
+ * example requests and serves; `mmds serve` then prints the site's addresses (home page, API
+ * reference, status page, OpenAPI document) with the host and port it really listens on.
  */
 
-import { runCli } from '../src/cli/run-cli.ts';
-import { loadConfig } from '../src/config/load-config.ts';
+import { reportConfigFailure, runCli } from '../src/cli/run-cli.ts';
+import { type Config, loadConfig } from '../src/config/load-config.ts';
 
 process.env.ASTRO_TELEMETRY_DISABLED ??= '1';
-const config = loadConfig(process.env, process.cwd());
+let config: Readonly<Config>;
+try {
+  config = loadConfig(process.env, process.cwd());
+} catch (error) {
+  process.exit(reportConfigFailure(error, [], process));
+}
 const context = {
   config,
   now: () => new Date(),
@@ -67,6 +73,8 @@ Try (the sample holds real data: CFTC reports of early 2025, payroll vintages of
   curl -s -H "Authorization: Bearer ${key}" "${base}/api/v1/observations?series=bls.CES0000000001&from=2025-03&to=2025-07"
   curl -s -H "Authorization: Bearer ${key}" "${base}/api/v1/observations?series=bls.CES0000000001&from=2025-03&to=2025-07&as_of=2025-12-31T00:00:00Z"
   curl -s -H "Authorization: Bearer ${key}" "${base}/api/v1/macro/nonfarm-payrolls?format=csv"
+
+The site (home page, API reference, status page, OpenAPI document) is listed below once the server listens.
 
 `);
 await step(['serve']);

@@ -25,6 +25,9 @@ function readDuckDbIoCode(message: string): string | undefined {
   return DUCKDB_IO_TEXTS.find(([text]) => text.test(message))?.[1];
 }
 
+/** Codes that mean a service we depend on did not answer (exit 69 rather than 1). */
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND']);
+
 /**
  * Turns an error of the environment (a file system refusal, a taken port, Redis down) into one
  * line saying what to do, or null when the error is not one of those and so is ours to fix.
@@ -36,4 +39,11 @@ export function describeSystemError(error: unknown): string | null {
   const code = (error as NodeJS.ErrnoException).code ?? readDuckDbIoCode(error.message);
   const hint = code === undefined ? undefined : HINTS[code];
   return hint === undefined ? null : `${error.message}: ${hint}`;
+}
+
+/** Whether an error of the environment is a service we depend on not answering (exit 69). */
+export function isServiceUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  if (error.name === 'MaxRetriesPerRequestError') return true;
+  return UNAVAILABLE_CODES.has((error as NodeJS.ErrnoException).code ?? '');
 }

@@ -1,5 +1,6 @@
 import type { Calendars } from '../calendar/types.ts';
 import type { Config } from '../config/load-config.ts';
+import { ConfigError } from '../config/load-config.ts';
 import { blsApiFetcher } from '../fetch/bls-api.ts';
 import { type CftcReport, cftcFetcher } from '../fetch/cftc-files.ts';
 import { ecbFetcher } from '../fetch/ecb-files.ts';
@@ -7,6 +8,7 @@ import { fredApiFetcher } from '../fetch/fred-api.ts';
 import { REFERENCE_FETCHERS } from '../fetch/reference-files.ts';
 import type { Fetcher } from '../fetch/types.ts';
 import type { StoreSummary } from '../store/read-store-summary.ts';
+import { ReportedFailure } from './reported-failure.ts';
 import { UsageError } from './usage-error.ts';
 
 /** Flags of `mmds fetch` that shape what is fetched. */
@@ -76,7 +78,9 @@ export const FETCHABLE_SOURCES: readonly FetchableSource[] = [
     options: ({ flags, config, summary, now }) => {
       const seriesIds = flags.series ?? summary.blsSeries;
       if (seriesIds.length === 0)
-        throw new UsageError('no BLS series to fetch: ingest the catalog first, or pass --series <id>...');
+        throw new ReportedFailure(
+          'no BLS series to fetch: ingest the catalog first, or pass --series <id>...',
+        );
       const endYear = now.getUTCFullYear();
       const since = readYear(flags.since, '--since');
       const years = summary.sources.bls ? BLS_REFRESH_YEARS : BLS_BACKFILL_YEARS;
@@ -89,10 +93,10 @@ export const FETCHABLE_SOURCES: readonly FetchableSource[] = [
     summary: 'ALFRED vintages of catalogued series with a fred_id (MMDS_FRED_API_KEY)',
     options: ({ flags, config, summary }) => {
       if (config.fredApiKey === null)
-        throw new UsageError('fetching FRED/ALFRED needs an API key: set MMDS_FRED_API_KEY');
+        throw new ConfigError('fetching FRED/ALFRED needs an API key: set MMDS_FRED_API_KEY');
       const series = flags.series ? flags.series.map(readFredPair) : summary.fredSeries;
       if (series.length === 0)
-        throw new UsageError(
+        throw new ReportedFailure(
           'no FRED series to fetch: give catalog series a fred_id, or pass --series ID=series.key',
         );
       return { series, apiKey: config.fredApiKey };
@@ -111,7 +115,7 @@ function readCftcPlan(flags: FetchFlags, configured: readonly string[] | null, n
     throw new UsageError(`--report must be one of ${CFTC_REPORTS.join(', ')} or all, got "${report}"`);
   for (const name of configured ?? []) {
     if (!CFTC_REPORTS.includes(name))
-      throw new UsageError(`MMDS_CFTC_REPORTS: "${name}" is not one of ${CFTC_REPORTS.join(', ')}`);
+      throw new ConfigError(`MMDS_CFTC_REPORTS: "${name}" is not one of ${CFTC_REPORTS.join(', ')}`);
   }
   const all = (configured as CftcReport[] | null) ?? DEFAULT_CFTC_REPORTS;
   const year = readYear(flags.year, '--year');

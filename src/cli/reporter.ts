@@ -31,6 +31,11 @@ export interface ReporterOptions {
   interactive: boolean;
   /** Milliseconds since some fixed point, for throttling redraws (default performance.now). */
   clock?: () => number;
+  /**
+   * Called when the --json result document has been written: a command that fails after it
+   * (mmds update with a failed source) then gets no second document on stdout.
+   */
+  onResult?: () => void;
 }
 
 const BAR_WIDTH = 24;
@@ -80,7 +85,9 @@ export function createReporter(options: ReporterOptions): Reporter {
     },
     result(value) {
       clearStatus();
-      if (options.json) options.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+      if (!options.json) return;
+      options.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+      options.onResult?.();
     },
     warn(message) {
       clearStatus();

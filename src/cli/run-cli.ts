@@ -3,6 +3,7 @@ import { OutputDirError } from '../build/run-static-build.ts';
 import { ConfigError } from '../config/load-config.ts';
 import { FetchError } from '../fetch/fetch-error.ts';
 import { InputError } from '../ingest/input-error.ts';
+import { StorageUnreachableError } from '../keys/create-storage.ts';
 import { RevisionRefusedError } from '../store/append-batch.ts';
 import { LockedError } from '../store/lock.ts';
 import { PublishRefusedError } from '../store/publish.ts';
@@ -17,13 +18,47 @@ import { registerServe } from './commands/serve.ts';
 import { registerUpdate } from './commands/update.ts';
 import { registerVerify } from './commands/verify.ts';
 import type { CliContext, CommandContext } from './context.ts';
-import { describeSystemError } from './describe-system-error.ts';
+import { dataDirUse, prepareDataDir } from './data-dir.ts';
+import { describeSystemError, isServiceUnavailable } from './describe-system-error.ts';
 import { ExitStatus, ReportedFailure } from './reported-failure.ts';
 import { createReporter } from './reporter.ts';
 import { UsageError } from './usage-error.ts';
 
-/** Exit codes of `mmds` (sysexits-style where one fits). */
-export const EXIT = { ok: 0, failure: 1, usage: 2, locked: 75, config: 78, internal: 70 } as const;
+/**
+ * Exit codes of `mmds` (sysexits-style where one fits), the same for every command. `unavailable`
+ * (69, EX_UNAVAILABLE) is a service we depend on failing us: a publisher's download, Redis.
+ */
+export const EXIT = {
+  ok: 0,
+  failure: 1,
+  usage: 2,
+  nothingNew: 3,
+  unavailable: 69,
+  internal: 70,
+  locked: 75,
+  config: 78,
+} as const;
+
+/** The `error.code` of the --json error document for each failing exit code. */
+export const EXIT_ERROR_CODES: Readonly<Record<number, string>> = Object.freeze({
+  [EXIT.failure]: 'failed',
+  [EXIT.usage]: 'usage',
+  [EXIT.unavailable]: 'unavailable',
+  [EXIT.internal]: 'internal',
+  [EXIT.locked]: 'locked',
+  [EXIT.config]: 'config',
+});
+
+/** The exit-code table of `mmds --help` (docs/cli.md has the same table). */
+export const EXIT_CODE_HELP = `Exit codes (the same for every command):
+  0   ok
+  1   failed: bad input data, verification or publish refused, a source of mmds update failed
+  2   wrong usage: unknown command, source or flag, a bad flag value, a file argument that is missing
+  3   nothing new (mmds update only)
+  69  unavailable: a download failed (publisher down, HTTP error, bad file) or Redis is unreachable
+  70  internal error (a bug: please report it)
+  75  the data directory is busy (another mmds holds its lock)
+  78  bad configuration: an environment variable, or MMDS_DATA_DIR missing for a command that reads it`;
 
 /** Builds the `mmds` program; commands get their context when they run. */
 export function createProgram(context: CliContext): Command {
@@ -42,11 +77,15 @@ export function createProgram(context: CliContext): Command {
       `
 Every command prints a summary line on stdout, progress on stderr (a bar on a terminal), and
 with --json one JSON document on stdout instead. Errors are one line on stderr starting "mmds:";
-exit codes: 0 ok, 1 failed, 2 wrong usage, 3 nothing new (mmds update), 70 internal error,
-75 data directory busy, 78 bad configuration.
+with --json a failure also prints one JSON document on stdout,
+{"error":{"code":"unavailable","exit_code":69,"message":"<the same line>"}}.
+
+${EXIT_CODE_HELP}
 
 Configuration (environment, read once at start):
-  MMDS_DATA_DIR         store, snapshots and local state (default ./data)
+  MMDS_DATA_DIR         store, snapshots and local state (default ./data; set but empty is refused).
+                        ingest, ingest-plan, fetch, update and keys issue create it; the other
+                        commands refuse to run when it does not exist (exit 78)
   MMDS_STORAGE          key and rate-limit state: file (default), memory or redis://host:port
   MMDS_DIST_DIR         where build writes and serve reads the static files (default ./dist)
   MMDS_KEEP_SNAPSHOTS   snapshots publish keeps besides the current one and its parent (default 5)
@@ -71,6 +110,16 @@ Examples:
   mmds help keys issue`,
     );
   program.exitOverride();
+  program.hook('preAction', (_program, action) => {
+    for (const warning of context.config.warnings ?? []) context.stderr.write(`warning: ${warning}\n`);
+    const names: string[] = [];
+    for (let command: Command | null = action; command?.parent; command = command.parent)
+      names.unshift(command.name());
+    const use = dataDirUse(names.join(' '), context.config.storage);
+    prepareDataDir(use, context.config.dataDir, (path) =>
+      context.stderr.write(`mmds: created data directory ${path}\n`),
+    );
+  });
   const getContext = (): CommandContext => ({
     ...context,
     reporter: createReporter({
@@ -78,6 +127,9 @@ Examples:
       stderr: context.stderr,
       json: Boolean(program.opts().json),
       interactive: context.interactive,
+      onResult: () => {
+        resultWritten.add(program);
+      },
     }),
   });
   registerIngest(program, getContext);
@@ -93,9 +145,12 @@ Examples:
   return program;
 }
 
+/** Programs whose command already printed its --json result document (then no error document). */
+const resultWritten = new WeakSet<Command>();
+
 /**
  * Runs `mmds` with the given arguments and returns the exit code. This is the one place where
- * errors become a one-line message and an exit code.
+ * errors become a one-line message and an exit code (and, with --json, one JSON document).
  */
 export async function runCli(argv: readonly string[], context: CliContext): Promise<number> {
   const program = createProgram(context);
@@ -103,51 +158,79 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
     await program.parseAsync([...argv], { from: 'user' });
     return EXIT.ok;
   } catch (error) {
-    return reportError(error, context);
+    const failure = classifyError(error);
+    if (failure.details) context.stderr.write(failure.details);
+    if (failure.say !== null) context.stderr.write(`mmds: ${failure.say}\n`);
+    const json = Boolean(program.opts().json) || wantsJson(argv);
+    if (json && failure.message !== null && !resultWritten.has(program))
+      writeJsonError(context.stdout, failure.code, failure.message);
+    return failure.code;
   }
 }
 
-function reportError(error: unknown, context: CliContext): number {
-  const say = (message: string) => context.stderr.write(`mmds: ${message}\n`);
+/** --json given before any `--` (commander may have failed before it parsed the flag). */
+function wantsJson(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).includes('--json');
+}
+
+/** Writes the --json error document: `{"error":{"code","exit_code","message"}}` on one line. */
+export function writeJsonError(stdout: NodeJS.WritableStream, exitCode: number, message: string): void {
+  const code = EXIT_ERROR_CODES[exitCode] ?? 'failed';
+  stdout.write(`${JSON.stringify({ error: { code, exit_code: exitCode, message } })}\n`);
+}
+
+/**
+ * A configuration that could not be loaded, reported by a composition root before runCli runs:
+ * the stderr line, the --json document if asked for, and exit code 78.
+ */
+export function reportConfigFailure(
+  error: unknown,
+  argv: readonly string[],
+  output: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream },
+): number {
+  const message = `configuration: ${error instanceof Error ? error.message : String(error)}`;
+  output.stderr.write(`mmds: ${message}\n`);
+  if (wantsJson(argv)) writeJsonError(output.stdout, EXIT.config, message);
+  return EXIT.config;
+}
+
+/** How an error ends the run: the exit code, the stderr line (null: already printed), the JSON message. */
+interface Failure {
+  code: number;
+  say: string | null;
+  /** The message of the --json error document; null when the run ends without an error. */
+  message: string | null;
+  /** Lines printed on stderr before the message (the problems a refused publish found). */
+  details?: string;
+}
+
+function classifyError(error: unknown): Failure {
+  const fail = (code: number, message: string): Failure => ({ code, say: message, message });
   if (error instanceof CommanderError) {
     // Commander has printed help, the version or its own one-line message already.
-    return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    if (error.exitCode === 0) return { code: EXIT.ok, say: null, message: null };
+    return { code: EXIT.usage, say: null, message: error.message.replace(/^error: /, '') };
   }
-  if (error instanceof UsageError || error instanceof OutputDirError) {
-    say(error.message);
-    return EXIT.usage;
-  }
-  if (error instanceof FetchError) {
-    say(`${error.message} (the store is unchanged)`);
-    return EXIT.failure;
-  }
-  if (error instanceof InputError || error instanceof RevisionRefusedError) {
-    say(`${error.message} (the store is unchanged)`);
-    return EXIT.failure;
-  }
+  if (error instanceof UsageError || error instanceof OutputDirError) return fail(EXIT.usage, error.message);
+  if (error instanceof FetchError) return fail(EXIT.unavailable, `${error.message} (the store is unchanged)`);
+  if (error instanceof StorageUnreachableError) return fail(EXIT.unavailable, error.message);
+  if (error instanceof InputError || error instanceof RevisionRefusedError)
+    return fail(EXIT.failure, `${error.message} (the store is unchanged)`);
   if (error instanceof PublishRefusedError) {
-    for (const problem of error.problems) context.stderr.write(`  ${problem.check}: ${problem.message}\n`);
-    say(`${error.message}; CURRENT is unchanged: fix the input named above, ingest it again, then publish`);
-    return EXIT.failure;
+    const problems = error.problems.map((problem) => `  ${problem.check}: ${problem.message}\n`).join('');
+    const message = `${error.message}; CURRENT is unchanged: fix the input named above, ingest it again, then publish`;
+    return { code: EXIT.failure, details: problems, say: message, message };
   }
-  if (error instanceof ReportedFailure) {
-    say(error.message);
-    return EXIT.failure;
-  }
-  if (error instanceof ExitStatus) return error.code;
-  if (error instanceof LockedError) {
-    say(error.message);
-    return EXIT.locked;
-  }
-  if (error instanceof ConfigError) {
-    say(`configuration: ${error.message}`);
-    return EXIT.config;
-  }
+  if (error instanceof ReportedFailure) return fail(EXIT.failure, error.message);
+  // A documented status other than 0 without an error (mmds update: 3 nothing new).
+  if (error instanceof ExitStatus) return { code: error.code, say: null, message: null };
+  if (error instanceof LockedError) return fail(EXIT.locked, error.message);
+  if (error instanceof ConfigError) return fail(EXIT.config, `configuration: ${error.message}`);
   const system = describeSystemError(error);
-  if (system !== null) {
-    say(system);
-    return EXIT.failure;
-  }
-  say(`internal error: ${error instanceof Error ? error.message : String(error)} (please report it)`);
-  return EXIT.internal;
+  if (system !== null) return fail(isServiceUnavailable(error) ? EXIT.unavailable : EXIT.failure, system);
+  return fail(
+    EXIT.internal,
+    `internal error: ${error instanceof Error ? error.message : String(error)} (please report it)`,
+  );
 }

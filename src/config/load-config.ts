@@ -37,6 +37,11 @@ export interface Config {
   memoryLimit: string;
   /** Revisions per fact partition a publish aims at (MMDS_PARTITION_ROWS, default 250,000). */
   partitionRows: number;
+  /**
+   * What the environment holds that looks meant for mmds but is not read (a misspelt
+   * MMDS_DATA_DIR silently means ./data): one line each, for the CLI to print as warnings.
+   */
+  warnings?: readonly string[];
 }
 
 /** Sources whose publisher root can be replaced through MMDS_<SOURCE>_BASE_URL. */
@@ -55,7 +60,7 @@ export const BASE_URL_SOURCES = [
 /** Reads the configuration from an environment (process.env at the composition roots). */
 export function loadConfig(env: Readonly<Record<string, string | undefined>>, cwd: string): Readonly<Config> {
   return Object.freeze({
-    dataDir: resolve(cwd, env.MMDS_DATA_DIR || './data'),
+    dataDir: readDataDir(env.MMDS_DATA_DIR, cwd),
     storage: env.MMDS_STORAGE || 'file',
     port: readInteger(env, 'PORT', 4321, 0, 65535),
     host: env.HOST || '127.0.0.1',
@@ -72,7 +77,73 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, cw
       : null,
     memoryLimit: readMemoryLimit(env.MMDS_MEMORY_LIMIT),
     partitionRows: readInteger(env, 'MMDS_PARTITION_ROWS', DEFAULT_PARTITION_ROWS, 100, 1_000_000_000),
+    warnings: Object.freeze(readUnknownSettings(env)),
   });
+}
+
+/** Every MMDS_* variable loadConfig reads. */
+export const MMDS_SETTINGS: readonly string[] = Object.freeze([
+  'MMDS_DATA_DIR',
+  'MMDS_STORAGE',
+  'MMDS_TRUSTED_PROXIES',
+  'MMDS_KEY_PEPPER',
+  'MMDS_KEEP_SNAPSHOTS',
+  'MMDS_DIST_DIR',
+  'MMDS_BLS_API_KEY',
+  'MMDS_FRED_API_KEY',
+  ...BASE_URL_SOURCES.map((source) => `MMDS_${source.toUpperCase()}_BASE_URL`),
+  'MMDS_FETCH_TIMEOUT_MS',
+  'MMDS_FETCH_RETRIES',
+  'MMDS_FETCH_BACKOFF_MS',
+  'MMDS_FETCH_MAX_BYTES',
+  'MMDS_CFTC_REPORTS',
+  'MMDS_MEMORY_LIMIT',
+  'MMDS_PARTITION_ROWS',
+]);
+
+/** Variables named MMDS_* that mmds does not read, with the setting each was probably meant as. */
+function readUnknownSettings(env: Readonly<Record<string, string | undefined>>): string[] {
+  const warnings: string[] = [];
+  for (const name of Object.keys(env).sort()) {
+    if (!name.startsWith('MMDS_') || MMDS_SETTINGS.includes(name)) continue;
+    const nearest = MMDS_SETTINGS.map((known) => ({ known, distance: editDistance(name, known) })).sort(
+      (a, b) => a.distance - b.distance,
+    )[0]!;
+    warnings.push(
+      nearest.distance <= 3
+        ? `${name} is not a setting of mmds; did you mean ${nearest.known}?`
+        : `${name} is not a setting of mmds (mmds --help lists them)`,
+    );
+  }
+  return warnings;
+}
+
+/** Levenshtein distance of two short strings. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++)
+      current[j] = Math.min(
+        previous[j]! + 1,
+        current[j - 1]! + 1,
+        previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    previous = current;
+  }
+  return previous[b.length]!;
+}
+
+/**
+ * MMDS_DATA_DIR: unset means ./data; set but empty is refused (an empty value in a unit file or
+ * an `export MMDS_DATA_DIR=$TYPO` would otherwise quietly mean ./data). Whether the directory
+ * exists is each command's business (src/cli/data-dir.ts): some create it, the others refuse.
+ */
+function readDataDir(value: string | undefined, cwd: string): string {
+  if (value === undefined) return resolve(cwd, './data');
+  if (value.trim() === '')
+    throw new ConfigError('MMDS_DATA_DIR is set but empty; unset it to use ./data or give a directory');
+  return resolve(cwd, value);
 }
 
 /** A DuckDB memory size: a number and a unit (KB, MB, GB, TB, or KiB, MiB, GiB, TiB). */

@@ -19,7 +19,7 @@ export function createStateStorage(spec: string, dataDir: string): Storage {
   if (spec === 'file') return createStorage({ driver: fsDriver({ base: resolveLayout(dataDir).stateDir }) });
   if (spec === 'memory') return createStorage({ driver: memoryDriver() });
   if (/^rediss?:\/\/./.test(spec)) {
-    return createStorage({
+    const storage = createStorage({
       driver: redisDriver({
         url: spec,
         base: REDIS_BASE,
@@ -29,6 +29,12 @@ export function createStateStorage(spec: string, dataDir: string): Storage {
         maxRetriesPerRequest: 2,
       }),
     });
+    // Without an 'error' listener ioredis prints "[ioredis] Unhandled error event" and a stack
+    // trace for every failed connection attempt. The last error is kept for checkStateStorage;
+    // the server adds its own listener that logs.
+    const client = getRedisClient(storage);
+    client?.on('error', (error: Error) => lastRedisErrors.set(storage, error));
+    return storage;
   }
   throw new ConfigError('MMDS_STORAGE must be "file", "memory" or a redis:// URL');
 }
@@ -50,4 +56,41 @@ export function getRedisClient(storage: Storage): Redis | Cluster | null {
   const { driver } = storage.getMount('');
   if (driver.name !== 'redis' || typeof driver.getInstance !== 'function') return null;
   return driver.getInstance() as Redis | Cluster;
+}
+
+/** The last connection error of each Redis-backed storage (what "unreachable" means in detail). */
+const lastRedisErrors = new WeakMap<Storage, Error>();
+
+/** Redis did not answer: the one line a command or the server prints about it. */
+export class StorageUnreachableError extends Error {
+  override readonly name = 'StorageUnreachableError';
+}
+
+/** `redis://host:port` of a storage URL, without credentials, path or query. */
+export function redisAddress(spec: string): string {
+  try {
+    const url = new URL(spec);
+    return `${url.protocol}//${url.hostname}:${url.port || '6379'}`;
+  } catch {
+    return 'the MMDS_STORAGE URL';
+  }
+}
+
+/**
+ * Resolves when the storage answers; for Redis, pings it and throws a StorageUnreachableError
+ * naming the address and the socket error (ECONNREFUSED, ENOTFOUND, ...) when it does not.
+ */
+export async function checkStateStorage(storage: Storage, spec: string): Promise<void> {
+  const client = getRedisClient(storage);
+  if (client === null) return;
+  try {
+    await client.ping();
+  } catch (error) {
+    const last = lastRedisErrors.get(storage) ?? (error as Error);
+    const code = (last as NodeJS.ErrnoException).code ?? last.message;
+    throw new StorageUnreachableError(
+      `cannot reach Redis at ${redisAddress(spec)} (${code}); start Redis or fix MMDS_STORAGE`,
+      { cause: error },
+    );
+  }
 }

@@ -108,8 +108,10 @@ describe('--json on every command prints one JSON document', () => {
   const json = async (argv: string[], options: { notes?: boolean } = {}) => {
     const run = await runMmds(argv, env);
     expect(run.code, `${argv.join(' ')}: ${run.stderr}`).toBe(0);
-    // Nothing but the one document on stdout, and no progress on stderr (keys add a note there).
-    if (!options.notes) expect(run.stderr.replace(/^warning: .*\n/gm, ''), argv.join(' ')).toBe('');
+    // Nothing but the one document on stdout, and no progress on stderr (keys add a note there;
+    // the first command says it created the data directory).
+    const notes = /^(warning: |mmds: created data directory ).*\n/gm;
+    if (!options.notes) expect(run.stderr.replace(notes, ''), argv.join(' ')).toBe('');
     return JSON.parse(run.stdout) as Record<string, unknown>;
   };
 
@@ -155,14 +157,16 @@ describe('--json on every command prints one JSON document', () => {
     expect((await json(['--json', 'keys', 'revoke', id])).id).toBe(id);
   });
 
-  it('errors stay one line on stderr saying what to do, with nothing on stdout', async () => {
+  it('errors stay one line on stderr saying what to do; with --json, one error document on stdout', async () => {
     const empty = createTempDir('mmds-cli-empty-');
     try {
       const run = await runMmds(['--json', 'publish'], { ...env, MMDS_DATA_DIR: empty.dir });
       expect(run.code).toBe(1);
-      expect(run.stdout).toBe('');
       expect(run.stderr).toMatch(/^mmds: nothing to publish: .* run mmds ingest first/);
       expect(run.stderr.trim().split('\n')).toHaveLength(1);
+      expect(JSON.parse(run.stdout)).toEqual({
+        error: { code: 'failed', exit_code: 1, message: run.stderr.trim().replace(/^mmds: /, '') },
+      });
     } finally {
       empty.remove();
     }
@@ -187,7 +191,7 @@ describe('errors of the environment', () => {
     );
     expect(describeSystemError(duckDiskFull)).toMatch(/No space left on device: the disk is full: /);
     expect(describeSystemError(new Error('IO Error: Cannot open file "x": some other reason'))).toBeNull();
-    // A data directory that is a file: the real error from the real command.
+    // A data directory that is a file: the real command refuses it as configuration (exit 78).
     const temp = createTempDir('mmds-cli-file-');
     try {
       const file = join(temp.dir, 'not-a-dir');
@@ -195,10 +199,8 @@ describe('errors of the environment', () => {
       const run = await runMmds(['ingest', 'catalog', join(REPO_ROOT, 'data/catalog/catalog.yaml')], {
         MMDS_DATA_DIR: file,
       });
-      expect(run.code).toBe(1);
-      expect(run.stderr).toMatch(
-        /^mmds: .*: a file stands where a directory is needed: check MMDS_DATA_DIR/m,
-      );
+      expect(run.code).toBe(78);
+      expect(run.stderr).toMatch(/^mmds: configuration: MMDS_DATA_DIR .*not-a-dir is not a directory/m);
       expect(run.stderr).not.toMatch(/internal error/);
     } finally {
       temp.remove();

@@ -6,7 +6,7 @@ import { resolveLayout } from '../../store/layout.ts';
 import { readCurrentId } from '../../store/manifest.ts';
 import { PIPELINE_VERSION } from '../../version.ts';
 import type { CommandContext } from '../context.ts';
-import { UsageError } from '../usage-error.ts';
+import { ReportedFailure } from '../reported-failure.ts';
 
 /** The project root, where astro.config.mjs and src/pages live. */
 const PROJECT_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -37,7 +37,7 @@ Examples:
       const layout = resolveLayout(context.config.dataDir);
       const snapshotId = readCurrentId(layout);
       if (snapshotId === null)
-        throw new UsageError(
+        throw new ReportedFailure(
           `no snapshot published yet in ${context.config.dataDir}: run mmds ingest, then mmds publish (or check MMDS_DATA_DIR)`,
         );
       const result = await runStaticBuild({

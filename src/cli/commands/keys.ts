@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { SCOPES } from '../../contract/routes.ts';
-import { createStateStorage } from '../../keys/create-storage.ts';
+import { checkStateStorage, createStateStorage } from '../../keys/create-storage.ts';
 import { getKeyStatus, type KeyRecord, type PublicKeyRecord, toPublicRecord } from '../../keys/key-record.ts';
 import { createKeyStore, KeyRecordError, type KeyStore } from '../../keys/key-store.ts';
 import {
@@ -148,6 +148,8 @@ Examples:
 async function withKeyStore(context: CommandContext, run: (store: KeyStore) => Promise<void>): Promise<void> {
   const storage = createStateStorage(context.config.storage, context.config.dataDir);
   try {
+    // One clear line (exit 69) when Redis is down, before any key is generated or changed.
+    await checkStateStorage(storage, context.config.storage);
     await run(createKeyStore(storage));
   } catch (error) {
     if (error instanceof KeyManagementError) {

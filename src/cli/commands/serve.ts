@@ -1,4 +1,7 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Command } from 'commander';
+import { checkStateStorage, createStateStorage } from '../../keys/create-storage.ts';
 import { startServer } from '../../server/start-server.ts';
 import type { CommandContext } from '../context.ts';
 import { UsageError } from '../usage-error.ts';
@@ -18,7 +21,10 @@ keyed endpoints live from the current snapshot, and /api/v1/openapi.json. Switch
 snapshot or build within a second, without dropping requests. Logs one JSON line per event on
 stdout, with or without --json (never a key). Stops gracefully on SIGTERM or SIGINT: requests in
 flight finish. Several instances share keys and rate limits with MMDS_STORAGE=redis://host:6379;
-behind a proxy, set MMDS_TRUSTED_PROXIES (docs/operations.md).
+behind a proxy, set MMDS_TRUSTED_PROXIES (docs/operations.md). With Redis, it refuses to start
+(exit 69, one line) when Redis does not answer at start; later outages are ridden out.
+On start it prints, on stderr, "mmds: serving on <url>" and the addresses of the site: the home
+page /, the API reference /docs/api/, the status page /status/ and /api/v1/openapi.json.
 
 Examples:
   mmds serve
@@ -54,10 +60,18 @@ Examples:
         const fields = JSON.stringify(entry);
         pending.push(fields.length > 2 ? `{"ts":"${lastTs}",${fields.slice(1)}\n` : `{"ts":"${lastTs}"}\n`);
       };
+      // A server would start and answer every keyed request with 503: say so once, at start.
+      const probe = createStateStorage(config.storage, config.dataDir);
+      try {
+        await checkStateStorage(probe, config.storage);
+      } finally {
+        await probe.dispose();
+      }
       const server = await startServer(config, { log });
       context.stderr.write(
         `mmds: serving on ${server.url} (data ${config.dataDir}, static ${config.distDir})\n`,
       );
+      context.stderr.write(describeSiteAddresses(server.url, config.distDir));
       await new Promise<void>((resolve) => {
         const stop = (signal: string) => {
           log({ event: 'shutdown', signal });
@@ -70,4 +84,17 @@ Examples:
         process.once('SIGINT', () => stop('SIGINT'));
       });
     });
+}
+
+/** The site's pages a person opens first, with the server's real address. */
+export function describeSiteAddresses(serverUrl: string, distDir: string): string {
+  const base = serverUrl.replace(/\/$/, '');
+  const built = existsSync(join(distDir, 'index.html'));
+  const lines = [
+    `  home page       ${base}/${built ? '' : '   (after mmds build)'}`,
+    `  API reference   ${base}/docs/api/${built ? '' : '   (after mmds build)'}`,
+    `  status          ${base}/status/`,
+    `  OpenAPI         ${base}/api/v1/openapi.json${built ? '' : '   (after mmds build)'}`,
+  ];
+  return `${lines.join('\n')}\n`;
 }

@@ -66,7 +66,8 @@ what an earlier run or a manual ingest left unpublished) and dist/ is rebuilt if
 Two runs never overlap (a lock in MMDS_DATA_DIR).
 
 Exit status: 0 updated (a new snapshot), ${EXIT_NOTHING_NEW} nothing new, 1 a source failed (its name and
-error on stderr; the others were still updated and published), 75 another run holds the lock.
+error on stderr, a failed download included; the others were still updated and published), 75
+another run holds the lock, 78 bad configuration (mmds --help lists every code).
 
 Examples:
   mmds update --dry-run

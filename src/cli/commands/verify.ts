@@ -30,6 +30,11 @@ Examples:
         const report = await withConnection(db, (connection) =>
           verifyStore(resolveLayout(context.config.dataDir), connection),
         );
+        // An empty or wrong directory must not pass as "0 errors" (a misspelt MMDS_DATA_DIR).
+        if (report.batches === 0 && report.snapshots === 0)
+          throw new ReportedFailure(
+            `nothing to verify: ${context.config.dataDir} holds no batches and no snapshots; check MMDS_DATA_DIR, or run mmds ingest first`,
+          );
         context.reporter.result(report);
         for (const problem of report.problems) {
           context.reporter.line(`${problem.severity}: ${problem.check}: ${problem.message}`);

@@ -18,7 +18,7 @@ import { hashTree, readLines, splitCsvLine } from './store-files.ts';
 
 /**
  * What update.test.ts does not cover of `mmds fetch`: which CFTC files a run plans (--year,
- * --since, --report, January), how every kind of bad answer fails (exit 1, one line, store
+ * --since, --report, January), how every kind of bad answer fails (exit 69, one line, store
  * untouched), retries, the early-January notice, conditional GET and the batch provenance.
  */
 
@@ -118,7 +118,7 @@ describe('mmds fetch cftc against a loopback publisher in the CFTC URL layout', 
   it('--since plans a yearly zip per year; a past year missing fails the run before anything is stored', async () => {
     const before = hashTree(dataDir);
     const run = await fetchLogged(['--json', '--report', 'disaggregated', '--since', '2021']);
-    expect(run.code).toBe(1);
+    expect(run.code).toBe(69);
     // 2021 is downloaded, 2022 is not at the publisher: the run stops there, ingesting nothing.
     expect(run.seen).toEqual([
       `GET ${HISTORY}fut_disagg_txt_2021.zip 200`,
@@ -139,7 +139,7 @@ describe('mmds fetch cftc against a loopback publisher in the CFTC URL layout', 
   it('--year before 2017 plans the multi-year archive of the report', async () => {
     const before = hashTree(dataDir);
     const run = await fetchLogged(['--report', 'legacy', '--year', '2010']);
-    expect(run.code).toBe(1);
+    expect(run.code).toBe(69);
     expect(run.seen).toEqual([`GET ${HISTORY}deacot1986_2016.zip 404`]);
     expect(hashTree(dataDir)).toEqual(before);
   });
@@ -260,7 +260,7 @@ describe('mmds fetch cftc against a loopback publisher in the CFTC URL layout', 
     const late = await fetchLogged(['--json', '--report', 'tff', '--year', '2027'], {
       now: new Date('2027-01-20T12:00:00Z'),
     });
-    expect(late.code).toBe(1);
+    expect(late.code).toBe(69);
     expect(stderrLines(late.stderr)).toEqual([
       expect.stringMatching(/^mmds: .*fut_fin_txt_2027\.zip: HTTP 404/),
     ]);
@@ -324,12 +324,12 @@ describe('mmds fetch cftc against a loopback publisher in the CFTC URL layout', 
     },
   ] as const;
 
-  it.each(failures)('$what: exit 1, one line on stderr, the store byte-identical', async (failure) => {
+  it.each(failures)('$what: exit 69, one line on stderr, the store byte-identical', async (failure) => {
     const before = hashTree(dataDir);
     if (failure.fault) publisher.setFault(`${HISTORY}${failure.path}`, failure.fault);
     const run = await fetchLogged(['--json', '--report', 'legacy', ...failure.argv], { env: failure.env });
     if (failure.fault) publisher.setFault(`${HISTORY}${failure.path}`, null);
-    expect(run.code).toBe(1);
+    expect(run.code).toBe(69);
     expect(run.requests.map((r) => r.path)).toEqual(
       Array(failure.attempts).fill(`${HISTORY}${failure.path}`),
     );
