@@ -15,6 +15,7 @@ import { createOpenApiDocument, OPENAPI_MAX_AGE, OPENAPI_PATH } from '../contrac
 import { openSnapshotDb } from '../query/snapshot-db.ts';
 import { createSiteData } from '../site/site-data.ts';
 import type { StoreLayout } from '../store/layout.ts';
+import { createAstroWorkDir, moveDir, pinServerDir } from './astro-work-dir.ts';
 import { type BridgeFile, setBuildBridge } from './build-bridge.ts';
 import {
   BUILD_MANIFEST_FILE,
@@ -96,9 +97,23 @@ export async function runStaticBuild(options: StaticBuildOptions): Promise<Stati
     setBuildBridge({ files: countRenders(files, options.progress), site: createSiteData(db, options.now) });
     options.progress?.(`build: rendering ${files.length} files with Astro…`);
     const { build } = await import('astro');
-    await withBuildLock(join(options.root, '.astro', 'mmds-build.lock'), () =>
-      build({ root: options.root, outDir: staging, logLevel: 'error', mode: 'production' }),
-    );
+    // Astro builds in the project's cache, never beside the output (src/build/astro-work-dir.ts).
+    const work = createAstroWorkDir(options.root);
+    try {
+      await withBuildLock(join(options.root, '.astro', 'mmds-build.lock'), () =>
+        build({
+          root: options.root,
+          outDir: work.outDir,
+          build: { server: work.serverDir },
+          integrations: [pinServerDir()],
+          logLevel: 'error',
+          mode: 'production',
+        }),
+      );
+      moveDir(work.outDir, staging);
+    } finally {
+      work.remove();
+    }
     const errors = listStaticErrors();
     for (const error of errors) writeBody(staging, error.file, error.body);
     const routes = listStaticRoutes(requests);

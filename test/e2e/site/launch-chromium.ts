@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { type BrowserContext, chromium } from 'playwright-core';
+import { CHROMIUM_PATH } from '../../helpers/paths.ts';
 import { createTempDir } from '../../helpers/temp-dir.ts';
 
-/** Debian's Chromium; playwright-core downloads no browser of its own. */
-export const CHROMIUM_PATH = '/usr/bin/chromium';
+// Debian's Chromium (CHROMIUM_PATH); playwright-core downloads no browser of its own.
 
 const INSTALL_HINT =
   `Chromium is not installed at ${CHROMIUM_PATH}: install it with ` +

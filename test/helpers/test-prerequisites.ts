@@ -1,0 +1,103 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { CHROMIUM_PATH, HAVE_SHARED_DATA, REPO_ROOT, SHARED_DATA } from './paths.ts';
+
+/**
+ * What some test files need beyond Node and npm: the publishers' real files (../shared/data),
+ * Debian's redis-server and chromium (.ci/run installs both). When one is absent, vitest.config.ts
+ * leaves out the test files that need it and the run says so in one line per missing thing; the
+ * rest still runs. A test file needs a prerequisite when its code names one of that
+ * prerequisite's readers (helpers and their exports); test/unit/test-prerequisites.test.ts fails
+ * when a helper under test/ uses a reader without being listed, so a new one cannot be forgotten.
+ * MMDS_TEST_WITHOUT=redis-server,chromium (tests only) makes a run behave as if they were absent.
+ */
+export interface Prerequisite {
+  name: 'shared-data' | 'redis-server' | 'chromium';
+  present: boolean;
+  /** Helper modules and the exports of theirs that need it. */
+  readers: Readonly<Record<string, readonly string[]>>;
+  /** The one line a run prints when it is absent, given how many test files are left out. */
+  notice(skipped: number): string;
+}
+
+const without = new Set((process.env.MMDS_TEST_WITHOUT ?? '').split(',').map((name) => name.trim()));
+
+function installed(command: string, args: string[]): boolean {
+  return spawnSync(command, args, { stdio: 'ignore' }).status === 0;
+}
+
+export const PREREQUISITES: readonly Prerequisite[] = [
+  {
+    name: 'shared-data',
+    present: HAVE_SHARED_DATA,
+    readers: {
+      'test/helpers/paths.ts': ['SHARED_DATA'],
+      'test/helpers/snapshot-fixture.ts': ['REAL_DATA_STEPS', 'createRealSnapshot'],
+      'test/helpers/publisher-apis-bls-data.ts': ['readRecordedBlsResponse', 'readRealBlsSeries'],
+      'test/helpers/publisher-apis-bls.ts': ['createBlsApiEmulator'],
+      'test/helpers/publisher-apis-fred-data.ts': ['readRealPayemsVintages'],
+      'test/helpers/publisher-apis.ts': [
+        'readRealBlsSeries',
+        'readRealPayemsVintages',
+        'createBlsApiEmulator',
+      ],
+      'test/e2e/pipeline/update-publisher.ts': ['startUpdatePublisher'],
+    },
+    notice: (skipped) =>
+      `${process.env.MMDS_SHARED_DATA ? SHARED_DATA.slice(0, -1) : '../shared/data'} not found: ` +
+      `${skipped} test files that read the publishers' files are skipped`,
+  },
+  {
+    name: 'redis-server',
+    present: !without.has('redis-server') && installed('redis-server', ['--version']),
+    readers: { 'test/helpers/redis-server.ts': ['startRedis'] },
+    notice: (skipped) =>
+      `redis-server not installed (apt-get install redis-server, or run .ci/run): ${skipped} test files that start Redis are skipped`,
+  },
+  {
+    name: 'chromium',
+    present: !without.has('chromium') && existsSync(CHROMIUM_PATH),
+    readers: { 'test/e2e/site/launch-chromium.ts': ['launchChromium'] },
+    notice: (skipped) =>
+      `${CHROMIUM_PATH} not found (apt-get install chromium, or run .ci/run): ${skipped} browser test files are skipped`,
+  },
+];
+
+/** Matches a source text that uses one of a prerequisite's readers. */
+function readerPattern(prerequisite: Prerequisite): RegExp {
+  return new RegExp(`\\b(${[...new Set(Object.values(prerequisite.readers).flat())].join('|')})\\b`);
+}
+
+/** Whether a source text uses one of the prerequisite's readers (in its code, not in a comment). */
+export function needs(prerequisite: Prerequisite, text: string): boolean {
+  return readerPattern(prerequisite).test(text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, ''));
+}
+
+/** Every TypeScript file under test/, relative to the repository root, with forward slashes. */
+export function listTestSources(): string[] {
+  return readdirSync(join(REPO_ROOT, 'test'), { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
+    .map((entry) => relative(REPO_ROOT, join(entry.parentPath, entry.name)).split(sep).join('/'))
+    .sort();
+}
+
+/** The test files (`*.test.ts`) that need the prerequisite, relative to the repository root. */
+export function listTestsNeeding(prerequisite: Prerequisite): string[] {
+  return listTestSources().filter(
+    (file) => file.endsWith('.test.ts') && needs(prerequisite, readFileSync(join(REPO_ROOT, file), 'utf8')),
+  );
+}
+
+/** The test files to leave out of this run, and one line per missing prerequisite. */
+export function missingPrerequisites(): { exclude: string[]; notices: string[] } {
+  const exclude: string[] = [];
+  const notices: string[] = [];
+  for (const prerequisite of PREREQUISITES) {
+    if (prerequisite.present) continue;
+    const files = listTestsNeeding(prerequisite);
+    exclude.push(...files);
+    notices.push(prerequisite.notice(files.length));
+  }
+  return { exclude: [...new Set(exclude)], notices };
+}

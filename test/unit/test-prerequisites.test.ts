@@ -1,0 +1,115 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../helpers/paths.ts';
+import {
+  listTestSources,
+  listTestsNeeding,
+  needs,
+  PREREQUISITES,
+  type Prerequisite,
+} from '../helpers/test-prerequisites.ts';
+
+/**
+ * The test files that need ../shared/data, redis-server or chromium are left out of a run when it
+ * is absent (vitest.config.ts), found by the helpers they call (test/helpers/test-prerequisites.ts).
+ */
+
+const source = (file: string) => readFileSync(join(REPO_ROOT, file), 'utf8');
+/** The guard itself names the readers without using them. */
+const GUARD = new Set(['test/helpers/test-prerequisites.ts', 'test/unit/test-prerequisites.test.ts']);
+const byName = (name: Prerequisite['name']) => PREREQUISITES.find((p) => p.name === name)!;
+
+/** Runs vitest (list or run) with the environment changed as given. */
+function vitest(args: string[], env: Record<string, string | undefined>) {
+  const merged: Record<string, string | undefined> = { ...process.env };
+  delete merged.MMDS_SHARED_DATA;
+  delete merged.MMDS_TEST_WITHOUT;
+  Object.assign(merged, env);
+  const run = spawnSync(process.execPath, [join(REPO_ROOT, 'node_modules/vitest/vitest.mjs'), ...args], {
+    cwd: REPO_ROOT,
+    env: merged as NodeJS.ProcessEnv,
+    encoding: 'utf8',
+  });
+  return { status: run.status, stdout: run.stdout, output: run.stdout + run.stderr };
+}
+
+function listRunFiles(env: Record<string, string | undefined>): string[] {
+  const run = vitest(['list', '--filesOnly'], env);
+  expect(run.status, run.output).toBe(0);
+  return run.stdout.split('\n').filter((line) => line.endsWith('.test.ts'));
+}
+
+describe('tests that need what Node and npm do not bring', () => {
+  it('every helper under test/ that uses a reader is itself listed as one', () => {
+    for (const prerequisite of PREREQUISITES) {
+      const unlisted = listTestSources().filter(
+        (file) =>
+          !file.endsWith('.test.ts') &&
+          !GUARD.has(file) &&
+          !(file in prerequisite.readers) &&
+          needs(prerequisite, source(file)),
+      );
+      expect(unlisted, `add these helpers to the readers of ${prerequisite.name}`).toEqual([]);
+    }
+  });
+
+  it('every listed reader is exported by (or used in) the module it is listed under', () => {
+    for (const prerequisite of PREREQUISITES)
+      for (const [file, names] of Object.entries(prerequisite.readers))
+        for (const name of names)
+          expect(source(file), `${file}: ${name}`).toMatch(new RegExp(`\\b${name}\\b`));
+  });
+
+  it('finds the files that need each, directly and through the helpers', () => {
+    const shared = listTestsNeeding(byName('shared-data'));
+    expect(shared).toEqual(
+      expect.arrayContaining([
+        'test/unit/sample-data.test.ts',
+        'test/e2e/pipeline/real-data.test.ts',
+        'test/integration/fetch/fred-api.test.ts',
+        'test/e2e/pipeline/update.test.ts',
+      ]),
+    );
+    expect(shared).not.toContain('test/e2e/build/static-build-sample.test.ts');
+    expect(listTestsNeeding(byName('redis-server'))).toEqual(
+      expect.arrayContaining([
+        'test/e2e/server/redis-cluster.test.ts',
+        'test/reliability/faults-redis.test.ts',
+      ]),
+    );
+    expect(listTestsNeeding(byName('chromium'))).toContain('test/e2e/site/browser.test.ts');
+    for (const prerequisite of PREREQUISITES)
+      expect(listTestsNeeding(prerequisite)).not.toContain('test/unit/test-prerequisites.test.ts');
+  });
+
+  it('a run without them leaves exactly those files out and still collects the rest', () => {
+    const all = listRunFiles({});
+    const without = listRunFiles({
+      MMDS_SHARED_DATA: join(REPO_ROOT, 'no-such-shared-data-dir'),
+      MMDS_TEST_WITHOUT: 'redis-server,chromium',
+    });
+    const needing = new Set(PREREQUISITES.flatMap((p) => listTestsNeeding(p)).filter((f) => all.includes(f)));
+    expect(needing.size).toBeGreaterThan(0);
+    expect(without.length).toBe(all.length - needing.size);
+    expect(without.filter((file) => needing.has(file))).toEqual([]);
+    expect(without).toContain('test/unit/test-prerequisites.test.ts');
+  });
+
+  it('a run without them says so in one line each, and runs what it can', () => {
+    const missing = join(REPO_ROOT, 'no-such-shared-data-dir');
+    const run = vitest(['run', 'test/unit/test-prerequisites.test.ts', '-t', 'every listed reader'], {
+      MMDS_SHARED_DATA: missing,
+      MMDS_TEST_WITHOUT: 'redis-server,chromium',
+    });
+    expect(run.status, run.output).toBe(0);
+    const count = (name: Prerequisite['name']) => listTestsNeeding(byName(name)).length;
+    const lines = run.output.split('\n').filter((line) => / are skipped$/.test(line));
+    expect(lines).toEqual([
+      `${missing} not found: ${count('shared-data')} test files that read the publishers' files are skipped`,
+      `redis-server not installed (apt-get install redis-server, or run .ci/run): ${count('redis-server')} test files that start Redis are skipped`,
+      `/usr/bin/chromium not found (apt-get install chromium, or run .ci/run): ${count('chromium')} browser test files are skipped`,
+    ]);
+  });
+});
