@@ -17,6 +17,7 @@ export interface BuiltFile {
 
 const CONTENT_TYPES: Record<string, string> = {
   '.json': 'application/json; charset=utf-8',
+  '.csv': 'text/csv; charset=utf-8; header=present',
   '.html': 'text/html; charset=utf-8',
   '.svg': 'image/svg+xml',
   '.css': 'text/css; charset=utf-8',
@@ -32,6 +33,12 @@ export function contentTypeOf(file: string): string {
 
 /** Compressed copies pay off only above a few hundred bytes. */
 const COMPRESS_MIN_BYTES = 256;
+/**
+ * Above this size brotli's densest level (11) is left for level 10: on the public series
+ * histories (about 100 files up to 0.7 MB on the real data) level 11 took 26 s of the build,
+ * level 10 6 s, for copies 9 % larger (still half the size of gzip's).
+ */
+const BROTLI_MAX_QUALITY_BYTES = 256 * 1024;
 
 /** Lists every regular file under a directory (relative paths, sorted). */
 export function listFiles(root: string, dir = root): string[] {
@@ -58,7 +65,8 @@ export function compressAndDescribe(outDir: string, skip: ReadonlySet<string>): 
     let brBytes: number | null = null;
     if (body.length >= COMPRESS_MIN_BYTES && /json|html|svg|css|javascript|text|xml/.test(contentType)) {
       const gz = gzipSync(body, { level: 9 });
-      const br = brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } });
+      const quality = body.length > BROTLI_MAX_QUALITY_BYTES ? 10 : 11;
+      const br = brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: quality } });
       writeFileSync(`${path}.gz`, gz);
       writeFileSync(`${path}.br`, br);
       gzipBytes = gz.length;

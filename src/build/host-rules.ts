@@ -1,6 +1,8 @@
+import { API_INDEX_FILE, API_INDEX_MAX_AGE } from '../api/v1/api-index.ts';
 import { ROUTES } from '../contract/routes.ts';
 import type { StaticRoute } from './build-manifest.ts';
-import { NO_STORE } from './build-manifest.ts';
+import { NO_STORE, publicCacheControl } from './build-manifest.ts';
+import { contentTypeOf } from './finish-dist.ts';
 import { KEY_REQUIRED, NOT_FOUND, type StaticError } from './static-errors.ts';
 
 /**
@@ -21,8 +23,12 @@ export function renderHeadersFile(routes: readonly StaticRoute[], errors: readon
   for (const route of routes) {
     if (seen.has(route.file)) continue;
     seen.add(route.file);
-    lines.push(`/${route.file}`, `  Cache-Control: ${route.cache_control}`, '');
+    lines.push(`/${route.file}`, `  Cache-Control: ${route.cache_control}`);
+    // Endpoint 15's CSV files: their own type, after the /api/* default.
+    if (route.file.endsWith('.csv')) lines.push(`  Content-Type: ${contentTypeOf(route.file)}`);
+    lines.push('');
   }
+  lines.push(`/${API_INDEX_FILE}`, `  Cache-Control: ${publicCacheControl(API_INDEX_MAX_AGE)}`, '');
   for (const error of errors) {
     lines.push(`/${error.file}`, `  Cache-Control: ${NO_STORE}`);
     // CONTRACT section 1: every 401 carries the challenge, on the static host too.
@@ -66,6 +72,9 @@ export function renderRedirectsFile(
     );
     lines.push(`${route.path}  /${KEY_REQUIRED.file}  ${KEY_REQUIRED.status}`);
   }
+  // The endpoint list (`/api/v1/` and `/api/v1` alike on these hosts). Unknown pages outside
+  // /api/ get dist/404.html, which Netlify and Cloudflare Pages serve without a rule.
+  lines.push(`/api/v1  /${API_INDEX_FILE}  200`);
   lines.push(`/api/*  /${NOT_FOUND.file}  ${NOT_FOUND.status}`);
   return `${lines.join('\n')}\n`;
 }

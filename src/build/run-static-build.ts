@@ -9,9 +9,10 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { renderPayload } from '../api/v1/render.ts';
+import { renderStaticBody } from '../api/v1/render.ts';
 import { listStaticRequests, type StaticRequest } from '../api/v1/static-requests.ts';
 import { createOpenApiDocument, OPENAPI_MAX_AGE, OPENAPI_PATH } from '../contract/openapi.ts';
+import { CSV_PATH_SUFFIX } from '../contract/routes.ts';
 import { openSnapshotDb } from '../query/snapshot-db.ts';
 import { createSiteData } from '../site/site-data.ts';
 import type { StoreLayout } from '../store/layout.ts';
@@ -80,18 +81,7 @@ export async function runStaticBuild(options: StaticBuildOptions): Promise<Stati
     const requests = await listStaticRequests(db);
     const files: BridgeFile[] = requests.map((request) => ({
       file: request.file,
-      render: async () =>
-        JSON.stringify(
-          await renderPayload(
-            db,
-            request.route,
-            { slug: request.slug, query: request.query, keyedParams: [] },
-            {
-              now: options.now,
-              keyed: false,
-            },
-          ),
-        ),
+      render: () => renderStaticBody(db, request, options.now),
     }));
     files.push({ file: OPENAPI_FILE, render: async () => JSON.stringify(createOpenApiDocument()) });
     setBuildBridge({ files: countRenders(files, options.progress), site: createSiteData(db, options.now) });
@@ -192,6 +182,8 @@ function listStaticRoutes(requests: readonly StaticRequest[]): StaticRoute[] {
     return [
       { ...base, query: { ...request.query } },
       ...request.aliases.map((alias) => ({ ...base, query: { ...alias } })),
+      // A pre-rendered format=csv request is also its route's CSV path (src/contract/routes.ts).
+      ...(request.query.format === 'csv' ? [{ ...base, path: `${path}${CSV_PATH_SUFFIX}`, query: {} }] : []),
     ] as StaticRoute[];
   });
 }

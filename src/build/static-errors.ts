@@ -39,7 +39,14 @@ export function invalidFilterError(name: keyof typeof PARAMS): StaticError {
 
 /** Every static error body the host rules refer to. */
 export function listStaticErrors(): StaticError[] {
-  const filters = new Set(ROUTES.flatMap((route) => (route.prerender === 'filters' ? route.query : [])));
+  // Public per-slug routes (endpoint 15's format) answer a bad value of their parameters too.
+  const filters = new Set(
+    ROUTES.flatMap((route) =>
+      route.prerender === 'filters' || (route.prerender === 'per-slug' && route.access.kind === 'public')
+        ? route.query
+        : [],
+    ),
+  );
   return [
     NOT_FOUND,
     KEY_REQUIRED,

@@ -1,8 +1,9 @@
 import { PIPELINE_VERSION } from '../version.ts';
 import { ERROR_STATUS } from './errors.ts';
 import { PARAMS } from './params.ts';
-import { ROUTES, type RouteDefinition, SCOPES } from './routes.ts';
-import type { JsonSchema } from './schemas/json-schema.ts';
+import { CSV_PATH_SUFFIX, paramSpec, ROUTES, type RouteDefinition, SCOPES } from './routes.ts';
+import { createEnvelope } from './schemas/envelope.ts';
+import { arrayOf, type JsonSchema, nullable, object, oneOfText, text } from './schemas/json-schema.ts';
 import { createSuccessHeaders, HEADER_COMPONENTS, RESPONSE_COMPONENTS } from './schemas/responses.ts';
 import { ROUTE_BODIES, SCHEMA_COMPONENTS } from './schemas/route-schemas.ts';
 
@@ -13,6 +14,28 @@ export const OPENAPI_PATH = '/api/v1/openapi.json';
 export const OPENAPI_MAX_AGE = 3600;
 
 const SECURITY_SCHEME = 'bearerAuth';
+
+/** The description of each tag (the first path segment after /api/v1/); a tag without one fails the lint. */
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  status: 'Service status: the snapshot in service and the freshness of each source.',
+  markets:
+    'CFTC Commitments of Traders: the latest positioning of every market, and one market’s reports (the full history with a key).',
+  macro: 'BLS macro series: the latest value of each, and with a key every revision of one series.',
+  research: 'Published research findings and the series they are about.',
+  sources: 'The source catalog: licence, rights class, redistributability and attribution of each source.',
+  observations: 'Raw observations of one series with provenance and every revision (keyed).',
+  series: 'The catalogue of series from redistributable sources, with their latest values.',
+  sectors: 'Sectors with their series and markets and a coverage status measured from the data.',
+  fx: 'Euro foreign exchange reference rates of the ECB.',
+  reference: 'Reference lists: countries, currencies and trading venues.',
+  index: 'The list of endpoints of v1, with links into this document and the HTML reference.',
+};
+
+/** The endpoint list at `/api/v1` (also `/api/v1/`): not a route of the table, generated from it. */
+export const API_INDEX_PATH = '/api/v1';
+
+/** Seconds a cache may keep the endpoint list: it changes with the code, not with a snapshot. */
+export const API_INDEX_MAX_AGE = 3600;
 
 const INTRO = `A versioned, read-only REST API over market and macro data. This document is generated
 from the route table (src/contract/routes.ts) and served at \`${OPENAPI_PATH}\`.
@@ -27,10 +50,21 @@ ${Object.entries(ERROR_STATUS)
   .join('\n')}
 
 **Requests.** GET (HEAD answers the same without a body; OPTIONS answers CORS preflight). Any
-other method is 405 \`method_not_allowed\` with \`Allow: GET, HEAD, OPTIONS\` on every path
-(\`#/components/responses/405\`). An unknown query parameter is 400 on every endpoint, so a typo
-never silently returns everything. Parameters marked \`x-keyed-only\` need a key with the
+other method is 405 \`method_not_allowed\` on every path, in the error envelope with
+\`Allow: GET, HEAD, OPTIONS\` (no operation lists it: OpenAPI describes the methods a path has).
+An unknown query parameter is 400 on every endpoint, so a typo never silently returns everything. Parameters marked \`x-keyed-only\` need a key with the
 operation's \`x-required-scope\`.
+
+**CSV.** The endpoints with a \`format\` parameter (the history endpoints: observations,
+macro/{slug}, markets/cot/{slug}) answer CSV as an operation of their own at the same path with
+\`${CSV_PATH_SUFFIX}\` appended (\`/api/v1/observations${CSV_PATH_SUFFIX}?series=...\`), whose only success is
+\`text/csv\`; the interface specification's \`?format=csv\` on the JSON path is the same request
+and answers the same response. The JSON operations describe only \`application/json\`, so that
+generated clients type each operation's 200 as one media type.
+
+**Licences.** The code of this service is MIT licensed (\`info.license\`); the data is not: each
+source's licence and attribution are in \`/api/v1/sources\`, and every payload names its own in
+\`meta\`.
 
 **Keys.** \`Authorization: Bearer <key>\` only, never in the query string. Keys are issued by
 arrangement. A key sent to a public endpoint must be valid (else 401) and brings its own rate limit.
@@ -56,11 +90,20 @@ export function createOpenApiDocument(): Record<string, unknown> {
       title: 'Market and Macro Data Service API',
       version: `v1 (mmds ${PIPELINE_VERSION})`,
       description: INTRO,
+      license: { name: 'MIT', identifier: 'MIT' },
     },
-    tags: tags.map((name) => ({ name })),
-    paths: Object.fromEntries(
-      ROUTES.map((route) => [route.path.replace(':slug', '{slug}'), { get: createOperation(route) }]),
-    ),
+    servers: [
+      {
+        url: '/',
+        description:
+          'The origin that serves this document (`mmds serve`, or the host of the static build for the public endpoints).',
+      },
+    ],
+    tags: [...tags, 'index'].map((name) => ({ name, description: TAG_DESCRIPTIONS[name] })),
+    paths: {
+      [API_INDEX_PATH]: createIndexPathItem(),
+      ...Object.fromEntries(ROUTES.flatMap(createPathItems)),
+    },
     components: {
       schemas: SCHEMA_COMPONENTS,
       headers: HEADER_COMPONENTS,
@@ -77,23 +120,101 @@ export function createOpenApiDocument(): Record<string, unknown> {
   };
 }
 
-function createOperation(route: RouteDefinition): Record<string, unknown> {
+/** `GET /api/v1/`: the endpoints of the route table (src/api/v1/api-index.ts builds the body). */
+function createIndexPathItem(): Record<string, unknown> {
+  const entry = object({
+    path: text('The path, `{slug}` marking the path parameter as in this document.'),
+    method: oneOfText(['GET'], 'The method (every endpoint is read-only).'),
+    summary: text('What the endpoint answers.'),
+    access: oneOfText(
+      ['public', 'public-or-scope', 'scope'],
+      '`public`; `public-or-scope`: public, and a key with `scope` unlocks more; `scope`: a key with `scope` is needed.',
+    ),
+    scope: nullable(
+      oneOfText(SCOPES, 'The scope a key needs for the keyed view; null for public endpoints.'),
+    ),
+    query: arrayOf(text(), 'The query parameters it accepts.'),
+    openapi: text('This endpoint in this document: its path and a JSON pointer to the operation.'),
+    documentation: text('Its section of the HTML reference.'),
+  });
+  return {
+    get: {
+      operationId: 'listEndpoints',
+      summary: 'The endpoints of v1',
+      description: `Every endpoint of the route table, in its order, with its access rule, parameters and links. Public: no key needed. Public responses may be cached for ${API_INDEX_MAX_AGE} s. Also answered at \`/api/v1/\`.`,
+      tags: ['index'],
+      parameters: [IF_NONE_MATCH],
+      security: [{}, { [SECURITY_SCHEME]: [] }],
+      'x-access': 'public',
+      'x-cache-max-age': API_INDEX_MAX_AGE,
+      responses: {
+        '200': {
+          description: 'The endpoint list.',
+          headers: createSuccessHeaders(false),
+          content: {
+            'application/json': {
+              schema: createEnvelope(arrayOf(entry), {
+                openapi: text('Where this document is.'),
+                documentation: text('Where the HTML reference is.'),
+              }),
+            },
+          },
+        },
+        '304': { $ref: '#/components/responses/304' },
+        '401': { $ref: '#/components/responses/401' },
+        ...Object.fromEntries(
+          ['429', '500', '503'].map((status) => [status, { $ref: `#/components/responses/${status}` }]),
+        ),
+      },
+    },
+  };
+}
+
+/** The conditional request header every GET accepts. */
+const IF_NONE_MATCH: JsonSchema = {
+  name: 'If-None-Match',
+  in: 'header',
+  required: false,
+  description: 'An ETag of an earlier response: 304 Not Modified when it still matches.',
+  schema: { type: 'string' },
+};
+
+/**
+ * The path items of a route: its JSON operation, and for a route with `format` (the keyed history
+ * endpoints) a CSV operation at the path plus `.csv`, so that each operation has one success media
+ * type that generated clients can type.
+ */
+function createPathItems(route: RouteDefinition): [string, Record<string, unknown>][] {
+  const path = route.path.replace(':slug', '{slug}');
+  const items: [string, Record<string, unknown>][] = [[path, { get: createOperation(route, false) }]];
+  if (route.query.includes('format'))
+    items.push([`${path}${CSV_PATH_SUFFIX}`, { get: createOperation(route, true) }]);
+  return items;
+}
+
+function createOperation(route: RouteDefinition, csv: boolean): Record<string, unknown> {
   const scope = route.access.kind === 'public' ? null : route.access.scope;
+  // format is keyed-only where a key unlocks more: there the CSV operation always needs the key.
+  const access = csv && route.access.kind === 'public-or-scope' ? 'scope' : route.access.kind;
   const hasSlug = route.path.includes(':slug');
   const paged = route.query.includes('cursor');
   const bodies = ROUTE_BODIES[route.id];
-  const content: Record<string, unknown> = {
-    'application/json': { schema: bodies.length === 1 ? bodies[0] : { anyOf: bodies } },
-  };
-  if (route.query.includes('format'))
-    content['text/csv'] = {
-      schema: { type: 'string', description: 'RFC 4180 with a header row, CRLF line ends: `data` only.' },
-    };
+  if (bodies.length !== 1)
+    throw new Error(`route ${route.id}: one 200 body schema (tag the variants of meta instead)`);
+  const content: Record<string, unknown> = csv
+    ? {
+        'text/csv': {
+          schema: {
+            type: 'string',
+            description:
+              'RFC 4180 with a header row, CRLF line ends: the rows of `data` only (no `meta`; the next page is in the Link header).',
+          },
+        },
+      }
+    : { 'application/json': { schema: bodies[0] } };
   const responses: Record<string, unknown> = {
     '200': {
-      description: route.query.includes('format')
-        ? 'The payload; `text/csv; charset=utf-8; header=present` with format=csv.'
-        : 'The payload.',
+      description: csv ? 'The rows as `text/csv; charset=utf-8; header=present`.' : 'The payload.',
       headers: createSuccessHeaders(paged),
       content,
     },
@@ -106,21 +227,35 @@ function createOperation(route: RouteDefinition): Record<string, unknown> {
   for (const status of ['429', '500', '503'])
     responses[status] = { $ref: `#/components/responses/${status}` };
   return {
-    operationId: `get${route.id.replace(/(^|-)([a-z])/g, (_, __, c: string) => c.toUpperCase())}`,
-    summary: route.summary,
-    description: describeAccess(route),
+    operationId: operationIdOf(route, csv),
+    summary: csv ? `${route.summary} (CSV)` : route.summary,
+    description: csv ? describeCsv(route) : describeAccess(route),
     tags: [tagOf(route)],
-    parameters: createParameters(route, scope),
+    parameters: createParameters(route, scope, csv),
     security:
-      route.access.kind === 'scope'
-        ? [{ [SECURITY_SCHEME]: [route.access.scope] }]
+      access === 'scope'
+        ? [{ [SECURITY_SCHEME]: [scope] }]
         : [{}, { [SECURITY_SCHEME]: scope ? [scope] : [] }],
     ...(scope ? { 'x-required-scope': scope } : {}),
-    'x-access': route.access.kind,
-    'x-cache-max-age': route.maxAge,
+    'x-access': access,
+    'x-cache-max-age': access === 'scope' ? 0 : route.maxAge,
     'x-spec-endpoint': route.number,
     responses,
   };
+}
+
+function operationIdOf(route: RouteDefinition, csv: boolean): string {
+  const name = route.id.replace(/(^|-)([a-z])/g, (_, __, c: string) => c.toUpperCase());
+  return `get${name}${csv ? 'Csv' : ''}`;
+}
+
+function describeCsv(route: RouteDefinition): string {
+  const path = route.path.replace(':slug', '{slug}');
+  const access =
+    route.access.kind === 'public'
+      ? `Public: no key needed. Public responses may be cached for ${route.maxAge} s.`
+      : `Needs a key with scope \`${route.access.scope}\`. Responses are never cached (\`private, no-store\`).`;
+  return `${route.description}\n\nThe CSV form of ${operationIdOf(route, false)}: the same request as \`${path}?format=csv\` (the interface specification's form, which answers the same response), with the same parameters but \`format\` (400 here: the path asks for CSV). ${access} Endpoint ${route.number} of the interface specification.`;
 }
 
 function describeAccess(route: RouteDefinition): string {
@@ -137,7 +272,7 @@ function describeAccess(route: RouteDefinition): string {
   return `${route.description}\n\n${access} ${caching} Endpoint ${route.number} of the interface specification.`;
 }
 
-function createParameters(route: RouteDefinition, scope: string | null): JsonSchema[] {
+function createParameters(route: RouteDefinition, scope: string | null, csv: boolean): JsonSchema[] {
   const parameters: JsonSchema[] = [];
   if (route.path.includes(':slug')) {
     parameters.push({
@@ -149,13 +284,19 @@ function createParameters(route: RouteDefinition, scope: string | null): JsonSch
     });
   }
   for (const name of route.query) {
-    const spec = PARAMS[name];
+    if (csv && name === 'format') continue;
+    const spec = paramSpec(route, name);
     const keyedOnly = 'keyedOnly' in spec && spec.keyedOnly && route.access.kind === 'public-or-scope';
     const notes = [
       spec.description,
       `Expected: ${spec.expected}.`,
       ...(keyedOnly
         ? [`Only with a key holding \`${scope}\` (without one: 401, with another key: 403).`]
+        : []),
+      ...(name === 'format'
+        ? [
+            `\`csv\` is the same request as GET \`${route.path.replace(':slug', '{slug}')}${CSV_PATH_SUFFIX}\` (operation ${operationIdOf(route, true)}), where its \`text/csv\` response is described; this operation's 200 is described as \`application/json\` only, so that generated clients can type it.`,
+          ]
         : []),
     ];
     parameters.push({
@@ -167,13 +308,7 @@ function createParameters(route: RouteDefinition, scope: string | null): JsonSch
       ...('keyedOnly' in spec && spec.keyedOnly ? { 'x-keyed-only': true } : {}),
     });
   }
-  parameters.push({
-    name: 'If-None-Match',
-    in: 'header',
-    required: false,
-    description: 'An ETag of an earlier response: 304 Not Modified when it still matches.',
-    schema: { type: 'string' },
-  });
+  parameters.push(IF_NONE_MATCH);
   return parameters;
 }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isRealPeriod, PERIOD_FILTER_FORMS } from './period-range.ts';
 import { SERVED_COT_REPORT_TYPES } from './schemas/cot.ts';
 
 /** How one parameter is validated and documented. */
@@ -19,7 +20,20 @@ export interface ParamSpec {
 
 const SLUG = /^[a-z0-9-]{1,64}$/;
 const PERIOD = /^\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?|-Q[1-4])?$/;
+/** What a period filter accepts: a real period of one of the four forms (no 2025-02-30). */
+const PERIOD_EXPECTED = `a real period ${PERIOD_FILTER_FORMS}, such as 2025, 2025-06, 2025-Q2 or 2025-06-15`;
 const TIMESTAMP = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\dZ$/;
+
+/** A calendar day, and its check that it exists (no 30 February). */
+const DAY = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
+function isRealDay(text: string): boolean {
+  const date = new Date(`${text}T00:00:00Z`);
+  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === text;
+}
+/** Currency codes of /fx/ecb: any case, answered in upper case. */
+export const FX_MAX_CURRENCIES = 40;
+const FX_CODE = /^[A-Za-z]{3}$/;
+const FX_CODE_LIST = new RegExp(`^[A-Za-z]{3}(,[A-Za-z]{3}){0,${FX_MAX_CURRENCIES - 1}}$`);
 
 /** Timestamps must also be real instants (no 30 February). */
 function isRealInstant(text: string): boolean {
@@ -71,16 +85,36 @@ export const PARAMS = {
     keyedOnly: true,
   },
   from: {
-    description: 'First period to include (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD).',
-    schema: z.string().regex(PERIOD),
-    expected: 'a period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD',
+    description:
+      'Start of the period range (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD), from its first day: every period ' +
+      'that has a day on or after it is included, whatever the series frequency (from=2025-06-15 on a ' +
+      'monthly series includes 2025-06). Alias: observation_start.',
+    schema: z.string().regex(PERIOD).refine(isRealPeriod),
+    expected: PERIOD_EXPECTED,
     openapi: { type: 'string', pattern: PERIOD.source },
     keyedOnly: true,
   },
   to: {
-    description: 'Last period to include (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD).',
-    schema: z.string().regex(PERIOD),
-    expected: 'a period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD',
+    description:
+      'End of the period range (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD), to its last day: every period that ' +
+      'has a day on or before it is included (to=2025-Q2 ends on 2025-06-30; to=2025-06-15 on a monthly ' +
+      'series includes 2025-06). Alias: observation_end.',
+    schema: z.string().regex(PERIOD).refine(isRealPeriod),
+    expected: PERIOD_EXPECTED,
+    openapi: { type: 'string', pattern: PERIOD.source },
+    keyedOnly: true,
+  },
+  observation_start: {
+    description: 'The same as `from` (the FRED name); give one of the two.',
+    schema: z.string().regex(PERIOD).refine(isRealPeriod),
+    expected: PERIOD_EXPECTED,
+    openapi: { type: 'string', pattern: PERIOD.source },
+    keyedOnly: true,
+  },
+  observation_end: {
+    description: 'The same as `to` (the FRED name); give one of the two.',
+    schema: z.string().regex(PERIOD).refine(isRealPeriod),
+    expected: PERIOD_EXPECTED,
     openapi: { type: 'string', pattern: PERIOD.source },
     keyedOnly: true,
   },
@@ -117,6 +151,39 @@ export const PARAMS = {
     expected: SERVED_COT_REPORT_TYPES.join(', '),
     openapi: { type: 'string', enum: [...SERVED_COT_REPORT_TYPES] },
   },
+  base: {
+    description:
+      'Base currency of /fx/ecb: EUR (default, the ECB reference rates as published) or any ' +
+      'currency the ECB quotes on the reference date, upper or lower case. Other bases are cross ' +
+      'rates (EUR->quote / EUR->base of the same date, 6 significant digits), with EUR as a quote.',
+    schema: z.string().regex(FX_CODE),
+    expected: 'EUR or a currency code the ECB quotes on the reference date, such as USD or usd',
+    openapi: { type: 'string', pattern: FX_CODE.source, default: 'EUR' },
+  },
+  date: {
+    description:
+      'Reference day of /fx/ecb (YYYY-MM-DD, not after today in UTC): the rates of the last ECB ' +
+      'reference date at or before it (the ECB publishes on TARGET business days). Default: the latest.',
+    schema: z.string().regex(DAY).refine(isRealDay),
+    expected: 'a real calendar day YYYY-MM-DD, not after today (UTC)',
+    openapi: { type: 'string', format: 'date', pattern: DAY.source },
+  },
 } satisfies Record<string, ParamSpec>;
+
+/**
+ * `currency` on /fx/ecb (a per-route override, see RouteDefinition.params): one to
+ * FX_MAX_CURRENCIES codes separated by commas, upper or lower case. Elsewhere `currency` stays
+ * one upper-case code.
+ */
+export const FX_CURRENCY_PARAM: ParamSpec = {
+  description:
+    `ISO 4217 codes to return, one or a comma-separated list of at most ${FX_MAX_CURRENCIES} ` +
+    '(`USD` or `usd,gbp`), without repeats; answered in upper case. A code the ECB does not quote ' +
+    'on the reference date is left out and listed in meta.not_quoted; a code ISO 4217 does not know is a 400.',
+  schema: z.string().regex(FX_CODE_LIST),
+  expected: `1 to ${FX_MAX_CURRENCIES} ISO 4217 codes separated by commas, upper or lower case, such as USD or usd,gbp (see /api/v1/reference/currencies)`,
+  openapi: { type: 'string', pattern: FX_CODE_LIST.source },
+  reference: 'currencies',
+};
 
 export type ParamName = keyof typeof PARAMS;

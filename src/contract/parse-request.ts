@@ -1,6 +1,7 @@
 import { invalidParameter, notFound } from './errors.ts';
 import { PARAMS, type ParamName } from './params.ts';
-import type { RouteDefinition } from './routes.ts';
+import { isEmptyRange, resolvePeriodRange } from './period-range.ts';
+import { paramSpec, type RouteDefinition } from './routes.ts';
 
 /** The validated parameters of one request. */
 export interface RequestParams {
@@ -36,7 +37,7 @@ export function parseRequest(
       throw invalidParameter(printable(name), `a known parameter (${accepted})`);
     }
     const values = search.getAll(name);
-    const spec = PARAMS[name as ParamName];
+    const spec = paramSpec(route, name as ParamName);
     if (values.length > 1) throw invalidParameter(name, `a single value (${spec.expected})`);
     const parsed = spec.schema.safeParse(values[0]);
     if (!parsed.success) throw invalidParameter(name, spec.expected);
@@ -44,11 +45,45 @@ export function parseRequest(
     if ('keyedOnly' in spec && spec.keyedOnly) keyedParams.push(name as ParamName);
   }
   for (const name of route.query) {
-    const spec = PARAMS[name];
+    const spec = paramSpec(route, name);
     if ('required' in spec && spec.required && query[name] === undefined)
       throw invalidParameter(name, `${spec.expected} (required)`);
   }
+  checkPeriodRange(query, resolveAliases(query));
   return { slug, query, keyedParams };
+}
+
+/** FRED's names of the period range, accepted for ours: stored under ours once validated. */
+const PARAM_ALIASES = { observation_start: 'from', observation_end: 'to' } as const;
+
+/**
+ * Moves an alias's value to the parameter it stands for (both given is `invalid_parameter`, even
+ * when equal: one request, one spelling); returns the name the caller used for each.
+ */
+function resolveAliases(query: RequestParams['query']): Record<'from' | 'to', string> {
+  const used = { from: 'from', to: 'to' };
+  for (const [alias, name] of Object.entries(PARAM_ALIASES) as Array<[ParamName, 'from' | 'to']>) {
+    if (query[alias] === undefined) continue;
+    if (query[name] !== undefined)
+      throw invalidParameter(alias, `either ${name} or ${alias} (an alias of ${name}), not both`);
+    query[name] = query[alias];
+    delete query[alias];
+    used[name] = alias;
+  }
+  return used;
+}
+
+/** A range that starts after it ends selects nothing: `invalid_parameter` naming both ends. */
+function checkPeriodRange(query: RequestParams['query'], used: Record<'from' | 'to', string>): void {
+  const { from, to } = query;
+  if (typeof from !== 'string' || typeof to !== 'string') return;
+  const range = resolvePeriodRange(from, to);
+  if (isEmptyRange(range))
+    throw invalidParameter(
+      used.from,
+      `a period that does not start after ${used.to} ends (${used.from}=${from} starts on ${range.firstDay}, ` +
+        `${used.to}=${to} ends on ${range.lastDay})`,
+    );
 }
 
 /** Parameter names are echoed in messages; keep them short and printable. */

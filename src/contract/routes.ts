@@ -1,4 +1,5 @@
-import { PARAMS, type ParamName } from './params.ts';
+import { invalidParameter } from './errors.ts';
+import { FX_CURRENCY_PARAM, PARAMS, type ParamName, type ParamSpec } from './params.ts';
 
 /** The scopes a key can hold (SPEC section 5). */
 export const SCOPES = ['cot:history', 'macro:history', 'observations:read'] as const;
@@ -35,6 +36,11 @@ export interface RouteDefinition {
   /** Seconds a shared cache may keep the public payload. */
   maxAge: number;
   prerender: Prerender;
+  /**
+   * Parameters that mean something else on this route than in PARAMS, by the same query name
+   * (`currency` on /fx/ecb takes a list). Read them through `paramSpec`.
+   */
+  params?: Partial<Record<ParamName, ParamSpec>>;
 }
 
 export type RouteId =
@@ -47,17 +53,27 @@ export type RouteId =
   | 'sources'
   | 'observations'
   | 'series'
+  | 'series-history'
   | 'sectors'
   | 'fx-ecb'
   | 'countries'
   | 'currencies'
   | 'venues';
 
-const HISTORY: readonly ParamName[] = ['as_of', 'from', 'to', 'limit', 'cursor', 'format'];
+const HISTORY: readonly ParamName[] = [
+  'as_of',
+  'from',
+  'to',
+  'observation_start',
+  'observation_end',
+  'limit',
+  'cursor',
+  'format',
+];
 const LATEST_MAX_AGE = 300;
 const REFERENCE_MAX_AGE = 3600;
 
-/** The fourteen endpoints of SPEC section 4. */
+/** The fourteen endpoints of SPEC section 4, and endpoint 15 (public series history). */
 export const ROUTES: readonly RouteDefinition[] = [
   {
     id: 'status',
@@ -167,6 +183,27 @@ export const ROUTES: readonly RouteDefinition[] = [
     prerender: 'filters',
   },
   {
+    id: 'series-history',
+    number: 15,
+    path: '/api/v1/series/:slug',
+    summary: 'Public history of one redistributable series (values in force)',
+    description:
+      'For a catalogued series of a public-domain or open-licence source that holds data: per period the value in force in the snapshot (its latest revision), oldest period first, with its revision_number and observed_at, and the licence and attribution in meta. The same rows as RFC 4180 CSV, without a key: /api/v1/series/{slug}.csv (a plain file on static hosts) or format=csv. The slug is the series slug of /api/v1/series (history_url). Licensed or proprietary series, and series without data, are 404. Every revision and as_of stay keyed: /api/v1/macro/{slug} and /api/v1/observations.',
+    access: { kind: 'public' },
+    query: ['format'],
+    maxAge: LATEST_MAX_AGE,
+    prerender: 'per-slug',
+    // The public history is public in CSV too: no key for format here.
+    params: {
+      format: {
+        ...PARAMS.format,
+        description:
+          'Response format: json (default) or csv (RFC 4180 with a header row, the rows of data only); no key needed.',
+        keyedOnly: false,
+      },
+    },
+  },
+  {
     id: 'sectors',
     number: 10,
     path: '/api/v1/sectors',
@@ -182,13 +219,21 @@ export const ROUTES: readonly RouteDefinition[] = [
     id: 'fx-ecb',
     number: 11,
     path: '/api/v1/fx/ecb',
-    summary: 'Latest euro reference exchange rates',
+    summary: 'Euro reference exchange rates and cross rates, latest or of a day',
     description:
-      'Latest ECB euro reference rate per currency (units per euro) and its date; filter by currency.',
+      'ECB euro reference rates (units of each currency per euro) of the latest reference date, or of ' +
+      'the last reference date at or before `date` (meta.requested_date, meta.date). `currency` takes ' +
+      'one code or a comma list, any case. `base` other than EUR gives cross rates computed from the ' +
+      'same date: units of quote per 1 base = EUR->quote / EUR->base, rounded to 6 significant digits ' +
+      '(no more precise than the ECB inputs), EUR included as a quote (1 / EUR->base); meta.method and ' +
+      'meta.base_rate state it. Currencies the ECB no longer quotes on that date are left out. A date ' +
+      'before the first reference date is 404. Single-currency and single-base requests are ' +
+      'pre-rendered; lists and dates are rendered by the server, with the same envelope and caching.',
     access: { kind: 'public' },
-    query: ['currency'],
+    query: ['currency', 'base', 'date'],
     maxAge: LATEST_MAX_AGE,
     prerender: 'filters',
+    params: { currency: FX_CURRENCY_PARAM },
   },
   {
     id: 'countries',
@@ -227,8 +272,41 @@ export const ROUTES: readonly RouteDefinition[] = [
   },
 ];
 
-/** Finds the route whose path matches, with its slug. */
-export function matchRoute(pathname: string): { route: RouteDefinition; slug: string | null } | null {
+/**
+ * Appended to the path of a route with `format` (the keyed history endpoints), it asks for CSV:
+ * `/api/v1/observations.csv?series=...` is the request `/api/v1/observations?series=...&format=csv`.
+ * OpenAPI describes it as an operation of its own whose only success is `text/csv`.
+ */
+export const CSV_PATH_SUFFIX = '.csv';
+
+/**
+ * Finds the route whose path matches, with its slug; `csv` when the path is the route's CSV path
+ * (CSV_PATH_SUFFIX appended; then pass the query through csvQuery).
+ */
+export function matchRoute(
+  pathname: string,
+): { route: RouteDefinition; slug: string | null; csv: boolean } | null {
+  if (pathname.endsWith(CSV_PATH_SUFFIX)) {
+    const matched = matchPath(pathname.slice(0, -CSV_PATH_SUFFIX.length));
+    if (matched?.route.query.includes('format')) return { ...matched, csv: true };
+  }
+  const matched = matchPath(pathname);
+  return matched && { ...matched, csv: false };
+}
+
+/** The query of a CSV path as the route's own request: `format=csv` added, a `format` of the caller's refused. */
+export function csvQuery(search: URLSearchParams): URLSearchParams {
+  if (search.has('format'))
+    throw invalidParameter(
+      'format',
+      `no format parameter on a ${CSV_PATH_SUFFIX} path, which always answers CSV (for JSON, drop ${CSV_PATH_SUFFIX} from the path)`,
+    );
+  const query = new URLSearchParams(search);
+  query.append('format', 'csv');
+  return query;
+}
+
+function matchPath(pathname: string): { route: RouteDefinition; slug: string | null } | null {
   for (const route of ROUTES) {
     if (!route.path.includes(':slug')) {
       if (route.path === pathname) return { route, slug: null };
@@ -245,5 +323,10 @@ export function matchRoute(pathname: string): { route: RouteDefinition; slug: st
 
 /** The parameter specs of a route's query parameters. */
 export function routeParams(route: RouteDefinition) {
-  return route.query.map((name) => ({ name, spec: PARAMS[name] }));
+  return route.query.map((name) => ({ name, spec: paramSpec(route, name) }));
+}
+
+/** How a route validates and documents one query parameter: its own override, else PARAMS. */
+export function paramSpec(route: RouteDefinition, name: ParamName): ParamSpec {
+  return route.params?.[name] ?? PARAMS[name];
 }

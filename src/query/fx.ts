@@ -1,7 +1,7 @@
 import type { SnapshotDb } from './snapshot-db.ts';
 import { rfc3339 } from './sql.ts';
 
-/** The latest ECB reference rate of one currency. */
+/** The ECB reference rate of one currency on one reference date. */
 export interface EcbRateRow {
   currency: string;
   currency_name: string | null;
@@ -13,6 +13,14 @@ export interface EcbRateRow {
   series_key: string;
 }
 
+/** The redistributable ECB series (rights from the catalog, as every public payload). */
+const ECB_SERIES = `SELECT r.key FROM series_rights r
+   WHERE r.source = 'ecb' AND r.redistributable AND r.key LIKE 'ecb.%'`;
+
+const RATE_COLUMNS = `split_part(e.series_key, '.', 2) AS currency, c.name AS currency_name, e.value AS rate,
+            e.period AS date, ${rfc3339('e.observed_at')} AS observed_at,
+            e.observed_at_method, e.revision_number, e.series_key`;
+
 /**
  * Reads the rates of the latest ECB reference date (currencies the ECB no longer quotes are
  * left out), optionally for one currency (empty string: all).
@@ -20,15 +28,62 @@ export interface EcbRateRow {
 export async function readLatestEcbRates(db: SnapshotDb, currency: string): Promise<EcbRateRow[]> {
   return db.query<EcbRateRow>(
     `WITH ecb AS (
-       SELECT l.* FROM series_latest l JOIN series_rights r ON r.key = l.series_key
-        WHERE r.source = 'ecb' AND r.redistributable AND l.series_key LIKE 'ecb.%')
-     SELECT split_part(e.series_key, '.', 2) AS currency, c.name AS currency_name, e.value AS rate,
-            e.period AS date, ${rfc3339('e.observed_at')} AS observed_at,
-            e.observed_at_method, e.revision_number, e.series_key
+       SELECT l.* FROM series_latest l WHERE l.series_key IN (${ECB_SERIES}))
+     SELECT ${RATE_COLUMNS}
        FROM ecb e LEFT JOIN currencies c ON c.code = split_part(e.series_key, '.', 2)
       WHERE e.period = (SELECT max(period) FROM ecb)
         AND ($currency = '' OR split_part(e.series_key, '.', 2) = $currency)
       ORDER BY currency`,
     { currency },
   );
+}
+
+/** The first and the latest ECB reference date of the snapshot (null: no ECB rates). */
+export async function readEcbDateRange(
+  db: SnapshotDb,
+): Promise<{ first: string | null; last: string | null }> {
+  const [row] = await db.query<{ first: string | null; last: string | null }>(
+    `SELECT min(first_period) AS first, max(period) AS last
+       FROM series_latest WHERE series_key IN (${ECB_SERIES})`,
+  );
+  return { first: row?.first ?? null, last: row?.last ?? null };
+}
+
+/**
+ * The last ECB reference date at or before `day` (YYYY-MM-DD): the newest date on which any
+ * redistributable ECB series has a rate, or null when the snapshot has none that early. The
+ * data's own dates are the ECB's TARGET business days, so no calendar is consulted.
+ */
+export async function readEcbReferenceDate(db: SnapshotDb, day: string): Promise<string | null> {
+  const [row] = await db.query<{ date: string | null }>(
+    `SELECT max(period) AS date FROM observations
+      WHERE series_key IN (${ECB_SERIES}) AND period <= $day`,
+    { day },
+  );
+  return row?.date ?? null;
+}
+
+/**
+ * Reads the rates of one ECB reference date (the revision in force in the snapshot, i.e. the
+ * highest, of each currency), every currency quoted that day, by currency.
+ */
+export async function readEcbRatesOn(db: SnapshotDb, date: string): Promise<EcbRateRow[]> {
+  return db.query<EcbRateRow>(
+    `WITH ecb AS (
+       SELECT * FROM observations
+        WHERE series_key IN (${ECB_SERIES}) AND period = $date
+      QUALIFY row_number() OVER (PARTITION BY series_key ORDER BY revision_number DESC) = 1)
+     SELECT ${RATE_COLUMNS}
+       FROM ecb e LEFT JOIN currencies c ON c.code = split_part(e.series_key, '.', 2)
+      ORDER BY currency`,
+    { date },
+  );
+}
+
+/** The ISO 4217 name of a currency, or null (EUR as a quote of a cross rate). */
+export async function readCurrencyName(db: SnapshotDb, code: string): Promise<string | null> {
+  const [row] = await db.query<{ name: string | null }>('SELECT name FROM currencies WHERE code = $code', {
+    code,
+  });
+  return row?.name ?? null;
 }

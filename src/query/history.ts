@@ -1,3 +1,9 @@
+import {
+  type PeriodBounds,
+  type PeriodRange,
+  periodsHoldingDay,
+  resolvePeriodRange,
+} from '../contract/period-range.ts';
 import type { CotReportRow } from './cot.ts';
 import type { SnapshotDb } from './snapshot-db.ts';
 import { rfc3339 } from './sql.ts';
@@ -20,6 +26,10 @@ export interface SeriesInfo {
 export interface HistoryQuery {
   /** RFC 3339 instant, or null for everything the snapshot knows. */
   asOf: string | null;
+  /**
+   * The period range as asked for (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, valid; null for an open
+   * end): the periods whose days overlap [first day of from, last day of to] are read.
+   */
   from: string | null;
   to: string | null;
   /** The last (period, revision) of the previous page, or null for the first page. */
@@ -119,12 +129,67 @@ export async function readMacroSeries(db: SnapshotDb, slug: string): Promise<Ser
 function bindHistory(query: HistoryQuery) {
   return {
     as_of: query.asOf ?? '',
-    from: query.from ?? '',
-    to: query.to ?? '',
+    ...bindPeriodRange(resolvePeriodRange(query.from, query.to)),
     after_period: query.after?.period ?? '',
     // One row more than asked tells whether another page follows.
     limit: query.limit + 1,
   };
+}
+
+/** Above every period (they start with a digit): the upper bounds of an open end. */
+const AFTER_EVERY_PERIOD = '~';
+
+/**
+ * The parameters of periodRangeSql for a range of days: per period form, the period holding the
+ * first day and the one holding the last day (contract/period-range.ts); '' below every period
+ * for an open start, '~' above every period for an open end.
+ */
+export function bindPeriodRange(range: PeriodRange): Record<string, string> {
+  const lower: PeriodBounds = range.firstDay
+    ? periodsHoldingDay(range.firstDay)
+    : { day: '', month: '', quarter: '', year: '' };
+  const upper: PeriodBounds = range.lastDay
+    ? periodsHoldingDay(range.lastDay)
+    : {
+        day: AFTER_EVERY_PERIOD,
+        month: AFTER_EVERY_PERIOD,
+        quarter: AFTER_EVERY_PERIOD,
+        year: AFTER_EVERY_PERIOD,
+      };
+  return {
+    from_day: lower.day,
+    from_month: lower.month,
+    from_quarter: lower.quarter,
+    from_year: lower.year,
+    to_day: upper.day,
+    to_month: upper.month,
+    to_quarter: upper.quarter,
+    to_year: upper.year,
+  };
+}
+
+/** SQL: the bound of one side for the form of the period in `column` (by length, then the `Q`). */
+function boundForForm(column: string, side: 'from' | 'to'): string {
+  return `CASE length(${column}) WHEN 10 THEN $${side}_day WHEN 4 THEN $${side}_year
+              ELSE CASE WHEN substr(${column}, 6, 1) = 'Q' THEN $${side}_quarter ELSE $${side}_month END END`;
+}
+
+/**
+ * SQL condition, with the parameters of bindPeriodRange: the period in `column` has a day in the
+ * range. Within one period form text order is time order and the periods tile the calendar, so a
+ * period overlaps [first, last] exactly when it lies between the period of its form holding
+ * `first` and the one holding `last` (the CASE comparisons). The first two comparisons are implied
+ * by those but are plain comparisons of the column with a parameter, which DuckDB pushes into the
+ * Parquet scan to skip row groups (the files are sorted by series and period): over all forms the
+ * year of the first day is the lowest bound (`2025` < `2025-01` < `2025-01-01` < `2025-Q1`) and the
+ * quarter of the last day the highest (`2025-Q2` > any `2025-…` with a digit there), so they let
+ * through at most a year more on each side. A text of no known form (none is stored) is compared
+ * with the month bounds.
+ */
+export function periodRangeSql(column: string): string {
+  return `${column} >= $from_year AND ${column} <= $to_quarter
+          AND ${column} >= ${boundForForm(column, 'from')}
+          AND ${column} <= ${boundForForm(column, 'to')}`;
 }
 
 function toPage<T>(rows: T[], limit: number): HistoryPage<T> {
@@ -164,8 +229,7 @@ const observationPage = (relation: string) => `WITH known AS (
          FROM ${relation} AS observations
         WHERE series_key = $series
           AND ($as_of = '' OR observed_at <= TRY_CAST($as_of AS TIMESTAMP))
-          AND ($from = '' OR period >= $from)
-          AND ($to = '' OR period <= $to)
+          AND ${periodRangeSql('period')}
           AND ($after_period = '' OR period >= $after_period))
      SELECT id, series_key, period, value, source_ref, ${rfc3339('observed_at')} AS observed_at,
             observed_at_method, footnotes, collector_version, verification_status, confidence, data_class, revision_number,
@@ -250,8 +314,7 @@ const COT_PAGE = memoize(
        FROM ${relation} AS cot_reports
       WHERE series_key = $series
         AND ($as_of = '' OR cot_reports.observed_at <= TRY_CAST($as_of AS TIMESTAMP))
-        AND ($from = '' OR period >= $from)
-        AND ($to = '' OR period <= $to)
+        AND ${periodRangeSql('period')}
         AND ($after_period = '' OR period > $after_period)
      QUALIFY row_number() OVER (PARTITION BY period ORDER BY revision_number DESC) = 1
       ORDER BY period

@@ -1,12 +1,14 @@
+import { API_INDEX_PATHS } from '../api/v1/api-index.ts';
 import { ApiError, insufficientScope, notFound, unauthorized, unavailable } from '../contract/errors.ts';
 import { OPENAPI_PATH } from '../contract/openapi.ts';
 import { parseRequest, type RequestParams } from '../contract/parse-request.ts';
-import { matchRoute, type RouteDefinition } from '../contract/routes.ts';
+import { csvQuery, matchRoute, type RouteDefinition } from '../contract/routes.ts';
 import type { Caller, HandlerDeps, RequestState } from './handler-deps.ts';
 import { createResponse, respondWith } from './http-response.ts';
 import { rateLimited } from './map-error.ts';
 import { representRoute } from './represent-route.ts';
 import { ALLOW, type ResponseHeaders } from './response-headers.ts';
+import { serveApiIndex, serveNotFoundPage, wantsHtml } from './serve-site-extras.ts';
 import { serveStatusPage } from './serve-status-page.ts';
 
 const MAX_URL_LENGTH = 4096;
@@ -50,12 +52,15 @@ export async function dispatchRequest(
   // The OpenAPI document is a built file under /api/, not a route of the table.
   if (!url.pathname.startsWith('/api/') || url.pathname === OPENAPI_PATH)
     return serveFile(request, url, headers, deps, caller);
+  if (API_INDEX_PATHS.includes(url.pathname)) return serveApiIndex(request, headers, deps, caller);
   const matched = matchRoute(url.pathname);
   if (!matched) {
     const version = /^\/api\/(v\d+)\//.exec(url.pathname)?.[1];
     throw notFound(version && version !== 'v1' ? `API version ${version}` : 'endpoint');
   }
-  const params = parseRequest(matched.route, matched.slug, url.searchParams);
+  // A `.csv` path is the route's request with format=csv (one success media type per operation).
+  const query = matched.csv ? csvQuery(url.searchParams) : url.searchParams;
+  const params = parseRequest(matched.route, matched.slug, query);
   const keyed = authorise(matched.route, params, caller);
   const db = deps.snapshots.current();
   if (!db) throw unavailable('no snapshot has been published yet', 30);
@@ -115,7 +120,15 @@ function serveFile(
   caller: Caller | null,
 ): Response {
   const entry = deps.staticSite()?.lookupFile(url.pathname === '/' ? '/index.html' : url.pathname);
-  if (!entry) throw notFound('page');
+  if (!entry) {
+    // A browser gets the site's HTML 404 page; other clients (and every /api/ path) the envelope.
+    const page =
+      !url.pathname.startsWith('/api/') && wantsHtml(request)
+        ? serveNotFoundPage(request, headers, deps)
+        : null;
+    if (page) return page;
+    throw notFound('page');
+  }
   headers.set('Cache-Control', caller ? 'private, no-store' : entry.cacheControl);
   return respondWith(request, entry, headers);
 }

@@ -37,9 +37,20 @@ function describeState(stale: boolean | null): { label: string; tone: string } {
   return stale ? { label: 'stale', tone: 'stale' } : { label: 'fresh', tone: 'fresh' };
 }
 
-/** A table cell holding a timestamp, kept on one line. */
-function time(value: string | null): string {
-  return `<td class="time">${formatTimestamp(value)}</td>`;
+/** A table cell with its column's name, which a phone shows beside the value (site.css). */
+function cell(label: string, html: string, className?: string): string {
+  return `<td data-label="${escapeHtml(label)}"${className ? ` class="${className}"` : ''}>${html}</td>`;
+}
+
+/** A table cell holding a timestamp: the date and the time each kept whole. */
+function time(label: string, value: string | null): string {
+  const text = formatTimestamp(value);
+  const at = text.indexOf(' ');
+  const html =
+    at < 0
+      ? text
+      : `<span class="nowrap">${text.slice(0, at)}</span> <span class="nowrap">${text.slice(at + 1)}</span>`;
+  return cell(label, html, 'time');
 }
 
 /** A labelled state badge (`fresh`, `stale`, `partially stale`, `no data`). */
@@ -67,20 +78,23 @@ export function renderFreshnessTable(sources: readonly StatusSource[], options: 
   const body = rows.map((source) => {
     const state = describeState(source.stale);
     const name = `${escapeHtml(source.name)}${source.sample ? ' <small>(sample data)</small>' : ''}`;
-    const td = (text: string) => `<td>${text}</td>`;
     const cells = options.compact
-      ? [td(escapeHtml(source.last_period ?? MISSING)), time(source.last_observed_at)]
+      ? [
+          cell('Last period', escapeHtml(source.last_period ?? MISSING), 'nowrap'),
+          time('Last observed', source.last_observed_at),
+        ]
       : [
-          td(escapeHtml(source.cadence)),
-          td(escapeHtml(source.last_period ?? MISSING)),
-          time(source.last_observed_at),
-          time(source.next_release_due),
-          td(`${source.stale_after_days} days`),
+          cell('Cadence', escapeHtml(source.cadence)),
+          cell('Last period', escapeHtml(source.last_period ?? MISSING), 'nowrap'),
+          time('Last observed', source.last_observed_at),
+          time('Next release due', source.next_release_due),
+          cell('Stale after', `${source.stale_after_days} days`, 'nowrap'),
         ];
-    return `<tr><th scope="row">${name}</th>${cells.join('')}${td(renderBadge(state.label, state.tone))}</tr>`;
+    return `<tr><th scope="row">${name}</th>${cells.join('')}${cell('State', renderBadge(state.label, state.tone), 'state')}</tr>`;
   });
+  // The table wraps to the page's width and stacks its rows on a phone: no column is ever cut off.
   return [
-    '<div class="table-scroll"><table class="freshness">',
+    `<div class="table-scroll"><table class="freshness${options.compact ? ' compact' : ''}">`,
     `<thead><tr>${head.map((h) => `<th scope="col">${h}</th>`).join('')}</tr></thead>`,
     `<tbody>${body.join('')}</tbody>`,
     '</table></div>',
@@ -102,7 +116,7 @@ export function renderStatusPage(statusPayload: { data: StatusData }, options: S
   const main = [
     '<h1>Status</h1>',
     `<p class="lead">Service: <strong>${escapeHtml(status.service)}</strong>. Data freshness: ${renderBadge(overall, status.freshness === 'fresh' ? 'fresh' : 'stale')}</p>`,
-    `<p>${when}</p>`,
+    `<p class="checked-at">${when}</p>`,
     '<h2>Snapshot in service</h2>',
     '<dl class="facts">',
     `<dt>Snapshot</dt><dd><code class="snapshot-id">${escapeHtml(snapshot.id)}</code></dd>`,

@@ -22,6 +22,11 @@ export interface SnapshotFile extends FileStats {
 /** A table of a snapshot: its files, their total rows and bytes, and one hash over their hashes. */
 export interface SnapshotTable extends FileStats {
   files: SnapshotFile[];
+  /**
+   * A reference table (a list such as currencies or venues): when the newest batch that holds it
+   * was ingested, the list's freshness in /status. Absent on fact tables and before it was kept.
+   */
+  loaded_at?: string;
 }
 
 /** `manifest.json` of a snapshot: what it holds and how to check it. */

@@ -126,6 +126,14 @@ export async function publishSnapshot(
                 ),
               ];
         manifest.tables[table.name] = summarise(files);
+        if (table.kind !== 'fact') {
+          const loadedAt = batches
+            .filter((batch) => batch.tables[table.name])
+            .map((batch) => batch.created_at)
+            .sort()
+            .at(-1);
+          if (loadedAt) manifest.tables[table.name]!.loaded_at = loadedAt;
+        }
       }
       await writeDerived(connection, staging, manifest, parent, written);
       writeFileSync(join(staging, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);

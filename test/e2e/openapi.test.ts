@@ -7,9 +7,15 @@ import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { BUILD_MANIFEST_FILE, type BuildManifest } from '../../src/build/build-manifest.ts';
-import { createOpenApiDocument, OPENAPI_PATH } from '../../src/contract/openapi.ts';
-import { PARAMS } from '../../src/contract/params.ts';
-import { ROUTES, type RouteDefinition, SCOPES } from '../../src/contract/routes.ts';
+import { API_INDEX_PATH, createOpenApiDocument, OPENAPI_PATH } from '../../src/contract/openapi.ts';
+import type { ParamName } from '../../src/contract/params.ts';
+import {
+  CSV_PATH_SUFFIX,
+  paramSpec,
+  ROUTES,
+  type RouteDefinition,
+  SCOPES,
+} from '../../src/contract/routes.ts';
 import { REPO_ROOT, SAMPLE_DATA } from '../helpers/paths.ts';
 import { runMmds } from '../helpers/run-cli.ts';
 import { startTestServer, type TestServer } from '../helpers/server-fixture.ts';
@@ -48,6 +54,9 @@ function closeObjects(schema: unknown): unknown {
 function createAjv(closed: boolean): Ajv2020 {
   const ajv = new Ajv2020({ strict: true, strictTypes: false, allErrors: true });
   addFormats.default(ajv);
+  // OpenAPI's discriminator is an annotation here (Ajv's own refuses `mapping`); the oneOf and the
+  // const of each shape validate, and a test below checks that the mapping agrees with them.
+  ajv.addKeyword({ keyword: 'discriminator', schemaType: 'object' });
   const defs = doc.components.schemas as Json;
   ajv.addSchema(
     { $id: COMPONENTS_ID, $defs: rebase(closed ? (closeObjects(defs) as Json) : defs) },
@@ -64,13 +73,59 @@ const resolve = (value: Json): Json =>
         .reduce((node: Json, part) => node[part.replaceAll('~1', '/').replaceAll('~0', '~')], doc)
     : value;
 
-/** The document's operation for a request path, by its template. */
+/**
+ * The document's operation for a request path, by its template: of several that match
+ * (`/macro/{slug}` and `/macro/{slug}.csv`), the one with the most literal characters.
+ */
 function findOperation(pathname: string): { template: string; operation: Json } | null {
+  let found: { template: string; operation: Json } | null = null;
   for (const [template, item] of Object.entries(doc.paths as Json)) {
-    const pattern = new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`);
-    if (pattern.test(pathname)) return { template, operation: item.get };
+    const pattern = new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+').replaceAll('.', '\\.')}$`);
+    const literal = (t: string) => t.replace(/\{[^}]+\}/g, '').length;
+    if (pattern.test(pathname) && (!found || literal(template) > literal(found.template)))
+      found = { template, operation: item.get };
   }
-  return null;
+  return found;
+}
+
+/** Every operation of the document: per route its JSON one, and the CSV one of a route with `format`. */
+const OPERATIONS = ROUTES.flatMap((route) =>
+  route.query.includes('format')
+    ? [
+        { route, csv: false },
+        { route, csv: true },
+      ]
+    : [{ route, csv: false }],
+);
+const templateOf = (route: RouteDefinition, csv: boolean) =>
+  route.path.replace(':slug', '{slug}') + (csv ? CSV_PATH_SUFFIX : '');
+
+/**
+ * 405 is answered on every path but is no operation's response (OpenAPI describes the methods a
+ * path has); the introduction describes it: the error envelope with Allow.
+ */
+const METHOD_NOT_ALLOWED: Json = {
+  headers: {
+    'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
+    'Cache-Control': { $ref: '#/components/headers/Cache-Control' },
+    Allow: { required: true, schema: { type: 'string', const: 'GET, HEAD, OPTIONS' } },
+  },
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+};
+
+/** Every `anyOf`/`oneOf` in the document with more than one alternative besides `{type: 'null'}`. */
+function findUnions(node: unknown, at: string, out: { at: string; schema: Json }[] = []) {
+  if (Array.isArray(node)) {
+    for (const [i, item] of node.entries()) findUnions(item, `${at}/${i}`, out);
+  } else if (node !== null && typeof node === 'object') {
+    for (const keyword of ['anyOf', 'oneOf']) {
+      const options = (node as Json)[keyword];
+      if (Array.isArray(options) && options.filter((o: Json) => o.type !== 'null').length > 1)
+        out.push({ at: `${at}/${keyword}`, schema: node as Json });
+    }
+    for (const [key, value] of Object.entries(node)) findUnions(value, `${at}/${key}`, out);
+  }
+  return out;
 }
 
 describe('the OpenAPI document', () => {
@@ -100,42 +155,90 @@ describe('the OpenAPI document', () => {
 
   it('has exactly the paths of the route table, each with its parameters, access and formats', () => {
     expect(Object.keys(doc.paths).sort()).toEqual(
-      ROUTES.map((r) => r.path.replace(':slug', '{slug}')).sort(),
+      [API_INDEX_PATH, ...OPERATIONS.map((o) => templateOf(o.route, o.csv))].sort(),
     );
     const ids = new Set<string>();
-    for (const route of ROUTES) {
-      const operation = doc.paths[route.path.replace(':slug', '{slug}')].get as Json;
+    for (const { route, csv } of OPERATIONS) {
+      const template = templateOf(route, csv);
+      const operation = doc.paths[template].get as Json;
       ids.add(operation.operationId);
-      expect(Object.keys(doc.paths[route.path.replace(':slug', '{slug}')])).toEqual(['get']);
+      expect(Object.keys(doc.paths[template])).toEqual(['get']);
       const query = (operation.parameters as Json[]).filter((p) => p.in === 'query');
-      expect(query.map((p) => p.name)).toEqual([...route.query]);
+      // The CSV operation takes the route's parameters but format, which its path implies.
+      expect(query.map((p) => p.name)).toEqual(route.query.filter((n) => !(csv && n === 'format')));
       for (const parameter of query) {
-        const spec = PARAMS[parameter.name as keyof typeof PARAMS];
+        const spec = paramSpec(route, parameter.name as ParamName);
         expect(parameter.schema).toEqual(spec.openapi);
         expect(parameter.required).toBe('required' in spec && spec.required === true);
+        // On a public route (endpoint 15's format) every parameter is open to all.
         expect(parameter['x-keyed-only'] === true).toBe('keyedOnly' in spec && spec.keyedOnly === true);
       }
       const path = (operation.parameters as Json[]).filter((p) => p.in === 'path');
       expect(path.map((p) => p.name)).toEqual(route.path.includes(':slug') ? ['slug'] : []);
-      expect(operation['x-cache-max-age']).toBe(route.maxAge);
+      // format is keyed-only: where a key unlocks more, the CSV operation needs it.
+      const access = csv && route.access.kind === 'public-or-scope' ? 'scope' : route.access.kind;
+      expect(operation['x-access']).toBe(access);
+      expect(operation['x-cache-max-age']).toBe(access === 'scope' ? 0 : route.maxAge);
       const scope = route.access.kind === 'public' ? undefined : route.access.scope;
       expect(operation['x-required-scope']).toBe(scope);
-      // Anonymous access is the empty requirement; a scope route has none.
-      expect(operation.security.some((s: Json) => Object.keys(s).length === 0)).toBe(
-        route.access.kind !== 'scope',
-      );
+      // Anonymous access is the empty requirement; a scope operation has none.
+      expect(operation.security.some((s: Json) => Object.keys(s).length === 0)).toBe(access !== 'scope');
       const statuses = Object.keys(operation.responses);
       expect(statuses.includes('403')).toBe(scope !== undefined);
       for (const status of ['200', '304', '400', '401', '429', '500', '503'])
         expect(statuses).toContain(status);
+      // One success media type per operation: what lets a generator type the 200.
       const media = Object.keys(operation.responses['200'].content);
-      expect(media).toEqual(
-        route.query.includes('format') ? ['application/json', 'text/csv'] : ['application/json'],
-      );
+      expect(media).toEqual(csv ? ['text/csv'] : ['application/json']);
+      if (route.query.includes('format') && !csv) {
+        const format = query.find((p) => p.name === 'format')!;
+        expect(format.description).toContain(`${template}${CSV_PATH_SUFFIX}`);
+      }
     }
-    expect(ids.size).toBe(ROUTES.length);
+    expect(ids.size).toBe(OPERATIONS.length);
     const description = doc.components.securitySchemes.bearerAuth.description as string;
     for (const scope of SCOPES) expect(description).toContain(scope);
+  });
+
+  it('tags every union of object shapes with a discriminator that agrees with the shapes', () => {
+    const unions = findUnions(doc, '#');
+    // The one union today: the two views of /markets/cot/{slug} meta.
+    expect(unions.map((u) => u.at)).toContain(
+      '#/paths//api/v1/markets/cot/{slug}/get/responses/200/content/application/json/schema/properties/meta/oneOf',
+    );
+    for (const { at, schema } of unions) {
+      const options = (schema.oneOf ?? schema.anyOf) as Json[];
+      expect(schema.oneOf, `${at}: oneOf, so exactly one shape applies`).toBeDefined();
+      const discriminator = schema.discriminator as Json | undefined;
+      expect(discriminator, `${at} has a discriminator`).toBeDefined();
+      const mapping = discriminator!.mapping as Record<string, string>;
+      expect(Object.values(mapping).sort()).toEqual(options.map((o) => o.$ref).sort());
+      for (const [value, target] of Object.entries(mapping)) {
+        const shape = resolve({ $ref: target });
+        expect(shape.required, `${target} requires ${discriminator!.propertyName}`).toContain(
+          discriminator!.propertyName,
+        );
+        expect(shape.properties[discriminator!.propertyName].const).toBe(value);
+      }
+    }
+  });
+
+  it('has a relative server, a licence, a description on every tag, and every component used', () => {
+    expect(doc.servers).toEqual([{ url: '/', description: expect.any(String) }]);
+    expect(doc.info.license).toEqual({ name: 'MIT', identifier: 'MIT' });
+    expect(doc.info.description).toContain('/api/v1/sources');
+    const used = new Set(Object.values(doc.paths as Json).flatMap((item) => item.get.tags as string[]));
+    expect(doc.tags.map((t: Json) => t.name).sort()).toEqual([...used].sort());
+    for (const tag of doc.tags as Json[]) expect(tag.description, tag.name).toEqual(expect.any(String));
+    const text = JSON.stringify({ ...doc, components: undefined });
+    const components = JSON.stringify(doc.components);
+    for (const [kind, entries] of Object.entries(doc.components as Json)) {
+      if (kind === 'securitySchemes') continue;
+      for (const name of Object.keys(entries as Json)) {
+        const ref = `"#/components/${kind}/${name}"`;
+        expect(text.includes(ref) || components.includes(ref), `${kind}/${name} is referenced`).toBe(true);
+      }
+    }
   });
 });
 
@@ -168,10 +271,14 @@ describe('real responses of the server against the document', () => {
     return (JSON.parse(run.stdout) as { key: string }).key;
   };
 
-  const samplePath = (route: RouteDefinition) =>
+  const samplePath = (route: RouteDefinition, csv = false) =>
     route.path.replace(':slug', route.id === 'cot-market' ? market : macro.slug) +
+    (csv ? CSV_PATH_SUFFIX : '') +
     (route.query.includes('series') ? `?series=${macro.key}` : '');
-  const keyFor = (route: RouteDefinition) => (route.access.kind === 'scope' ? keys.all : undefined);
+  /** Whether the operation needs a key: format (so the CSV path) is keyed-only on endpoint 3. */
+  const keyedOperation = (route: RouteDefinition, csv = false) =>
+    route.access.kind === 'scope' || (csv && route.access.kind === 'public-or-scope');
+  const keyFor = (route: RouteDefinition, csv = false) => (keyedOperation(route, csv) ? keys.all : undefined);
 
   /** Fetches and checks status, headers and body against the document; returns the response. */
   async function check(
@@ -192,13 +299,14 @@ describe('real responses of the server against the document', () => {
     });
     const text = await response.text();
     expect(response.status, `${options.method ?? 'GET'} ${path}: ${text.slice(0, 300)}`).toBe(options.status);
-    const pathname = new URL(path, server.url).pathname;
+    const url = new URL(path, server.url);
+    // format=csv on a JSON path is the same request as its .csv path, which the CSV operation describes.
+    const csvQuery = url.searchParams.get('format') === 'csv' && !url.pathname.endsWith(CSV_PATH_SUFFIX);
+    const pathname = url.pathname + (csvQuery ? CSV_PATH_SUFFIX : '');
     const found = findOperation(pathname);
     expect(found, `${pathname} is documented`).not.toBeNull();
     const documented =
-      options.status === 405
-        ? doc.components.responses['405']
-        : found!.operation.responses[String(options.status)];
+      options.status === 405 ? METHOD_NOT_ALLOWED : found!.operation.responses[String(options.status)];
     expect(documented, `${found!.template} documents ${options.status}`).toBeDefined();
     const spec = resolve(documented);
     for (const [name, header] of Object.entries((spec.headers ?? {}) as Json)) {
@@ -278,12 +386,12 @@ describe('real responses of the server against the document', () => {
   });
 
   it('answers every documented path with a 200 that matches its schema, and a 304 on its ETag', async () => {
-    for (const route of ROUTES) {
-      const path = samplePath(route);
-      const { response } = await check(path, { key: keyFor(route), status: 200 });
+    for (const { route, csv } of OPERATIONS) {
+      const path = samplePath(route, csv);
+      const { response } = await check(path, { key: keyFor(route, csv), status: 200 });
       const etag = response.headers.get('etag')!;
-      await check(path, { key: keyFor(route), status: 304, headers: { 'If-None-Match': etag } });
-      for (const name of route.query.filter((n) => n in FILTERS)) {
+      await check(path, { key: keyFor(route, csv), status: 304, headers: { 'If-None-Match': etag } });
+      for (const name of route.query.filter((n) => n in FILTERS && !csv)) {
         await check(`${path}?${name}=${FILTERS[name]}`, { status: 200 });
       }
     }
@@ -293,6 +401,15 @@ describe('real responses of the server against the document', () => {
     const cot = `/api/v1/markets/cot/${market}`;
     const { text } = await check(`${cot}?limit=2`, { key: keys.all, status: 200 });
     expect(JSON.parse(text).meta.window.full_history).toBe(true);
+    // meta.view tags the two views (the discriminator): history with the key, latest without.
+    expect(JSON.parse(text).meta.view).toBe('history');
+    const anonymous = await check(cot, { status: 200 });
+    expect(JSON.parse(anonymous.text).meta.view).toBe('latest');
+    // supersedes_id, optional in CotReport, is in every report of the history view and in no other.
+    const rows = (body: string) => (JSON.parse(body) as { data: Json[] }).data;
+    expect(rows(text).length).toBeGreaterThan(0);
+    expect(rows(text).every((r) => 'supersedes_id' in r)).toBe(true);
+    expect(rows(anonymous.text).some((r) => 'supersedes_id' in r)).toBe(false);
     const paged = await check(`/api/v1/observations?series=${macro.key}&limit=1`, {
       key: keys.all,
       status: 200,
@@ -305,7 +422,23 @@ describe('real responses of the server against the document', () => {
         status: 200,
       });
       expect(csv.response.headers.get('content-type')).toMatch(/^text\/csv/);
+      // The .csv path is the same request: the same body and ETag.
+      const path = await check(samplePath(route, true), { key: keys.all, status: 200 });
+      expect(path.text).toBe(csv.text);
+      expect(path.text.split('\r\n')[0]).toMatch(/^[a-z_]+(,[a-z0-9_.]+)+$/);
+      expect(path.response.headers.get('etag')).toBe(csv.response.headers.get('etag'));
+      expect(path.response.headers.get('content-type')).toBe(csv.response.headers.get('content-type'));
     }
+    // A .csv path pages like the JSON one, and its Link keeps the .csv path.
+    const csvPage = await check(`/api/v1/observations${CSV_PATH_SUFFIX}?series=${macro.key}&limit=1`, {
+      key: keys.all,
+      status: 200,
+    });
+    const link = csvPage.response.headers.get('link')!;
+    expect(link).toMatch(/^<\/api\/v1\/observations\.csv\?series=[^>]*&cursor=[^>]+>; rel="next"$/);
+    const next = await check(link.slice(1, link.indexOf('>')), { key: keys.all, status: 200 });
+    expect(next.text.split('\r\n')[0]).toBe(csvPage.text.split('\r\n')[0]);
+    expect(next.text).not.toBe(csvPage.text);
     const asOf = await check(`/api/v1/macro/${macro.slug}?as_of=2026-01-01T00:00:00Z`, {
       key: keys.all,
       status: 200,
@@ -314,30 +447,43 @@ describe('real responses of the server against the document', () => {
   });
 
   it('answers the documented errors in the documented envelope and headers', async () => {
-    for (const route of ROUTES) {
-      const path = samplePath(route);
+    for (const { route, csv } of OPERATIONS) {
+      const path = samplePath(route, csv);
       const join = path.includes('?') ? '&' : '?';
-      await check(`${path}${join}no_such_parameter=1`, { key: keyFor(route), status: 400 });
+      const suffix = csv ? CSV_PATH_SUFFIX : '';
+      await check(`${path}${join}no_such_parameter=1`, { key: keyFor(route, csv), status: 400 });
       await check(path, { key: 'mmds_not_a_key', status: 401 });
       await check(path, { method: 'POST', status: 405 });
       if (route.access.kind !== 'public') {
-        const keyedParam = route.access.kind === 'scope' ? '' : `${join}limit=5`;
-        if (route.access.kind === 'scope') await check(path, { status: 401 });
-        else await check(`${path}${keyedParam}`, { status: 401 });
+        const keyedParam = keyedOperation(route, csv) ? '' : `${join}limit=5`;
+        await check(`${path}${keyedParam}`, { status: 401 });
         await check(`${path}${keyedParam}`, { key: keys.other[route.access.scope], status: 403 });
       }
       if (route.path.includes(':slug')) {
-        await check(route.path.replace(':slug', 'no-such-slug'), { key: keys.all, status: 404 });
+        await check(route.path.replace(':slug', 'no-such-slug') + suffix, { key: keys.all, status: 404 });
       }
       if (route.query.includes('series')) {
-        await check(`${route.path}?series=bls.NO_SUCH_SERIES`, { key: keys.all, status: 404 });
+        await check(`${route.path}${suffix}?series=bls.NO_SUCH_SERIES`, { key: keys.all, status: 404 });
       }
       await check(path, {
-        key: keyFor(route) ? keys.emptyAll : undefined,
+        key: keyFor(route, csv) ? keys.emptyAll : undefined,
         status: 503,
         base: emptyServer.url,
       });
     }
+    // The .csv path implies format: a format parameter there is refused, naming it.
+    for (const route of ROUTES.filter((r) => r.query.includes('format'))) {
+      const path = samplePath(route, true);
+      const { text } = await check(`${path}${path.includes('?') ? '&' : '?'}format=csv`, {
+        key: keys.all,
+        status: 400,
+      });
+      expect(JSON.parse(text).error.message).toMatch(/"format".*\.csv path/);
+    }
+    // Only the routes with format have a .csv path; elsewhere it is an unknown path.
+    const status = await fetch(`${server.url}/api/v1/status${CSV_PATH_SUFFIX}`);
+    expect(status.status).toBe(404);
+    expect(((await status.json()) as Json).error.code).toBe('not_found');
     await check('/api/v1/series?country=ZZ', { status: 400 });
     await check(`/api/v1/observations?series=${macro.key}&as_of=2999-01-01T00:00:00Z`, {
       key: keys.all,
@@ -345,12 +491,28 @@ describe('real responses of the server against the document', () => {
     });
   });
 
+  it('answers the endpoint list at /api/v1 (and /api/v1/) as documented, one entry per route', async () => {
+    const { response, text } = await check(API_INDEX_PATH, { status: 200 });
+    expect(
+      (JSON.parse(text) as { data: Json[] }).data.map((entry) => entry.path),
+      'the routes of the table, in order',
+    ).toEqual(ROUTES.map((route) => route.path.replace(':slug', '{slug}')));
+    const slash = await fetch(`${server.url}${API_INDEX_PATH}/`);
+    expect(await slash.text()).toBe(text);
+    const etag = response.headers.get('etag')!;
+    await check(API_INDEX_PATH, { status: 304, headers: { 'If-None-Match': etag } });
+    await check(API_INDEX_PATH, { key: 'mmds_not_a_key', status: 401 });
+    await check(API_INDEX_PATH, { method: 'POST', status: 405 });
+    await check(API_INDEX_PATH, { status: 503, base: emptyServer.url });
+  });
+
   it('answers 429 with Retry-After once a key has spent its limit', async () => {
     await check('/api/v1/status', { key: keys.limited, status: 200 });
-    for (const route of ROUTES) {
-      const { response } = await check(samplePath(route), { key: keys.limited, status: 429 });
+    for (const { route, csv } of OPERATIONS) {
+      const { response } = await check(samplePath(route, csv), { key: keys.limited, status: 429 });
       expect(Number(response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     }
+    await check(API_INDEX_PATH, { key: keys.limited, status: 429 });
   });
 
   it('serves the document itself at /api/v1/openapi.json from the build', async () => {

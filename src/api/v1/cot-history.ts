@@ -18,6 +18,8 @@ export const getCotHistory: PayloadFunction = async ({ db, now }, params) => {
   return {
     data: page.rows.map((row) => ({ ...presentCotReport(row), supersedes_id: row.supersedes_id })),
     meta: {
+      // Tags the view (the OpenAPI discriminator of this meta); the public one is `latest`.
+      view: 'history',
       market: presentMarketDetail(market),
       report_type: reportType,
       // The window describes this page; further pages follow through next_cursor.

@@ -73,6 +73,8 @@ export const getCotMarketPublic: PayloadFunction = async ({ db }, params) => {
   return {
     data: reports.map(presentCotReport),
     meta: {
+      // Tags the view (the OpenAPI discriminator of this meta); the keyed one is `history`.
+      view: 'latest',
       market: presentMarketDetail(market),
       report_type: reportType,
       window: {

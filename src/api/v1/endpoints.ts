@@ -10,6 +10,7 @@ import { getObservations } from './observations.ts';
 import { getCountries, getCurrencies, getVenues } from './reference.ts';
 import { getSectors } from './sectors.ts';
 import { getSeriesCatalogue } from './series.ts';
+import { getSeriesHistory } from './series-history.ts';
 import { getStatus } from './status.ts';
 
 /** The payload function of every route: the one table the build and the server dispatch on. */
@@ -24,6 +25,7 @@ export const PAYLOADS: Readonly<Record<RouteId, PayloadFunction>> = {
   sources: getSources,
   observations: getObservations,
   series: getSeriesCatalogue,
+  'series-history': getSeriesHistory,
   sectors: getSectors,
   'fx-ecb': getEcbRates,
   countries: getCountries,

@@ -1,5 +1,6 @@
 import { readMacroLatest } from '../../query/macro.ts';
 import type { PayloadFunction } from './context.ts';
+import { historyLinks } from './series-history.ts';
 
 /** Endpoint 4: per tracked macro series the latest period and value, when it was published, its revision. */
 export const getMacroLatest: PayloadFunction = async ({ db }) => {
@@ -26,6 +27,7 @@ export const getMacroLatest: PayloadFunction = async ({ db }) => {
             },
       first_period: row.first_period,
       periods: row.periods,
+      ...historyLinks(row.slug, row.period !== null),
     })),
   };
 };

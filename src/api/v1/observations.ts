@@ -19,7 +19,9 @@ export const DEFAULT_LIMIT = 1000;
 /**
  * Reads the history parameters shared by endpoints 3 (keyed), 5 and 8: as_of (never after
  * `now`), the period range, the page size and where the previous page ended. Formats were
- * checked by parseRequest; what is left is what needs the clock or the cursor codec.
+ * checked by parseRequest, which also moved observation_start/observation_end to from/to and
+ * refused a range that starts after it ends; what is left is what needs the clock or the cursor
+ * codec. The query layer turns from/to into days (contract/period-range.ts).
  */
 export function resolveHistoryQuery(params: RequestParams, now: Date): HistoryQuery {
   const { as_of: asOf, from, to, limit, cursor } = params.query;

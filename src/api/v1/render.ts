@@ -2,7 +2,9 @@ import { type Success, success } from '../../contract/envelope.ts';
 import type { RequestParams } from '../../contract/parse-request.ts';
 import type { RouteDefinition } from '../../contract/routes.ts';
 import type { SnapshotDb } from '../../query/snapshot-db.ts';
+import { renderCsv } from './csv.ts';
 import { PAYLOADS } from './endpoints.ts';
+import type { StaticRequest } from './static-requests.ts';
 
 /** When and for whom a payload is rendered. */
 export interface RenderOptions {
@@ -22,4 +24,18 @@ export async function renderPayload(
 ): Promise<Success> {
   const payload = await PAYLOADS[route.id]({ db, now: options.now, keyed: options.keyed }, params);
   return success(payload, db.id, `${options.now.toISOString().slice(0, 19)}Z`);
+}
+
+/**
+ * The body of a file the static build writes for a public request: the JSON envelope, or for a
+ * `format=csv` request (endpoint 15) the payload's `data` as CSV, as the server renders it.
+ */
+export async function renderStaticBody(db: SnapshotDb, request: StaticRequest, now: Date): Promise<string> {
+  const envelope = await renderPayload(
+    db,
+    request.route,
+    { slug: request.slug, query: request.query, keyedParams: [] },
+    { now, keyed: false },
+  );
+  return request.query.format === 'csv' ? renderCsv(envelope.data as unknown[]) : JSON.stringify(envelope);
 }

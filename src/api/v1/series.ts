@@ -2,6 +2,7 @@ import { readSourceTerms } from '../../query/catalog.ts';
 import { readSeriesCatalogue } from '../../query/catalog-lists.ts';
 import type { PayloadFunction } from './context.ts';
 import { resolveGeoFilters } from './filters.ts';
+import { historyLinks } from './series-history.ts';
 
 /**
  * Endpoint 9: the catalog series of redistributable sources with their latest value, filtered
@@ -39,6 +40,7 @@ export const getSeriesCatalogue: PayloadFunction = async ({ db }, params) => {
               observed_at: row.observed_at,
               revision_number: row.revision_number,
             },
+      ...historyLinks(row.slug, row.period !== null),
     })),
     meta: {
       filters,

@@ -1,8 +1,10 @@
 import type { ParamName } from '../../contract/params.ts';
 import { PARAMS } from '../../contract/params.ts';
-import { ROUTES, type RouteDefinition } from '../../contract/routes.ts';
+import { CSV_PATH_SUFFIX, ROUTES, type RouteDefinition } from '../../contract/routes.ts';
 import { readMarkets } from '../../query/cot.ts';
+import { readLatestEcbRates } from '../../query/fx.ts';
 import { listReferenceCodes, listRegionAliases } from '../../query/reference-codes.ts';
+import { listPublicHistorySeries } from '../../query/series-history.ts';
 import type { SnapshotDb } from '../../query/snapshot-db.ts';
 
 /** One public request the static build pre-renders, and the file it is written to. */
@@ -34,8 +36,14 @@ export function staticFilePath(path: string, query: Partial<Record<string, strin
 export async function listStaticRequests(db: SnapshotDb): Promise<StaticRequest[]> {
   const requests: StaticRequest[] = [];
   for (const route of ROUTES) {
-    if (route.prerender === 'filters') requests.push(...(await listFilterRequests(db, route)));
-    if (route.prerender === 'per-slug') requests.push(...(await listMarketRequests(db, route)));
+    if (route.id === 'fx-ecb') requests.push(...(await listFxRequests(db, route)));
+    else if (route.prerender === 'filters') requests.push(...(await listFilterRequests(db, route)));
+    if (route.prerender === 'per-slug')
+      requests.push(
+        ...(route.id === 'series-history'
+          ? await listSeriesHistoryRequests(db, route)
+          : await listMarketRequests(db, route)),
+      );
   }
   return requests;
 }
@@ -78,4 +86,52 @@ async function listMarketRequests(db: SnapshotDb, route: RouteDefinition): Promi
     }
   }
   return requests;
+}
+
+/**
+ * Endpoint 15: per series with a public history its JSON file (also answering `format=json`)
+ * and its CSV file, answering `format=csv`. The CSV file lies at the request's CSV path
+ * (`api/v1/series/<slug>.csv`), so a static host serves that path without any rule.
+ */
+async function listSeriesHistoryRequests(db: SnapshotDb, route: RouteDefinition): Promise<StaticRequest[]> {
+  return (await listPublicHistorySeries(db)).flatMap((series) => {
+    const path = route.path.replace(':slug', series.slug);
+    return [
+      { route, slug: series.slug, query: {}, file: staticFilePath(path), aliases: [{ format: 'json' }] },
+      {
+        route,
+        slug: series.slug,
+        query: { format: 'csv' },
+        file: `${path.replace(/^\//, '')}${CSV_PATH_SUFFIX}`,
+        aliases: [],
+      },
+    ];
+  });
+}
+
+/**
+ * /fx/ecb: the latest rates (also the file of base=EUR), one file per ISO 4217 currency and one
+ * per base the ECB quotes on the latest date, each also under its lower-case spelling. Lists and
+ * `date` are not a finite set: the server renders them.
+ */
+async function listFxRequests(db: SnapshotDb, route: RouteDefinition): Promise<StaticRequest[]> {
+  const single = (name: 'currency' | 'base', code: string): StaticRequest => ({
+    route,
+    slug: null,
+    query: { [name]: code },
+    file: staticFilePath(route.path, { [name]: code }),
+    aliases: [{ [name]: code.toLowerCase() }],
+  });
+  const bases = (await readLatestEcbRates(db, '')).map((row) => row.currency);
+  return [
+    {
+      route,
+      slug: null,
+      query: {},
+      file: staticFilePath(route.path),
+      aliases: [{ base: 'EUR' }, { base: 'eur' }],
+    },
+    ...(await listReferenceCodes(db, 'currencies')).map((code) => single('currency', code)),
+    ...bases.map((code) => single('base', code)),
+  ];
 }

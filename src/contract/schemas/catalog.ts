@@ -17,6 +17,14 @@ import {
 
 const COUNT = { minimum: 0 };
 
+/** Links to a series' public history (endpoint 15), on endpoints 4 and 9. */
+export const HISTORY_LINKS: Record<string, JsonSchema> = {
+  history_url: nullable(
+    text('Path of the public history (values in force, JSON): /api/v1/series/{slug}; null without data.'),
+  ),
+  history_csv_url: nullable(text('The same history as CSV: /api/v1/series/{slug}.csv; null without data.')),
+};
+
 /** Endpoint 6: research findings, newest first. */
 export const RESEARCH_DATA: JsonSchema = arrayOf(
   object({
@@ -77,6 +85,7 @@ export const SERIES_DATA: JsonSchema = arrayOf(
         'The newest period (its revision in force); null while the snapshot holds no value.',
       ),
     ),
+    ...HISTORY_LINKS,
   }),
   'By key.',
 );

@@ -1,4 +1,4 @@
-import { SINGLE_SOURCE_TERMS } from './envelope.ts';
+import { createMeta, createTaggedEnvelope, SINGLE_SOURCE_TERMS } from './envelope.ts';
 import {
   arrayOf,
   date,
@@ -124,17 +124,28 @@ const MARKET_NAMES = arrayOf(
   'Every name the market was published under, oldest first.',
 );
 
-/** Named schemas of the COT endpoints. */
-export const COT_COMPONENTS: Record<string, JsonSchema> = {
-  CotCategory: CATEGORY,
-  CotReport: object(reportFields(), 'One weekly Commitments of Traders report: the revision in force.'),
-  CotReportRevision: object(
-    {
-      ...reportFields(),
-      supersedes_id: nullable(text('Id of the revision this one replaced; null on revision 1.')),
-    },
-    'One weekly report in the keyed history, with its revision link.',
+/** `supersedes_id`: only in the history view of endpoint 3, so not a required field of CotReport. */
+const SUPERSEDES_ID = nullable(
+  text(
+    'Only in the history view of /api/v1/markets/cot/{slug} (`meta.view` = `history`): id of the revision this one replaced; null on revision 1.',
   ),
+);
+
+function cotReport(): JsonSchema {
+  const report = object(
+    reportFields(),
+    'One weekly Commitments of Traders report: the revision in force. In the history view of /api/v1/markets/cot/{slug} each report also carries `supersedes_id`.',
+  );
+  return {
+    ...report,
+    properties: { ...(report.properties as Record<string, JsonSchema>), supersedes_id: SUPERSEDES_ID },
+  };
+}
+
+/** Named schemas of the COT endpoints (the meta views of endpoint 3 are added below). */
+const COT_SHAPES: Record<string, JsonSchema> = {
+  CotCategory: CATEGORY,
+  CotReport: cotReport(),
   CotMarket: object({ ...MARKET_FIELDS, names: MARKET_NAMES }, 'A futures market of the CFTC reports.'),
 };
 
@@ -166,25 +177,46 @@ function window(fullHistory: boolean, description: string): JsonSchema {
   );
 }
 
+/** The values of `meta.view` of endpoint 3, with the named schema of each view's meta. */
+export const COT_MARKET_VIEWS = {
+  latest: 'CotMarketLatestMeta',
+  history: 'CotMarketHistoryMeta',
+} as const;
+
+const view = (value: keyof typeof COT_MARKET_VIEWS, description: string): JsonSchema => ({
+  type: 'string',
+  const: value,
+  description,
+});
+
 const MARKET_META: Record<string, JsonSchema> = {
   market: ref('CotMarket'),
   report_type: oneOfText(COT_REPORT_TYPES, 'The report type shown.'),
 };
 
 /** Endpoint 3 without a cot:history key: the latest 12 reports, oldest first. */
-export const COT_MARKET_PUBLIC = {
-  data: arrayOf(ref('CotReport')),
-  meta: {
+const COT_MARKET_LATEST_META = createMeta(
+  true,
+  {
+    view: view(
+      'latest',
+      'Which view this is (the discriminator of `meta`): `latest`, the 12 most recent reports, answered without a cot:history key.',
+    ),
     ...MARKET_META,
     window: window(false, 'What an anonymous caller sees: the latest 12 reports (or all, if fewer).'),
     ...SINGLE_SOURCE_TERMS,
   },
-};
+  '`meta` of /api/v1/markets/cot/{slug} without a cot:history key (`view` = `latest`).',
+);
 
 /** Endpoint 3 with a cot:history key: every report, one per date, oldest first, paged. */
-export const COT_MARKET_KEYED = {
-  data: arrayOf(ref('CotReportRevision')),
-  meta: {
+const COT_MARKET_HISTORY_META = createMeta(
+  true,
+  {
+    view: view(
+      'history',
+      'Which view this is (the discriminator of `meta`): `history`, the full history paged, answered to a key holding cot:history; each report carries `supersedes_id`.',
+    ),
     ...MARKET_META,
     window: window(true, 'What this page covers.'),
     as_of: nullable(timestamp('The as_of asked for.')),
@@ -192,4 +224,26 @@ export const COT_MARKET_KEYED = {
     next_cursor: nullable(text('Cursor of the next page; null on the last page.')),
     ...SINGLE_SOURCE_TERMS,
   },
+  '`meta` of /api/v1/markets/cot/{slug} with a cot:history key (`view` = `history`).',
+);
+
+/** Named schemas of the COT endpoints. */
+export const COT_COMPONENTS: Record<string, JsonSchema> = {
+  ...COT_SHAPES,
+  [COT_MARKET_VIEWS.latest]: COT_MARKET_LATEST_META,
+  [COT_MARKET_VIEWS.history]: COT_MARKET_HISTORY_META,
 };
+
+/**
+ * Endpoint 3: one body, two views told apart by `meta.view` (an OpenAPI discriminator). The
+ * reports are CotReport in both; the history view adds `supersedes_id` to each.
+ */
+export const COT_MARKET_BODY: JsonSchema = createTaggedEnvelope(
+  arrayOf(ref('CotReport'), 'The reports, oldest first.'),
+  'view',
+  COT_MARKET_VIEWS,
+  {
+    description:
+      'Without a cot:history key: the 12 most recent reports (`meta.view` = `latest`). With one: the full history, paged (`meta.view` = `history`).',
+  },
+);

@@ -22,6 +22,44 @@ function commonMeta(arrayData: boolean): Record<string, JsonSchema> {
   };
 }
 
+/** The `meta` of a success: the common fields, then the endpoint's own. */
+export function createMeta(
+  arrayData: boolean,
+  meta: Record<string, JsonSchema>,
+  description?: string,
+): JsonSchema {
+  return object({ ...commonMeta(arrayData), ...meta }, description);
+}
+
+/**
+ * A success body whose `meta` takes one of several shapes (a different view of the same data):
+ * each shape is a named schema (`createMeta`) with a `const` string property `propertyName`, and
+ * the union carries an OpenAPI discriminator mapping each value to its schema, so that generated
+ * clients get a tagged union instead of an untagged `anyOf`.
+ */
+export function createTaggedEnvelope(
+  data: JsonSchema,
+  propertyName: string,
+  metas: Readonly<Record<string, string>>,
+  options: { description?: string } = {},
+): JsonSchema {
+  const mapping = Object.fromEntries(
+    Object.entries(metas).map(([value, name]) => [value, `#/components/schemas/${name}`]),
+  );
+  return {
+    ...(options.description ? { description: options.description } : {}),
+    type: 'object',
+    required: ['data', 'meta'],
+    properties: {
+      data,
+      meta: {
+        oneOf: Object.values(mapping).map(($ref) => ({ $ref })),
+        discriminator: { propertyName, mapping },
+      },
+    },
+  };
+}
+
 /** A success body: `data` and `meta` with the common fields plus the endpoint's own. */
 export function createEnvelope(
   data: JsonSchema,

@@ -1,4 +1,5 @@
 import { FREQUENCIES } from '../../model/records.ts';
+import { HISTORY_LINKS } from './catalog.ts';
 import {
   arrayOf,
   integer,
@@ -38,6 +39,7 @@ export const MACRO_LATEST_DATA: JsonSchema = arrayOf(
     ),
     first_period: nullable(period('Oldest period held.')),
     periods: nullable(integer('Number of periods held.', { minimum: 0 })),
+    ...HISTORY_LINKS,
   }),
   'Tracked series of redistributable sources, by slug.',
 );

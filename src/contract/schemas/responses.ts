@@ -75,7 +75,6 @@ export const HEADER_COMPONENTS: Record<string, HeaderObject> = {
       '`<path?...&cursor=...>; rel="next"` when another page follows (also for CSV, which has no meta).',
     schema: TEXT,
   },
-  Allow: { description: '`GET, HEAD, OPTIONS`.', required: true, schema: TEXT },
 };
 
 const RATE_LIMIT_HEADERS = [
@@ -110,7 +109,11 @@ function errorResponse(description: string, names: readonly string[]): JsonSchem
   };
 }
 
-/** The error responses, by HTTP status (`#/components/responses/<status>`). */
+/**
+ * The error responses operations refer to, by HTTP status (`#/components/responses/<status>`).
+ * 405 is not among them: no operation answers it (OpenAPI describes only the methods a path has),
+ * so the document's introduction describes it, and Redocly's no-unused-components would flag it.
+ */
 export const RESPONSE_COMPONENTS: Record<string, JsonSchema> = {
   '400': errorResponse(
     '`invalid_parameter`: an unknown, repeated or malformed query parameter, or a filter code that is well-formed but not in the reference list. The message names the parameter and the expected format.',
@@ -125,10 +128,6 @@ export const RESPONSE_COMPONENTS: Record<string, JsonSchema> = {
     'WWW-Authenticate',
   ]),
   '404': errorResponse('`not_found`: unknown path, slug, series key or API version.', RATE_LIMIT_HEADERS),
-  '405': errorResponse(
-    '`method_not_allowed`: a method other than GET, HEAD or OPTIONS, on any path. Sent before the rate limit is counted.',
-    ['Allow'],
-  ),
   '429': errorResponse(
     '`rate_limited`: the caller’s requests per minute are used up; a request sent after Retry-After seconds is accepted.',
     [...RATE_LIMIT_HEADERS, 'Retry-After'],

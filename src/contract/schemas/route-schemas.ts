@@ -7,13 +7,7 @@ import {
   SERIES_META,
   SOURCES_DATA,
 } from './catalog.ts';
-import {
-  COT_COMPONENTS,
-  COT_MARKET_KEYED,
-  COT_MARKET_PUBLIC,
-  COT_SUMMARY_DATA,
-  COT_SUMMARY_META,
-} from './cot.ts';
+import { COT_COMPONENTS, COT_MARKET_BODY, COT_SUMMARY_DATA, COT_SUMMARY_META } from './cot.ts';
 import { createEnvelope, ENVELOPE_COMPONENTS } from './envelope.ts';
 import { FX_ECB_DATA, FX_ECB_META } from './fx.ts';
 import type { JsonSchema } from './json-schema.ts';
@@ -27,6 +21,7 @@ import {
   REFERENCE_COMPONENTS,
   VENUES_DATA,
 } from './reference.ts';
+import { SERIES_HISTORY_DATA, SERIES_HISTORY_META } from './series-history.ts';
 import { STATUS_DATA } from './status.ts';
 
 /** Every named schema the route bodies refer to (`#/components/schemas/<name>`). */
@@ -38,26 +33,22 @@ export const SCHEMA_COMPONENTS: Record<string, JsonSchema> = {
 };
 
 /**
- * The 200 body of each route; a route whose body differs with and without a key (endpoint 3)
- * has one per form. A new route in the table does not type-check until it has its body here.
+ * The 200 body of each route, a list holding one schema (openapi.ts refuses more). A body
+ * that differs with and without a key (endpoint 3) is one envelope whose `meta` is a tagged union
+ * (createTaggedEnvelope), never several untagged bodies: OpenAPI generators type the former as a
+ * discriminated union. A new route in the table does not type-check until it has its body here.
  */
 export const ROUTE_BODIES: Readonly<Record<RouteId, readonly JsonSchema[]>> = {
   status: [createEnvelope(STATUS_DATA, {})],
   'cot-summary': [createEnvelope(COT_SUMMARY_DATA, COT_SUMMARY_META)],
-  'cot-market': [
-    createEnvelope(COT_MARKET_PUBLIC.data, COT_MARKET_PUBLIC.meta, {
-      title: 'Public: the 12 most recent reports',
-    }),
-    createEnvelope(COT_MARKET_KEYED.data, COT_MARKET_KEYED.meta, {
-      title: 'With a cot:history key: the full history, paged',
-    }),
-  ],
+  'cot-market': [COT_MARKET_BODY],
   'macro-latest': [createEnvelope(MACRO_LATEST_DATA, {})],
   'macro-series': [createEnvelope(SERIES_HISTORY.data, SERIES_HISTORY.meta)],
   research: [createEnvelope(RESEARCH_DATA, {})],
   sources: [createEnvelope(SOURCES_DATA, {})],
   observations: [createEnvelope(SERIES_HISTORY.data, SERIES_HISTORY.meta)],
   series: [createEnvelope(SERIES_DATA, SERIES_META)],
+  'series-history': [createEnvelope(SERIES_HISTORY_DATA, SERIES_HISTORY_META)],
   sectors: [createEnvelope(SECTORS_DATA, SECTORS_META)],
   'fx-ecb': [createEnvelope(FX_ECB_DATA, FX_ECB_META)],
   countries: [createEnvelope(COUNTRIES_DATA, FILTERED_LIST_META)],

@@ -35,7 +35,11 @@ export const STATUS_DATA: JsonSchema = object({
       cadence: oneOfText(FREQUENCIES, 'How often the source publishes.'),
       series_count: integer('Series (and COT report series) of the source that hold data.', { minimum: 0 }),
       last_period: nullable(period('Newest reference period held.')),
-      last_observed_at: nullable(timestamp('Newest knowledge time (observed_at) held.')),
+      last_observed_at: nullable(
+        timestamp(
+          'Newest knowledge time (observed_at) held; for a reference list (tz, iso4217, mic, m49, countries), which holds no observations, the time its list was loaded.',
+        ),
+      ),
       next_release_due: nullable(
         timestamp('Estimate of the next release from the last one and the cadence (holidays not modelled).'),
       ),

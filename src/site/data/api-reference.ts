@@ -8,8 +8,16 @@ import type { SiteContext } from './site-context.ts';
 /** Anonymous requests per minute per client IP (the server's default, SPEC section 5). */
 export const ANONYMOUS_RATE_LIMIT = 60;
 
-/** The host the examples call: the one `npm start` serves on. */
-export const EXAMPLE_BASE_URL = 'http://localhost:4321';
+/**
+ * The host the examples call. A static page cannot know the host it is served from (and the site
+ * runs no script), so the examples read it from a shell variable the reader sets once:
+ * `export MMDS_URL=https://<your-host>`. The page says so above the examples.
+ */
+export const EXAMPLE_BASE_URL = '$MMDS_URL';
+
+/** The line that sets the examples' host, shown with them. */
+export const EXAMPLE_BASE_URL_SETUP =
+  'export MMDS_URL=https://<your-host>   # the address this site is served from';
 
 /** Items kept of each array in an example response. */
 const EXAMPLE_ITEMS = 3;
@@ -93,6 +101,11 @@ function chooseExample(
     return subjects.macroSlug ? { slug: subjects.macroSlug, query: limit } : null;
   if (route.id === 'observations')
     return subjects.macroKey ? { slug: null, query: { series: subjects.macroKey, ...limit } } : null;
+  // A macro series is a catalogued series of a redistributable source: its slug names it here too.
+  if (route.id === 'series-history')
+    return subjects.macroSlug ? { slug: subjects.macroSlug, query: {} } : null;
+  // Any other endpoint with a path parameter has no example subject yet.
+  if (route.path.includes(':slug')) return null;
   return { slug: null, query: {} };
 }
 
@@ -121,8 +134,8 @@ export async function readApiReference(
     }
     const target = `${EXAMPLE_BASE_URL}${exampleRequest ?? route.path.replace(':slug', '<slug>')}`;
     const auth = '-H "Authorization: Bearer $MMDS_KEY" ';
-    const curl = [`curl -s ${keyed ? auth : ''}'${target}'`];
-    if (route.access.kind === 'public-or-scope') curl.push(`curl -s ${auth}'${target}?limit=3'`);
+    const curl = [`curl -s ${keyed ? auth : ''}"${target}"`];
+    if (route.access.kind === 'public-or-scope') curl.push(`curl -s ${auth}"${target}?limit=3"`);
     docs.push({
       id: route.id,
       number: route.number,

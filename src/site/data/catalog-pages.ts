@@ -71,7 +71,7 @@ export async function readSectorsPage(
       getSeriesCatalogue,
     ),
   ]);
-  const macroSlugs = new Map(macro.map((m) => [m.slug, m.name]));
+  const macroSlugs = new Map(macro.filter((m) => m.latestPeriod !== null).map((m) => [m.slug, m.name]));
   return sectors.data.map((sector) => ({
     id: sector.id,
     name: sector.name,
@@ -92,7 +92,8 @@ export async function readSectorsPage(
     lastObserved: formatTimestamp(sector.last_observed_at),
     links: [
       ...markets
-        .filter((m) => m.sector === sector.id)
+        // Only markets and series with data have a page: no link leads to an empty one.
+        .filter((m) => m.sector === sector.id && m.latestDate !== null)
         .map((m) => ({ href: `/markets/${m.slug}/`, label: m.name })),
       ...series.data
         .filter((s) => s.sector === sector.id && macroSlugs.has(s.slug))

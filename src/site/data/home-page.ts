@@ -51,7 +51,7 @@ export async function readHomePage(context: SiteContext, inputs: HomeInputs): Pr
   return {
     holdings: await countHoldings(context, inputs),
     quickStart: QUICK_START,
-    firstRequest: `curl -s ${EXAMPLE_BASE_URL}/api/v1/markets/cot`,
+    firstRequest: `curl -s "${EXAMPLE_BASE_URL}/api/v1/markets/cot"`,
     freshness: inputs.status.sources,
   };
 }

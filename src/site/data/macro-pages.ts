@@ -1,6 +1,7 @@
 import { getMacroLatest } from '../../api/v1/macro.ts';
 import { readSourceTerms } from '../../query/catalog.ts';
 import { type ObservationRow, readObservationHistory } from '../../query/history.ts';
+import { parsePeriodStart } from '../charts/axis-ticks.ts';
 import { renderLineChart } from '../charts/line-chart.ts';
 import { formatNumber, formatTimestamp } from '../format.ts';
 import { readPublicData, readWholeHistory, type SiteContext } from './site-context.ts';
@@ -50,6 +51,11 @@ export interface MacroPage {
   seasonalAdjustment: string | null;
   periods: number;
   chart: string | null;
+  /**
+   * The same two lines over the last five years, where the history is longer: on a chart of
+   * decades the revisions of recent periods are too small to see. Null for shorter histories.
+   */
+  recentChart: string | null;
   /** Value in force minus first print per period; null when no period was revised. */
   revisionChart: string | null;
   /** The newest periods, newest first. */
@@ -61,6 +67,9 @@ export interface MacroPage {
   attribution: string | null;
   licence: string | null;
 }
+
+/** The span of the "last 5 years" view, and the history it is offered for (longer than that). */
+const RECENT_YEARS = 5;
 
 /** Periods in the page's "latest periods" table. */
 const LATEST_ROWS = 8;
@@ -123,6 +132,11 @@ export async function readMacroPage(context: SiteContext, slug: string): Promise
   });
   const revised = periods.filter(([, p]) => p.records > 1).reverse();
   const terms = await readSourceTerms(context.db, series.source);
+  const recent = selectRecent(periods);
+  const revisionLines = (selected: readonly (typeof periods)[number][]) => [
+    { name: 'Value in force', points: selected.map(([x, p]) => ({ x, y: p.inForce.value })) },
+    { name: 'First print', points: selected.map(([x, p]) => ({ x, y: p.first.value })), dashed: true },
+  ];
   return {
     slug,
     key: series.key,
@@ -139,14 +153,17 @@ export async function readMacroPage(context: SiteContext, slug: string): Promise
             title: `${series.name}: first print and value in force`,
             yLabel: formatUnit(series.unit),
             xLabel: 'Period',
-            series: [
-              { name: 'Value in force', points: periods.map(([x, p]) => ({ x, y: p.inForce.value })) },
-              {
-                name: 'First print',
-                points: periods.map(([x, p]) => ({ x, y: p.first.value })),
-                dashed: true,
-              },
-            ],
+            series: revisionLines(periods),
+          }),
+    recentChart:
+      recent === null
+        ? null
+        : renderLineChart({
+            id: `${slug}-recent`,
+            title: `${series.name}: first print and value in force, last ${RECENT_YEARS} years`,
+            yLabel: formatUnit(series.unit),
+            xLabel: 'Period',
+            series: revisionLines(recent),
           }),
     revisionChart:
       revised.length > 0
@@ -174,6 +191,18 @@ export async function readMacroPage(context: SiteContext, slug: string): Promise
     attribution: terms?.attribution ?? null,
     licence: terms?.licence ?? null,
   };
+}
+
+/**
+ * The periods of the last five years before the newest one, or null when the whole history is
+ * not longer than that (the full chart already shows it at that scale).
+ */
+function selectRecent<T>(periods: Array<[string, T]>): Array<[string, T]> | null {
+  if (periods.length < 2) return null;
+  const last = new Date(parsePeriodStart(periods.at(-1)![0]));
+  const cutoff = Date.UTC(last.getUTCFullYear() - RECENT_YEARS, last.getUTCMonth(), last.getUTCDate());
+  if (parsePeriodStart(periods[0]![0]) >= cutoff) return null;
+  return periods.filter(([period]) => parsePeriodStart(period) > cutoff);
 }
 
 /** The unit as an axis label: `Thousands of persons`. */

@@ -2,11 +2,12 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { renderCsv } from '../../../src/api/v1/csv.ts';
 import { renderPayload } from '../../../src/api/v1/render.ts';
 import { BUILD_MANIFEST_FILE, type BuildManifest } from '../../../src/build/build-manifest.ts';
 import { listFiles } from '../../../src/build/finish-dist.ts';
 import { parseRequest } from '../../../src/contract/parse-request.ts';
-import { matchRoute, ROUTES, type RouteId } from '../../../src/contract/routes.ts';
+import { csvQuery, matchRoute, ROUTES, type RouteId } from '../../../src/contract/routes.ts';
 import { openDuckDb, readCsvFile } from '../../../src/db/duckdb.ts';
 import type { SnapshotDb } from '../../../src/query/snapshot-db.ts';
 import { SAMPLE_DATA } from '../../helpers/paths.ts';
@@ -29,6 +30,7 @@ const VALUE_ROUTES: ReadonlySet<RouteId> = new Set([
   'fx-ecb',
   'observations',
   'macro-series',
+  'series-history',
 ]);
 
 /** Text of every file of dist/, compressed copies decompressed, by path. */
@@ -134,10 +136,14 @@ describe('mmds build on the sample data plus the licensed test series', () => {
       const served = await response.text();
       const matched = matchRoute(entry.path)!;
       expect(matched.route.id, url).toBe(entry.route_id);
-      const params = parseRequest(matched.route, matched.slug, search);
+      // A `.csv` path is its route's request with format=csv.
+      const params = parseRequest(matched.route, matched.slug, matched.csv ? csvQuery(search) : search);
       const computed = await renderPayload(db, matched.route, params, { now: FIXTURE_NOW, keyed: false });
+      // format=csv files (endpoint 15) hold the payload's data as CSV.
+      const expected =
+        params.query.format === 'csv' ? renderCsv(computed.data as unknown[]) : JSON.stringify(computed);
       if (response.status !== 200) mismatches.push(`${url}: status ${response.status}`);
-      else if (withoutGeneratedAt(served) !== withoutGeneratedAt(JSON.stringify(computed)))
+      else if (withoutGeneratedAt(served) !== withoutGeneratedAt(expected))
         mismatches.push(`${url}: body differs from renderPayload`);
     }
     expect(mismatches).toEqual([]);
@@ -215,7 +221,8 @@ describe('mmds build on the sample data plus the licensed test series', () => {
     );
     let checked = 0;
     for (const [file, text] of texts) {
-      if (!valueFiles.has(file.replace(/\.(gz|br)$/, ''))) continue;
+      // The CSV files repeat the JSON files' rows (test/e2e/build/series-history-build.test.ts).
+      if (!valueFiles.has(file.replace(/\.(gz|br)$/, '')) || /\.csv(\.(gz|br))?$/.test(file)) continue;
       checked += collectValues((JSON.parse(text) as { data: unknown }).data).length;
     }
     expect(checked).toBeGreaterThan(0);
@@ -231,12 +238,13 @@ describe('mmds build on the sample data plus the licensed test series', () => {
     expect(readMtimes(distDir)).toEqual(before);
   });
 
-  it('exits 2 with one line when no snapshot has been published', async () => {
+  it('exits 1 with one line when no snapshot has been published', async () => {
     const empty = createTempDir('mmds-build-empty-');
     try {
       const out = join(empty.dir, 'dist');
-      const run = await runMmds(['build', '--out', out], { MMDS_DATA_DIR: join(empty.dir, 'data') });
-      expect(run.code).toBe(2);
+      // An existing, empty data directory (a missing one is a configuration error, exit 78).
+      const run = await runMmds(['build', '--out', out], { MMDS_DATA_DIR: empty.dir });
+      expect(run.code).toBe(1);
       expect(run.stdout).toBe('');
       expect(run.stderr.trimEnd().split('\n')).toHaveLength(1);
       expect(run.stderr).toMatch(/^mmds: .*snapshot/);

@@ -81,8 +81,11 @@ describe('keyed tier over HTTP: who gets what', () => {
     { name: '8 /observations', path: `/api/v1/observations?series=${PAYROLLS}`, scope: 'observations:read' },
   ];
   const publicPaths = [
-    ...ROUTES.filter((route) => route.access.kind === 'public').map((route) => route.path),
+    ...ROUTES.filter((route) => route.access.kind === 'public' && !route.path.includes(':slug')).map(
+      (route) => route.path,
+    ),
     '/api/v1/markets/cot/gold',
+    '/api/v1/series/eur-usd',
   ];
 
   const issue = async (args: string[]): Promise<IssuedKey> => {

@@ -165,7 +165,7 @@ const SQLISH = [
 
 const VALID_VALUES: Record<string, string[]> = {
   country: ['US', 'DE', 'ZZ'],
-  currency: ['USD', 'EUR', 'ZZZ'],
+  currency: ['USD', 'EUR', 'ZZZ', 'usd,gbp', 'USD,USD', 'USD,,GBP'],
   region: ['150', 'europe', 'northern-europe', '999', 'atlantis'],
   // The licensed test series (test/fixtures/licensed/): in the snapshot, never in public output.
   series: ['ecb.USD', 'bls.CUUR0000SA0', 'zz.UNKNOWN', LICENSED_SERIES_KEY],
@@ -173,6 +173,10 @@ const VALID_VALUES: Record<string, string[]> = {
   as_of: ['2026-01-01T00:00:00Z', '2025-08-01T12:30:00Z', '2000-01-01T00:00:00Z', '2099-01-01T00:00:00Z'],
   from: ['2024', '2025-01', '2025-Q1', '2025-01-01'],
   to: ['2026', '2026-12', '2026-Q4', '2026-12-31'],
+  observation_start: ['2024', '2025-06-01', '2025-02-30'],
+  observation_end: ['2026-Q2', '2026-06-30', '2025-13'],
+  base: ['EUR', 'usd', 'GBP', 'ZZZ', 'BGN'],
+  date: ['2025-06-02', '2026-04-12', '1998-12-31', '2099-01-01', '2025-02-30'],
   limit: ['1', '2', '100', '10000'],
   cursor: [Buffer.from('{"p":"2025-01","r":1}').toString('base64url'), 'AAAA', 'eyJwIjoiIn0'],
   format: ['json', 'csv', 'CSV', 'xml'],

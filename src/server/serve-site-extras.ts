@@ -1,0 +1,67 @@
+import { createHash } from 'node:crypto';
+import { API_INDEX_FILE, API_INDEX_MAX_AGE, createApiIndex } from '../api/v1/api-index.ts';
+import { unavailable } from '../contract/errors.ts';
+import type { Caller, HandlerDeps } from './handler-deps.ts';
+import { compressBody, createResponse, respondWith } from './http-response.ts';
+import type { ResponseHeaders } from './response-headers.ts';
+
+/** The site's not-found page, written by the build from src/pages/404.astro. */
+export const NOT_FOUND_PAGE = '/404.html';
+
+/**
+ * `GET /api/v1/` (and `/api/v1`): the endpoint list. The built file when dist/ holds one (the
+ * same bytes a static host serves), else rendered from the route table for the current snapshot.
+ */
+export function serveApiIndex(
+  request: Request,
+  headers: ResponseHeaders,
+  deps: HandlerDeps,
+  caller: Caller | null,
+): Response {
+  const db = deps.snapshots.current();
+  if (!db) throw unavailable('no snapshot has been published yet', 30);
+  headers.set('X-Snapshot-Id', db.id);
+  headers.set('Cache-Control', caller ? 'private, no-store' : `public, max-age=${API_INDEX_MAX_AGE}`);
+  const site = deps.staticSite();
+  const built = site?.snapshot === db.id ? site.lookupFile(`/${API_INDEX_FILE}`) : null;
+  if (built) return respondWith(request, built, headers);
+  const generatedAt = `${deps.now().toISOString().slice(0, 19)}Z`;
+  const body = Buffer.from(JSON.stringify(createApiIndex(db.id, generatedAt)));
+  return respondWith(
+    request,
+    {
+      body,
+      ...compressBody(body),
+      // The list depends on the route table and the snapshot only, not on the second it was made.
+      etag: `"${createHash('sha256')
+        .update(JSON.stringify(createApiIndex(db.id, '')))
+        .digest('base64url')
+        .slice(0, 32)}"`,
+      contentType: 'application/json; charset=utf-8',
+    },
+    headers,
+  );
+}
+
+/** Whether a request comes from a browser navigating: it accepts HTML. */
+export function wantsHtml(request: Request): boolean {
+  return /(^|[\s,])text\/html\b/.test(request.headers.get('accept') ?? '');
+}
+
+/**
+ * The HTML 404 page for a browser asking for a page that does not exist (never under /api/,
+ * which keeps the JSON envelope), or null when dist/ has no such page: the caller then answers
+ * with the envelope.
+ */
+export function serveNotFoundPage(
+  request: Request,
+  headers: ResponseHeaders,
+  deps: HandlerDeps,
+): Response | null {
+  const page = deps.staticSite()?.lookupFile(NOT_FOUND_PAGE);
+  if (!page) return null;
+  headers.set('Content-Type', 'text/html; charset=utf-8');
+  headers.set('Cache-Control', 'no-store');
+  headers.set('Content-Length', String(page.body.length));
+  return createResponse(404, headers.toPairs(), request.method === 'HEAD' ? null : page.body);
+}
