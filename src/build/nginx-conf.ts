@@ -179,12 +179,7 @@ export function renderNginxConf(options: NginxConfOptions): string {
     '    }',
     '',
     '    location @mmds_pages {',
-    '        proxy_pass http://mmds_serve;',
-    '        proxy_http_version 1.1;',
-    '        proxy_set_header Connection "";',
-    '        proxy_set_header Host $host;',
-    '        proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;',
-    '        proxy_set_header X-Forwarded-Proto $scheme;',
+    ...PROXY_TO_SERVE,
     '        proxy_intercept_errors on;',
     '        error_page 404 /404.html;',
     '    }',
@@ -199,18 +194,23 @@ export function renderNginxConf(options: NginxConfOptions): string {
     '    }',
     '',
     '    location @mmds_serve {',
-    '        proxy_pass http://mmds_serve;',
-    '        proxy_http_version 1.1;',
-    '        proxy_set_header Connection "";',
-    '        proxy_set_header Host $host;',
-    '        proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;',
-    '        proxy_set_header X-Forwarded-Proto $scheme;',
+    ...PROXY_TO_SERVE,
     '    }',
     '}',
     '',
   ];
   return lines.join('\n');
 }
+
+/** The lines of a location that hands the request to mmds serve (upstream mmds_serve, keep-alive). */
+const PROXY_TO_SERVE = [
+  '        proxy_pass http://mmds_serve;',
+  '        proxy_http_version 1.1;',
+  '        proxy_set_header Connection "";',
+  '        proxy_set_header Host $host;',
+  '        proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;',
+  '        proxy_set_header X-Forwarded-Proto $scheme;',
+];
 
 /** The map key of a pre-rendered request: its path and query exactly as a client writes them. */
 function requestKey(route: StaticRoute): string {

@@ -41,6 +41,17 @@ function isRealInstant(text: string): boolean {
   return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 19) === text.slice(0, 19);
 }
 
+/** A keyed-only period bound (`from`, `to` and their FRED aliases): the same forms and checks. */
+function periodParam(description: string) {
+  return {
+    description,
+    schema: z.string().regex(PERIOD).refine(isRealPeriod),
+    expected: PERIOD_EXPECTED,
+    openapi: { type: 'string', pattern: PERIOD.source },
+    keyedOnly: true,
+  } satisfies ParamSpec;
+}
+
 export const PARAMS = {
   slug: {
     description: 'Identifier of a market or series (lowercase letters, digits and hyphens).',
@@ -84,40 +95,18 @@ export const PARAMS = {
     openapi: { type: 'string', format: 'date-time', pattern: TIMESTAMP.source },
     keyedOnly: true,
   },
-  from: {
-    description:
-      'Start of the period range (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD), from its first day: every period ' +
+  from: periodParam(
+    'Start of the period range (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD), from its first day: every period ' +
       'that has a day on or after it is included, whatever the series frequency (from=2025-06-15 on a ' +
       'monthly series includes 2025-06). Alias: observation_start.',
-    schema: z.string().regex(PERIOD).refine(isRealPeriod),
-    expected: PERIOD_EXPECTED,
-    openapi: { type: 'string', pattern: PERIOD.source },
-    keyedOnly: true,
-  },
-  to: {
-    description:
-      'End of the period range (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD), to its last day: every period that ' +
+  ),
+  to: periodParam(
+    'End of the period range (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD), to its last day: every period that ' +
       'has a day on or before it is included (to=2025-Q2 ends on 2025-06-30; to=2025-06-15 on a monthly ' +
       'series includes 2025-06). Alias: observation_end.',
-    schema: z.string().regex(PERIOD).refine(isRealPeriod),
-    expected: PERIOD_EXPECTED,
-    openapi: { type: 'string', pattern: PERIOD.source },
-    keyedOnly: true,
-  },
-  observation_start: {
-    description: 'The same as `from` (the FRED name); give one of the two.',
-    schema: z.string().regex(PERIOD).refine(isRealPeriod),
-    expected: PERIOD_EXPECTED,
-    openapi: { type: 'string', pattern: PERIOD.source },
-    keyedOnly: true,
-  },
-  observation_end: {
-    description: 'The same as `to` (the FRED name); give one of the two.',
-    schema: z.string().regex(PERIOD).refine(isRealPeriod),
-    expected: PERIOD_EXPECTED,
-    openapi: { type: 'string', pattern: PERIOD.source },
-    keyedOnly: true,
-  },
+  ),
+  observation_start: periodParam('The same as `from` (the FRED name); give one of the two.'),
+  observation_end: periodParam('The same as `to` (the FRED name); give one of the two.'),
   limit: {
     description: 'Rows per page, 1 to 10000 (default 1000).',
     schema: z
