@@ -46,7 +46,12 @@ export interface SnapshotDb {
    * file's), or the whole table when no partition can hold it. Use it `AS <table>`.
    */
   factRelation(table: FactTable, seriesKey: string): string;
-  /** Waits for queries in flight, then closes the instance. */
+  /**
+   * Keeps the snapshot open for a piece of work that runs several queries (a request), even if
+   * it is retired meanwhile; call the returned function once the work is done.
+   */
+  lease(): () => void;
+  /** Waits for leases and queries in flight, then closes the instance; later queries fail. */
   close(): Promise<void>;
   /** Settings that must hold once the views exist (asserted at server start). */
   readSecuritySettings(): Promise<{ enable_external_access: boolean; lock_configuration: boolean }>;
@@ -165,8 +170,12 @@ function createPool(
   const waiters: Array<(pooled: PooledConnection) => void> = [];
   let created = 0;
   let inFlight = 0;
+  let leases = 0;
   let closed = false;
   const idleWaiters: Array<() => void> = [];
+  const notifyIfIdle = () => {
+    if (inFlight === 0 && leases === 0) for (const notify of idleWaiters.splice(0)) notify();
+  };
 
   async function acquire(): Promise<PooledConnection> {
     const ready = idle.pop();
@@ -219,15 +228,25 @@ function createPool(
       } finally {
         release(pooled);
         inFlight -= 1;
-        if (inFlight === 0) for (const notify of idleWaiters.splice(0)) notify();
+        notifyIfIdle();
       }
+    },
+    lease() {
+      leases += 1;
+      let held = true;
+      return () => {
+        if (!held) return;
+        held = false;
+        leases -= 1;
+        notifyIfIdle();
+      };
     },
     factRelation(table, seriesKey) {
       return findPartition(partitions.get(table), seriesKey) ?? table;
     },
     async close() {
+      if (inFlight > 0 || leases > 0) await new Promise<void>((resolve) => idleWaiters.push(resolve));
       closed = true;
-      if (inFlight > 0) await new Promise<void>((resolve) => idleWaiters.push(resolve));
       for (const pooled of idle) pooled.connection.closeSync();
       idle.length = 0;
       instance.closeSync();

@@ -68,8 +68,14 @@ export async function dispatchRequest(
   state.snapshot = db.id;
   if (matched.route.access.kind === 'public-or-scope') headers.append('Vary', 'Authorization');
   headers.set('Cache-Control', caller ? 'private, no-store' : `public, max-age=${matched.route.maxAge}`);
-  const representation = await representRoute(matched.route, params, url, db, keyed, deps);
-  return respondWith(request, representation, headers);
+  // The request's queries all read this snapshot, even if a publish retires it meanwhile.
+  const release = db.lease();
+  try {
+    const representation = await representRoute(matched.route, params, url, db, keyed, deps);
+    return respondWith(request, representation, headers);
+  } finally {
+    release();
+  }
 }
 
 /** Authenticates a bearer token (a bad key is a 401, never anonymous access) and applies the rate limit. */

@@ -22,12 +22,13 @@ export async function serveStatusPage(
   const db = deps.snapshots.current();
   if (!db) throw unavailable('no snapshot has been published yet', 30);
   headers.set('X-Snapshot-Id', db.id);
+  const release = db.lease();
   const envelope = await renderPayload(
     db,
     STATUS_ROUTE,
     { slug: null, query: {}, keyedParams: [] },
     { now: deps.now(), keyed: false },
-  );
+  ).finally(release);
   const body = Buffer.from(
     renderStatusPage(envelope as Parameters<typeof renderStatusPage>[0], { live: true }),
   );
