@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { API_INDEX_FILE, API_INDEX_MAX_AGE, createApiIndex } from '../api/v1/api-index.ts';
 import { unavailable } from '../contract/errors.ts';
 import type { Caller, HandlerDeps } from './handler-deps.ts';
-import { compressBody, createResponse, respondWith } from './http-response.ts';
+import { compressBody, createResponse, type Representation, respondWith } from './http-response.ts';
 import type { ResponseHeaders } from './response-headers.ts';
 
 /** The site's not-found page, written by the build from src/pages/404.astro. */
@@ -25,22 +25,25 @@ export function serveApiIndex(
   const site = deps.staticSite();
   const built = site?.snapshot === db.id ? site.lookupFile(`/${API_INDEX_FILE}`) : null;
   if (built) return respondWith(request, built, headers);
+  // Rendered once per snapshot (like the endpoints' payloads): the list depends on the route
+  // table and the snapshot only, so the first rendering's body, ETag and compressed copies serve.
+  const cacheKey = `${db.id} api-index`;
+  const cached = deps.cache.get(cacheKey) as Representation | undefined;
+  if (cached) return respondWith(request, cached, headers);
   const generatedAt = `${deps.now().toISOString().slice(0, 19)}Z`;
   const body = Buffer.from(JSON.stringify(createApiIndex(db.id, generatedAt)));
-  return respondWith(
-    request,
-    {
-      body,
-      ...compressBody(body),
-      // The list depends on the route table and the snapshot only, not on the second it was made.
-      etag: `"${createHash('sha256')
-        .update(JSON.stringify(createApiIndex(db.id, '')))
-        .digest('base64url')
-        .slice(0, 32)}"`,
-      contentType: 'application/json; charset=utf-8',
-    },
-    headers,
-  );
+  const representation: Representation = {
+    body,
+    ...compressBody(body),
+    // Not over generated_at: every instance serving the snapshot gives the same ETag.
+    etag: `"${createHash('sha256')
+      .update(JSON.stringify(createApiIndex(db.id, '')))
+      .digest('base64url')
+      .slice(0, 32)}"`,
+    contentType: 'application/json; charset=utf-8',
+  };
+  deps.cache.set(cacheKey, representation);
+  return respondWith(request, representation, headers);
 }
 
 /** Whether a request comes from a browser navigating: it accepts HTML. */
