@@ -49,6 +49,85 @@ export interface CotReportRow {
   revision_number: number;
   supersedes_id: string | null;
   source_ref: string;
+  /** Per category the analytics of this report (cotAnalyticsSql); null for a report without positions. */
+  analytics: CotAnalyticsRow[] | null;
+}
+
+/** The analytics of one trader category of one report (docs/api/cot-analytics.md). */
+export interface CotAnalyticsRow {
+  category: string;
+  pct_oi_net: number | null;
+  cot_index_26: number | null;
+  cot_index_52: number | null;
+  cot_index_156: number | null;
+  z_score_52: number | null;
+}
+
+/**
+ * The windows of the analytics, in reports: the COT Index over each of `index`, the z-score over
+ * `z`. Each names its field (`cot_index_<n>`, `z_score_<n>`).
+ */
+export interface CotAnalyticsWindows {
+  index: readonly number[];
+  z: number;
+}
+
+/** The windows the API serves: COT Index over 26, 52 and 156 reports, z-score over 52. */
+export const SERVED_WINDOWS: CotAnalyticsWindows = { index: [26, 52, 156], z: 52 };
+
+/** The struct entry of the COT Index over n reports: null until n reports have a net, or when max = min. */
+const indexEntry = (n: number) =>
+  `cot_index_${n}: CASE WHEN n${n} = ${n} AND max${n} > min${n}
+                        THEN round((net - min${n}) / (max${n} - min${n}) * 100, 2) END`;
+
+/**
+ * The in-force reports of `relation` that `where` keeps (a condition on cot_reports, e.g. the
+ * series and as_of), one per series and report date, each with its `analytics`: per category
+ * net as % of open interest, the COT Index over 26, 52 and 156 reports and the 52-report
+ * z-score of net. The windows run over every report `where` keeps, so filter periods and page
+ * outside this query (docs/api/cot-analytics.md has the definitions).
+ */
+export function cotAnalyticsSql(
+  relation: string,
+  where: string,
+  windows: CotAnalyticsWindows = SERVED_WINDOWS,
+): string {
+  const { index, z } = windows;
+  const all = [...new Set([...index, z])];
+  const frames = all
+    .map(
+      (n) =>
+        `w${n} AS (PARTITION BY series_key, category ORDER BY period ROWS BETWEEN ${n - 1} PRECEDING AND CURRENT ROW)`,
+    )
+    .join(',\n      ');
+  const stats = all
+    .map(
+      (n) => `count(net) OVER w${n} AS n${n}, min(net) OVER w${n} AS min${n}, max(net) OVER w${n} AS max${n}`,
+    )
+    .join(',\n           ');
+  return `WITH in_force AS (
+    SELECT ${REPORT_COLUMNS} FROM ${relation} AS cot_reports WHERE ${where}
+    QUALIFY row_number() OVER (PARTITION BY series_key, period ORDER BY revision_number DESC) = 1
+  ), nets AS (
+    SELECT series_key, period, open_interest, p.category AS category,
+           CAST(p.long AS DOUBLE) - CAST(p.short AS DOUBLE) AS net
+      FROM (SELECT series_key, period, open_interest, unnest(positions) AS p FROM in_force)
+  ), windows AS (
+    SELECT *, ${stats},
+           avg(net) OVER w${z} AS mean${z}, stddev_pop(net) OVER w${z} AS sd${z}
+      FROM nets
+    WINDOW ${frames}
+  ), analytics AS (
+    SELECT series_key, period, list({
+             category: category,
+             pct_oi_net: CASE WHEN open_interest > 0 THEN round(net / open_interest * 100, 2) END,
+             ${index.map(indexEntry).join(',\n             ')},
+             z_score_${z}: CASE WHEN n${z} = ${z} AND sd${z} > 0 THEN round((net - mean${z}) / sd${z}, 4) END
+           } ORDER BY category) AS analytics
+      FROM windows GROUP BY series_key, period
+  )
+  SELECT in_force.*, analytics.analytics
+    FROM in_force LEFT JOIN analytics USING (series_key, period)`;
 }
 
 const REPORT_COLUMNS = `id, series_key, report_type, market_code, period, market_name, contract_units, open_interest,
@@ -76,9 +155,16 @@ export async function readMarket(db: SnapshotDb, slug: string): Promise<MarketRo
   return rows[0] ?? null;
 }
 
-/** Reads the latest report (in-force revision) of every series key given. */
+/**
+ * Reads the latest report (in-force revision) of every series, with its analytics computed over
+ * the series' reports up to it.
+ */
 export async function readLatestReports(db: SnapshotDb): Promise<CotReportRow[]> {
-  return db.query<CotReportRow>(`SELECT ${REPORT_COLUMNS} FROM cot_latest ORDER BY series_key`);
+  return db.query<CotReportRow>(
+    `SELECT * FROM (${cotAnalyticsSql('cot_reports', 'TRUE')})
+     QUALIFY row_number() OVER (PARTITION BY series_key ORDER BY period DESC) = 1
+     ORDER BY series_key`,
+  );
 }
 
 /** Reads the in-force revision of the `limit` most recent reports of one series, oldest first. */
@@ -89,8 +175,7 @@ export async function readRecentReports(
 ): Promise<CotReportRow[]> {
   return db.query<CotReportRow>(
     `SELECT * FROM (
-       SELECT ${REPORT_COLUMNS} FROM ${db.factRelation('cot_reports', seriesKey)} AS cot_reports WHERE series_key = $key
-       QUALIFY row_number() OVER (PARTITION BY period ORDER BY revision_number DESC) = 1
+       SELECT * FROM (${cotAnalyticsSql(db.factRelation('cot_reports', seriesKey), 'series_key = $key')})
        ORDER BY period DESC LIMIT $limit)
      ORDER BY period`,
     { key: seriesKey, limit },

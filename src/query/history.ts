@@ -4,7 +4,7 @@ import {
   periodsHoldingDay,
   resolvePeriodRange,
 } from '../contract/period-range.ts';
-import type { CotReportRow } from './cot.ts';
+import { type CotAnalyticsWindows, type CotReportRow, cotAnalyticsSql, SERVED_WINDOWS } from './cot.ts';
 import type { SnapshotDb } from './snapshot-db.ts';
 import { rfc3339 } from './sql.ts';
 
@@ -290,33 +290,34 @@ export async function readObservationHistory(
 
 /**
  * Reads one page of a COT series' reports, one per report date: the revision in force at
- * as_of (the latest revision when as_of is null), oldest report first. Every period filter
- * drops whole report dates, so it may run before QUALIFY picks the revision.
+ * as_of (the latest revision when as_of is null), oldest report first, with analytics whose
+ * windows see every report known at as_of (the period filters and paging apply afterwards).
  */
 export async function readCotHistory(
   db: SnapshotDb,
   seriesKey: string,
   query: HistoryQuery,
+  windows: CotAnalyticsWindows = SERVED_WINDOWS,
 ): Promise<HistoryPage<CotReportRow>> {
-  const rows = await db.query<CotReportRow>(COT_PAGE(db.factRelation('cot_reports', seriesKey)), {
+  const relation = db.factRelation('cot_reports', seriesKey);
+  const sql = windows === SERVED_WINDOWS ? COT_PAGE(relation) : cotPage(relation, windows);
+  const rows = await db.query<CotReportRow>(sql, {
     series: seriesKey,
     ...bindHistory(query),
   });
   return toPage(rows, query.limit);
 }
 
-const COT_PAGE = memoize(
-  (relation) =>
-    `SELECT id, series_key, report_type, market_code, period, market_name, contract_units, open_interest,
-            change_open_interest, traders_total, conc_gross_le4_long, conc_gross_le4_short,
-            conc_gross_le8_long, conc_gross_le8_short, positions, ${rfc3339('observed_at')} AS observed_at,
-            observed_at_method, revision_number, supersedes_id, source_ref
-       FROM ${relation} AS cot_reports
-      WHERE series_key = $series
-        AND ($as_of = '' OR cot_reports.observed_at <= TRY_CAST($as_of AS TIMESTAMP))
-        AND ${periodRangeSql('period')}
-        AND ($after_period = '' OR period > $after_period)
-     QUALIFY row_number() OVER (PARTITION BY period ORDER BY revision_number DESC) = 1
-      ORDER BY period
-      LIMIT $limit`,
-);
+// The analytics windows run over the whole as_of-filtered history; periods and paging filter after.
+const cotPage = (relation: string, windows: CotAnalyticsWindows) =>
+  `SELECT * FROM (${cotAnalyticsSql(
+    relation,
+    `series_key = $series AND ($as_of = '' OR cot_reports.observed_at <= TRY_CAST($as_of AS TIMESTAMP))`,
+    windows,
+  )})
+    WHERE ${periodRangeSql('period')}
+      AND ($after_period = '' OR period > $after_period)
+    ORDER BY period
+    LIMIT $limit`;
+
+const COT_PAGE = memoize((relation) => cotPage(relation, SERVED_WINDOWS));

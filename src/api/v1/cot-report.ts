@@ -1,4 +1,4 @@
-import type { CotReportRow } from '../../query/cot.ts';
+import type { CotAnalyticsRow, CotReportRow } from '../../query/cot.ts';
 
 /** One trader category of a report as the API shows it, with net positions derived. */
 export interface CategoryView {
@@ -16,6 +16,12 @@ export interface CategoryView {
   traders_long: number | null;
   traders_short: number | null;
   traders_spread: number | null;
+  /** Analytics (docs/api/cot-analytics.md), computed in src/query/cot.ts over reports known at as_of. */
+  pct_oi_net: number | null;
+  cot_index_26: number | null;
+  cot_index_52: number | null;
+  cot_index_156: number | null;
+  z_score_52: number | null;
 }
 
 const difference = (a: number | null, b: number | null) => (a === null || b === null ? null : a - b);
@@ -23,7 +29,9 @@ const difference = (a: number | null, b: number | null) => (a === null || b === 
 /** Shapes a stored report for the API: categories keyed by name, net = long - short. */
 export function presentCotReport(row: CotReportRow) {
   const categories: Record<string, CategoryView> = {};
+  const analytics = new Map<string, CotAnalyticsRow>((row.analytics ?? []).map((a) => [a.category, a]));
   for (const p of row.positions) {
+    const a = analytics.get(p.category);
     categories[p.category] = {
       long: p.long,
       short: p.short,
@@ -39,6 +47,11 @@ export function presentCotReport(row: CotReportRow) {
       traders_long: p.traders_long,
       traders_short: p.traders_short,
       traders_spread: p.traders_spread,
+      pct_oi_net: a?.pct_oi_net ?? null,
+      cot_index_26: a?.cot_index_26 ?? null,
+      cot_index_52: a?.cot_index_52 ?? null,
+      cot_index_156: a?.cot_index_156 ?? null,
+      z_score_52: a?.z_score_52 ?? null,
     };
   }
   return {

@@ -33,6 +33,15 @@ const COT_REPORT_TYPES = SERVED_COT_REPORT_TYPES;
 const count = (description: string) => nullable(integer(description));
 const percent = (description: string) => nullable(number(description));
 
+/** The COT Index of net over the n most recent reports (docs/api/cot-analytics.md). */
+const cotIndex = (n: number) =>
+  nullable(
+    number(
+      `(net - min) / (max - min) x 100 over the nets of the ${n} most recent reports up to this one (counted in reports, not calendar weeks), 0-100, 2 decimals; null until ${n} reports have a net, or when max = min (docs/api/cot-analytics.md).`,
+      { minimum: 0, maximum: 100 },
+    ),
+  );
+
 const CATEGORY = object(
   {
     long: count('Long positions (contracts).'),
@@ -49,8 +58,19 @@ const CATEGORY = object(
     traders_long: count('Number of traders long.'),
     traders_short: count('Number of traders short.'),
     traders_spread: count('Number of traders spreading.'),
+    pct_oi_net: percent(
+      'net / open_interest x 100, 2 decimals; null when either is missing or open interest is 0.',
+    ),
+    cot_index_26: cotIndex(26),
+    cot_index_52: cotIndex(52),
+    cot_index_156: cotIndex(156),
+    z_score_52: nullable(
+      number(
+        '(net - mean) / population standard deviation over the 52 most recent reports up to this one, 4 decimals; null until 52 reports have a net, or when the deviation is 0 (docs/api/cot-analytics.md).',
+      ),
+    ),
   },
-  'Positions of one trader category; every figure is null where the CFTC publishes none.',
+  'Positions of one trader category; every figure is null where the CFTC publishes none. The analytics (pct_oi_net, cot_index_*, z_score_52) count only reports known at as_of.',
 );
 
 /** The fields of one weekly report, public and keyed alike. */

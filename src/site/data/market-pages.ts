@@ -43,6 +43,8 @@ export interface ReportTypeSection {
   from: string;
   to: string;
   netChart: string;
+  /** The 52-report COT Index per category, or null while no report has a full window. */
+  indexChart: string | null;
   latest: {
     date: string;
     releasedAt: string;
@@ -201,6 +203,7 @@ function presentSection(market: MarketRow, type: string, reports: Report[]): Rep
           points: pointsOf(reports, (r) => r.categories[category]?.net ?? null),
         })),
     }),
+    indexChart: presentIndexChart(market, label, type, categories, reports),
     latest: {
       date: latest.report_date,
       releasedAt: formatTimestamp(latest.released_at),
@@ -223,4 +226,30 @@ function presentSection(market: MarketRow, type: string, reports: Report[]): Rep
       }),
     },
   };
+}
+
+/** The COT Index over 52 reports (0-100) per category, where any report has one (docs/api/cot-analytics.md). */
+export function presentIndexChart(
+  market: MarketRow,
+  label: string,
+  type: string,
+  categories: string[],
+  reports: Report[],
+): string | null {
+  const series = categories
+    .filter((category) => category !== TOTAL)
+    .map((category) => ({
+      name: labelCategory(category),
+      points: pointsOf(reports, (r) => r.categories[category]?.cot_index_52 ?? null),
+    }))
+    .filter((line) => line.points.length > 0);
+  if (series.length === 0) return null;
+  return renderLineChart({
+    id: `${market.slug}-${type}-cot-index-52`,
+    title: `${market.name}: 52-week COT Index by trader category (${label} report)`,
+    yLabel: 'COT Index, 52 reports (0-100)',
+    xLabel: 'Report date',
+    series,
+    formatValue: (value) => value.toFixed(0),
+  });
 }
