@@ -18,6 +18,7 @@ export interface BuiltFile {
 const CONTENT_TYPES: Record<string, string> = {
   '.json': 'application/json; charset=utf-8',
   '.csv': 'text/csv; charset=utf-8; header=present',
+  '.ics': 'text/calendar; charset=utf-8',
   '.html': 'text/html; charset=utf-8',
   '.svg': 'image/svg+xml',
   '.css': 'text/css; charset=utf-8',

@@ -24,8 +24,9 @@ export function renderHeadersFile(routes: readonly StaticRoute[], errors: readon
     if (seen.has(route.file)) continue;
     seen.add(route.file);
     lines.push(`/${route.file}`, `  Cache-Control: ${route.cache_control}`);
-    // Endpoint 15's CSV files: their own type, after the /api/* default.
-    if (route.file.endsWith('.csv')) lines.push(`  Content-Type: ${contentTypeOf(route.file)}`);
+    // Endpoint 15's CSV files and endpoint 16's iCalendar files: their own type, after the /api/* default.
+    if (route.file.endsWith('.csv') || route.file.endsWith('.ics'))
+      lines.push(`  Content-Type: ${contentTypeOf(route.file)}`);
     lines.push('');
   }
   lines.push(`/${API_INDEX_FILE}`, `  Cache-Control: ${publicCacheControl(API_INDEX_MAX_AGE)}`, '');

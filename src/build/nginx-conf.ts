@@ -49,10 +49,10 @@ export function renderNginxConf(options: NginxConfOptions): string {
   const notFound = [...errorFiles.values()].find((error) => error.status === 404);
   if (!notFound) throw new Error('the build has no 404 body');
   const allRequestKeys = [
-    // CSV files (endpoint 15) go to mmds serve, which answers them from memory with their type:
+    // CSV and iCalendar files (endpoints 15, 16) go to mmds serve, which answers them from memory with their type:
     // nginx would type a file and an error envelope alike by the path's extension.
     ...routes.map(
-      (route) => [requestKey(route), route.file.endsWith('.csv') ? '' : `/${route.file}`] as const,
+      (route) => [requestKey(route), /\.(csv|ics)$/.test(route.file) ? '' : `/${route.file}`] as const,
     ),
     // The endpoint list, /api/v1/ and /api/v1.
     ...API_INDEX_PATHS.map((path) => [path, `/${API_INDEX_FILE}`] as const),

@@ -28,6 +28,8 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   sectors: 'Sectors with their series and markets and a coverage status measured from the data.',
   fx: 'Euro foreign exchange reference rates of the ECB.',
   reference: 'Reference lists: countries, currencies and trading venues.',
+  releases:
+    'The release calendar: past releases from the data and scheduled ones from the BLS, CFTC and ECB calendars, as JSON and iCalendar.',
   index: 'The list of endpoints of v1, with links into this document and the HTML reference.',
 };
 
@@ -56,7 +58,8 @@ An unknown query parameter is 400 on every endpoint, so a typo never silently re
 operation's \`x-required-scope\`.
 
 **CSV.** The endpoints with a \`format\` parameter (the history endpoints: observations,
-macro/{slug}, markets/cot/{slug}) answer CSV as an operation of their own at the same path with
+macro/{slug}, markets/cot/{slug}, and the revisions endpoints macro/{slug}/revisions and
+observations/revisions) answer CSV as an operation of their own at the same path with
 \`${CSV_PATH_SUFFIX}\` appended (\`/api/v1/observations${CSV_PATH_SUFFIX}?series=...\`), whose only success is
 \`text/csv\`; the interface specification's \`?format=csv\` on the JSON path is the same request
 and answers the same response. The JSON operations describe only \`application/json\`, so that
@@ -113,7 +116,7 @@ export function createOpenApiDocument(): Record<string, unknown> {
           type: 'http',
           scheme: 'bearer',
           bearerFormat: 'mmds_<key id>_<secret><checksum>',
-          description: `An API key in \`Authorization: Bearer <key>\`. OpenAPI 3.1 has no scopes on http bearer schemes: the scope an operation needs is in its \`x-required-scope\` and in its security requirement. Scopes: ${SCOPES.map((s) => `\`${s}\``).join(', ')}. \`cot:history\` unlocks the full history of /api/v1/markets/cot/{slug}; \`macro:history\` /api/v1/macro/{slug}; \`observations:read\` /api/v1/observations.`,
+          description: `An API key in \`Authorization: Bearer <key>\`. OpenAPI 3.1 has no scopes on http bearer schemes: the scope an operation needs is in its \`x-required-scope\` and in its security requirement. Scopes: ${SCOPES.map((s) => `\`${s}\``).join(', ')}. \`cot:history\` unlocks the full history of /api/v1/markets/cot/{slug}; \`macro:history\` /api/v1/macro/{slug} and /api/v1/macro/{slug}/revisions; \`observations:read\` /api/v1/observations and /api/v1/observations/revisions.`,
         },
       },
     },
@@ -211,10 +214,14 @@ function createOperation(route: RouteDefinition, csv: boolean): Record<string, u
           },
         },
       }
-    : { 'application/json': { schema: bodies[0] } };
+    : { [route.mediaType ?? 'application/json']: { schema: bodies[0] } };
   const responses: Record<string, unknown> = {
     '200': {
-      description: csv ? 'The rows as `text/csv; charset=utf-8; header=present`.' : 'The payload.',
+      description: csv
+        ? 'The rows as `text/csv; charset=utf-8; header=present`.'
+        : route.mediaType
+          ? `The payload's rows as \`${route.mediaType}; charset=utf-8\`.`
+          : 'The payload.',
       headers: createSuccessHeaders(paged),
       content,
     },
@@ -314,5 +321,6 @@ function createParameters(route: RouteDefinition, scope: string | null, csv: boo
 
 /** The tag of a route: the first path segment after /api/v1/ (`markets`, `reference`, ...). */
 function tagOf(route: RouteDefinition): string {
-  return route.path.split('/')[3]!;
+  // `releases.ics` is tagged with `releases`: one tag per endpoint family, whatever the format.
+  return route.path.split('/')[3]!.replace(/\.[a-z]+$/, '');
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isRealPeriod, PERIOD_FILTER_FORMS } from './period-range.ts';
 import { SERVED_COT_REPORT_TYPES } from './schemas/cot.ts';
+import { TRANSFORM_AGGREGATIONS, TRANSFORM_FREQUENCIES, TRANSFORM_UNITS } from './transforms.ts';
 
 /** How one parameter is validated and documented. */
 export interface ParamSpec {
@@ -157,6 +158,57 @@ export const PARAMS = {
     expected: 'a real calendar day YYYY-MM-DD, not after today (UTC)',
     openapi: { type: 'string', format: 'date', pattern: DAY.source },
   },
+  units: {
+    description:
+      "FRED's units transformation of the values in force at as_of, after any aggregation " +
+      '(docs/api/transforms.md): lin levels (default), chg change, ch1 change from a year ago, pch ' +
+      'percent change, pc1 percent change from a year ago, pca compounded annual rate, cch ' +
+      'continuously compounded rate, cca continuously compounded annual rate, log natural log. With ' +
+      'units, frequency or aggregation the reply is one row per period (not every revision); a ' +
+      'value that cannot be computed (no earlier period, zero or negative base) is null with a note.',
+    schema: z.enum(TRANSFORM_UNITS),
+    expected: TRANSFORM_UNITS.join(', '),
+    openapi: { type: 'string', enum: [...TRANSFORM_UNITS], default: 'lin' },
+    keyedOnly: true,
+  },
+  frequency: {
+    description:
+      'Aggregate the values in force at as_of to a coarser frequency before units: w (weeks ending ' +
+      'Friday, for daily series), m (monthly, for daily and weekly series), q (quarterly), a ' +
+      "(annual); only frequencies coarser than the series' own (docs/api/transforms.md).",
+    schema: z.enum(TRANSFORM_FREQUENCIES),
+    expected: `${TRANSFORM_FREQUENCIES.join(', ')}, coarser than the series' own frequency`,
+    openapi: { type: 'string', enum: [...TRANSFORM_FREQUENCIES] },
+    keyedOnly: true,
+  },
+  aggregation: {
+    description:
+      'How frequency aggregates: avg (default, as FRED), sum or eop (the last value of the period). ' +
+      'Needs frequency. A period the values do not fully cover is kept for avg (complete=false) and ' +
+      'null for sum and eop (docs/api/transforms.md).',
+    schema: z.enum(TRANSFORM_AGGREGATIONS),
+    expected: `${TRANSFORM_AGGREGATIONS.join(', ')}, together with frequency`,
+    openapi: { type: 'string', enum: [...TRANSFORM_AGGREGATIONS], default: 'avg' },
+    keyedOnly: true,
+  },
+  source: {
+    description:
+      'Catalog source id of a publisher with a release calendar: bls, cftc or ecb (see /api/v1/sources).',
+    schema: z.string().regex(/^[a-z0-9-]{1,32}$/),
+    expected: 'one of the sources with a release calendar: bls, cftc, ecb',
+    openapi: { type: 'string', pattern: '^[a-z0-9-]{1,32}$' },
+  },
+  shape: {
+    description:
+      'Layout of the revisions endpoints (docs/api/revisions.md): list (default) one row per period with its ' +
+      'first release, every later revision with its change, and the latest; triangle one row per period with ' +
+      'one value per vintage (meta.vintages), the value in force at that vintage. At most 500 vintages in a ' +
+      'triangle: more is a 400 asking for a narrower from/to or an earlier as_of.',
+    schema: z.enum(['list', 'triangle']),
+    expected: 'list or triangle',
+    openapi: { type: 'string', enum: ['list', 'triangle'], default: 'list' },
+    keyedOnly: true,
+  },
 } satisfies Record<string, ParamSpec>;
 
 /**
@@ -176,3 +228,32 @@ export const FX_CURRENCY_PARAM: ParamSpec = {
 };
 
 export type ParamName = keyof typeof PARAMS;
+
+/** `series` on /releases (a per-route override): optional, a series key or a slug. */
+export const RELEASES_SERIES_PARAM: ParamSpec = {
+  description:
+    'Only the releases that carry this series: a series key (bls.CES0000000001) or slug (nonfarm-payrolls) of ' +
+    '/api/v1/series, or the slug of a COT market of /api/v1/markets/cot (gold: every report type of it).',
+  schema: z.string().regex(/^([a-z0-9-]{1,64}|[a-z0-9-]{1,32}\.[A-Za-z0-9_.-]{1,64})$/),
+  expected:
+    'a series key such as bls.CES0000000001, a series slug such as nonfarm-payrolls, or a COT market slug',
+  openapi: { type: 'string', pattern: '^([a-z0-9-]{1,64}|[a-z0-9-]{1,32}\\.[A-Za-z0-9_.-]{1,64})$' },
+};
+
+/** `from`/`to` on /releases (per-route overrides): public, days of the release time in UTC. */
+export const RELEASES_RANGE_PARAMS: Record<'from' | 'to', ParamSpec> = {
+  from: {
+    ...PARAMS.from,
+    keyedOnly: false,
+    description:
+      'Releases from the first day of this period (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, a UTC day of the ' +
+      'release time). Default: 92 days before today (or before the end of to, if earlier). From and to may span at most 1096 days.',
+  },
+  to: {
+    ...PARAMS.to,
+    keyedOnly: false,
+    description:
+      'Releases to the last day of this period (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, a UTC day of the ' +
+      'release time). Default: open, up to the end of each calendar (docs/api/releases.md).',
+  },
+};

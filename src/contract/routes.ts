@@ -1,5 +1,12 @@
 import { invalidParameter } from './errors.ts';
-import { FX_CURRENCY_PARAM, PARAMS, type ParamName, type ParamSpec } from './params.ts';
+import {
+  FX_CURRENCY_PARAM,
+  PARAMS,
+  type ParamName,
+  type ParamSpec,
+  RELEASES_RANGE_PARAMS,
+  RELEASES_SERIES_PARAM,
+} from './params.ts';
 
 /** The scopes a key can hold (SPEC section 5). */
 export const SCOPES = ['cot:history', 'macro:history', 'observations:read'] as const;
@@ -41,6 +48,11 @@ export interface RouteDefinition {
    * (`currency` on /fx/ecb takes a list). Read them through `paramSpec`.
    */
   params?: Partial<Record<ParamName, ParamSpec>>;
+  /**
+   * The media type of the 200 when it is not the JSON envelope (`text/calendar`: the payload's
+   * rows rendered as iCalendar); errors stay JSON envelopes.
+   */
+  mediaType?: 'text/calendar';
 }
 
 export type RouteId =
@@ -58,7 +70,11 @@ export type RouteId =
   | 'fx-ecb'
   | 'countries'
   | 'currencies'
-  | 'venues';
+  | 'venues'
+  | 'releases'
+  | 'releases-ics'
+  | 'macro-revisions'
+  | 'observations-revisions';
 
 const HISTORY: readonly ParamName[] = [
   'as_of',
@@ -70,10 +86,33 @@ const HISTORY: readonly ParamName[] = [
   'cursor',
   'format',
 ];
+/** The transforms of endpoints 5 and 8 (docs/api/transforms.md). */
+const TRANSFORMS: readonly ParamName[] = ['units', 'frequency', 'aggregation'];
+/** The filters of the release calendar (JSON and iCalendar alike). */
+const RELEASE_FILTERS: readonly ParamName[] = ['source', 'series', 'from', 'to'];
+const RELEASE_PARAMS: Partial<Record<ParamName, ParamSpec>> = {
+  series: RELEASES_SERIES_PARAM,
+  ...RELEASES_RANGE_PARAMS,
+};
+/** The parameters of the revisions endpoints (docs/api/revisions.md). */
+const REVISIONS: readonly ParamName[] = [...HISTORY, 'shape'];
+const REVISIONS_DESCRIPTION =
+  'Per period: the first release (value, knowledge time, revision number), every later revision with its ' +
+  'knowledge time and its change from the previous one (absolute, and percent: null with a note when the ' +
+  'previous value is 0), the latest, and the total revision (latest - first). as_of counts only the revisions ' +
+  'known at it; from/to filter periods; limit counts periods. shape=triangle: one row per period, one value per ' +
+  'vintage (meta.vintages, the knowledge times at which a period of the range changed), the value in force ' +
+  'then (null before its first release); at most 500 vintages. CSV: list is one line per revision record, ' +
+  'triangle has the header period,<vintage>,... The store keeps no withdrawn or deleted values: a value ' +
+  'missing from a later vintage keeps its last revision. Details: docs/api/revisions.md.';
 const LATEST_MAX_AGE = 300;
 const REFERENCE_MAX_AGE = 3600;
 
-/** The fourteen endpoints of SPEC section 4, and endpoint 15 (public series history). */
+/**
+ * The fourteen endpoints of SPEC section 4, endpoint 15 (public series history), endpoint 16
+ * (the release calendar, as JSON and as iCalendar) and endpoint 17 (revisions, by macro slug and
+ * by series key).
+ */
 export const ROUTES: readonly RouteDefinition[] = [
   {
     id: 'status',
@@ -129,9 +168,22 @@ export const ROUTES: readonly RouteDefinition[] = [
     path: '/api/v1/macro/:slug',
     summary: 'History of one macro series, with every revision record',
     description:
-      'Every revision of every period, oldest period first; as_of reconstructs what was known at an instant.',
+      'Every revision of every period, oldest period first; as_of reconstructs what was known at an instant. ' +
+      'With units, frequency or aggregation (FRED-style transforms, docs/api/transforms.md): one row per ' +
+      'period of the values in force at as_of, aggregated, then transformed (meta.view = transformed).',
     access: { kind: 'scope', scope: 'macro:history' },
-    query: HISTORY,
+    query: [...HISTORY, ...TRANSFORMS],
+    maxAge: 0,
+    prerender: 'none',
+  },
+  {
+    id: 'macro-revisions',
+    number: 17,
+    path: '/api/v1/macro/:slug/revisions',
+    summary: 'Revisions of one macro series: first release, each revision, latest; or the triangle',
+    description: REVISIONS_DESCRIPTION,
+    access: { kind: 'scope', scope: 'macro:history' },
+    query: REVISIONS,
     maxAge: 0,
     prerender: 'none',
   },
@@ -164,9 +216,22 @@ export const ROUTES: readonly RouteDefinition[] = [
     path: '/api/v1/observations',
     summary: 'Raw observations with full provenance and all revisions',
     description:
-      'Every revision of every period of one series with its provenance; with as_of, only what had been observed by then, the revision in force marked in_force.',
+      'Every revision of every period of one series with its provenance; with as_of, only what had been observed by then, the revision in force marked in_force. ' +
+      'With units, frequency or aggregation (FRED-style transforms, docs/api/transforms.md): one row per ' +
+      'period of the values in force at as_of, aggregated, then transformed (meta.view = transformed).',
     access: { kind: 'scope', scope: 'observations:read' },
-    query: ['series', ...HISTORY],
+    query: ['series', ...HISTORY, ...TRANSFORMS],
+    maxAge: 0,
+    prerender: 'none',
+  },
+  {
+    id: 'observations-revisions',
+    number: 17,
+    path: '/api/v1/observations/revisions',
+    summary: 'Revisions of one series by key: first release, each revision, latest; or the triangle',
+    description: REVISIONS_DESCRIPTION,
+    access: { kind: 'scope', scope: 'observations:read' },
+    query: ['series', ...REVISIONS],
     maxAge: 0,
     prerender: 'none',
   },
@@ -270,6 +335,43 @@ export const ROUTES: readonly RouteDefinition[] = [
     maxAge: REFERENCE_MAX_AGE,
     prerender: 'filters',
   },
+  {
+    id: 'releases',
+    number: 16,
+    path: '/api/v1/releases',
+    summary: 'Release calendar: past releases (from the data) and scheduled ones (from the calendars)',
+    description:
+      'Per release of BLS, CFTC and ECB data: status `past` (from the snapshot: released_at is the knowledge ' +
+      'time of the values it carried, with their series, count, first releases and revisions) or `scheduled` ' +
+      '(from the shipped calendars after the request time: scheduled_at, with basis calendar_file, exception or ' +
+      'rule and the source_url of the calendar row). Times in UTC, and local_time in the publisher zone ' +
+      '(America/New_York for BLS and CFTC, Europe/Berlin for the ECB). Scheduled: BLS as far as ' +
+      'data/calendars/bls_release_dates.csv goes, CFTC 91 days ahead, ECB 31 days ahead (meta.horizon). ' +
+      'Filter by source, series (key or slug) and from/to (UTC days; default from: 92 days ago, at most ' +
+      '1096 days). The same releases as iCalendar: /api/v1/releases.ics. Details: docs/api/releases.md.',
+    access: { kind: 'public' },
+    query: RELEASE_FILTERS,
+    maxAge: LATEST_MAX_AGE,
+    prerender: 'filters',
+    params: RELEASE_PARAMS,
+  },
+  {
+    id: 'releases-ics',
+    number: 16,
+    path: '/api/v1/releases.ics',
+    summary: 'Release calendar as iCalendar (RFC 5545)',
+    description:
+      'The releases of /api/v1/releases, with the same parameters, as an RFC 5545 calendar ' +
+      '(`text/calendar; charset=utf-8`): one VEVENT per release, its UID stable (the release id, the same ' +
+      'once a scheduled release is past), DTSTART in UTC, SUMMARY, DESCRIPTION with what it carries and ' +
+      'the basis, URL of the calendar source where there is one. Errors are JSON envelopes.',
+    access: { kind: 'public' },
+    query: RELEASE_FILTERS,
+    maxAge: LATEST_MAX_AGE,
+    prerender: 'filters',
+    params: RELEASE_PARAMS,
+    mediaType: 'text/calendar',
+  },
 ];
 
 /**
@@ -313,8 +415,10 @@ function matchPath(pathname: string): { route: RouteDefinition; slug: string | n
       continue;
     }
     const prefix = route.path.slice(0, route.path.indexOf(':slug'));
-    if (pathname.startsWith(prefix)) {
-      const rest = pathname.slice(prefix.length);
+    // What follows the slug (`/revisions`), if anything: the slug itself never holds a `/`.
+    const suffix = route.path.slice(route.path.indexOf(':slug') + ':slug'.length);
+    if (pathname.startsWith(prefix) && pathname.endsWith(suffix)) {
+      const rest = pathname.slice(prefix.length, pathname.length - suffix.length);
       if (rest !== '' && !rest.includes('/')) return { route, slug: rest };
     }
   }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { renderCsv } from '../api/v1/csv.ts';
+import { renderReleasesIcs } from '../api/v1/releases-ics.ts';
 import { renderPayload } from '../api/v1/render.ts';
 import type { RequestParams } from '../contract/parse-request.ts';
 import type { RouteDefinition } from '../contract/routes.ts';
@@ -29,10 +30,22 @@ export async function representRoute(
   const cacheKey =
     route.id === 'status'
       ? null
-      : `${db.id} ${keyed ? 'k' : 'p'} ${route.id} ${params.slug ?? ''} ${normaliseQuery(params)}`;
+      : `${db.id} ${keyed ? 'k' : 'p'} ${route.id} ${params.slug ?? ''} ${normaliseQuery(params)}${clockHour(route, deps)}`;
   const cached = cacheKey ? deps.cache.get(cacheKey) : undefined;
   if (cached) return cached as Representation;
   const envelope = await renderPayload(db, route, params, { now: deps.now(), keyed });
+  if (route.mediaType === 'text/calendar') {
+    const body = Buffer.from(renderReleasesIcs(envelope));
+    const representation: Representation = {
+      body,
+      ...compressBody(body),
+      etag: `"${createHash('sha256').update(body).update(db.id).digest('base64url').slice(0, 32)}"`,
+      contentType: `${route.mediaType}; charset=utf-8`,
+      link: null,
+    };
+    if (cacheKey) deps.cache.set(cacheKey, representation);
+    return representation;
+  }
   // The data is serialised once: the body is built around it, and the ETag covers it (not
   // generated_at), so an unchanged snapshot keeps its ETag.
   const data = csv ? '' : (JSON.stringify(envelope.data) ?? 'null');
@@ -65,4 +78,16 @@ function normaliseQuery(params: RequestParams): string {
     .sort(([a], [b]) => (a < b ? -1 : 1))
     .map(([name, value]) => `${name}=${value}`)
     .join('&');
+}
+
+/** Routes whose payload depends on the request time (past vs scheduled releases, next_release). */
+const CLOCK_ROUTES: ReadonlySet<string> = new Set(['releases', 'releases-ics', 'macro-latest']);
+
+/**
+ * The release calendar splits past from scheduled at the request time, and /macro names each
+ * series' next release: their cached bodies are kept for the hour they were rendered in, not for
+ * the whole snapshot.
+ */
+function clockHour(route: RouteDefinition, deps: HandlerDeps): string {
+  return CLOCK_ROUTES.has(route.id) ? ` ${deps.now().toISOString().slice(0, 13)}` : '';
 }

@@ -1,5 +1,6 @@
 import { serve } from 'h3';
 import type { Storage } from 'unstorage';
+import { getReleaseCalendars } from '../api/v1/releases-calendars.ts';
 import type { Config } from '../config/load-config.ts';
 import { unavailable } from '../contract/errors.ts';
 import { createStateStorage, getRedisClient, keyRecordDirectory } from '../keys/create-storage.ts';
@@ -80,6 +81,9 @@ export async function startServer(
     redisFailing = false;
   });
   const { keys, keyChanges } = openKeyStore(config, storage, redis, log);
+  // The release calendars (data/calendars/) are read once, before the first request needs them
+  // (/status, /macro, /releases); a bad file is logged here and reported by those requests.
+  await getReleaseCalendars().catch((error: Error) => log({ event: 'calendar_error', error: error.message }));
   const local = new MemoryLimiter();
   const limiter: RateLimiter = redis
     ? new FallbackLimiter(new RedisLimiter(redis), { local, log: (event) => log({ ...event }) })

@@ -7,6 +7,7 @@ import { type HomePage, readHomePage } from './data/home-page.ts';
 import { type MacroListItem, type MacroPage, readMacroList, readMacroPage } from './data/macro-pages.ts';
 import { type MarketListItem, type MarketPage, readMarketList, readMarketPage } from './data/market-pages.ts';
 import { readPublicData, type SiteContext } from './data/site-context.ts';
+import { type ReleasesPage, readReleasesPage } from './releases-page.ts';
 import type { StatusData } from './status-page.ts';
 
 /**
@@ -27,6 +28,7 @@ export interface SiteData {
   readFxPage(): Promise<FxPage>;
   readSources(): Promise<SourceRow[]>;
   readSectors(): Promise<SectorRow[]>;
+  readReleasesPage(): Promise<ReleasesPage>;
 }
 
 /** Keeps the promise of the first call. */
@@ -88,5 +90,6 @@ export function createSiteData(db: SnapshotDb, now: Date): SiteData {
     readFxPage: fx,
     readSources: sources,
     readSectors: sectors,
+    readReleasesPage: once(() => readReleasesPage(context)),
   };
 }

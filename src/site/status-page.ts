@@ -12,6 +12,8 @@ export interface StatusSource {
   last_period: string | null;
   last_observed_at: string | null;
   next_release_due: string | null;
+  /** `calendar` (BLS, CFTC, ECB: the release calendars) or `estimate` (from the cadence). */
+  next_release_basis?: 'calendar' | 'estimate' | null;
   stale_after_days: number;
   stale: boolean | null;
 }
@@ -42,6 +44,13 @@ function cell(label: string, html: string, className?: string): string {
   return `<td data-label="${escapeHtml(label)}"${className ? ` class="${className}"` : ''}>${html}</td>`;
 }
 
+/** The next release cell: its time, and whether a calendar gives it or it is an estimate. */
+function nextRelease(source: StatusSource): string {
+  const basis = source.next_release_basis ?? null;
+  const html = time('Next release due', source.next_release_due);
+  return basis === null ? html : html.replace(/<\/td>$/, ` <small>(${basis})</small></td>`);
+}
+
 /** A table cell holding a timestamp: the date and the time each kept whole. */
 function time(label: string, value: string | null): string {
   const text = formatTimestamp(value);
@@ -66,15 +75,7 @@ export function renderFreshnessTable(sources: readonly StatusSource[], options: 
   const rows = options.compact ? sources.filter((s) => s.stale !== null) : sources;
   const head = options.compact
     ? ['Source', 'Last period', 'Last observed', 'State']
-    : [
-        'Source',
-        'Cadence',
-        'Last period',
-        'Last observed',
-        'Next release due (estimate)',
-        'Stale after',
-        'State',
-      ];
+    : ['Source', 'Cadence', 'Last period', 'Last observed', 'Next release due', 'Stale after', 'State'];
   const body = rows.map((source) => {
     const state = describeState(source.stale);
     const name = `${escapeHtml(source.name)}${source.sample ? ' <small>(sample data)</small>' : ''}`;
@@ -87,7 +88,7 @@ export function renderFreshnessTable(sources: readonly StatusSource[], options: 
           cell('Cadence', escapeHtml(source.cadence)),
           cell('Last period', escapeHtml(source.last_period ?? MISSING), 'nowrap'),
           time('Last observed', source.last_observed_at),
-          time('Next release due', source.next_release_due),
+          nextRelease(source),
           cell('Stale after', `${source.stale_after_days} days`, 'nowrap'),
         ];
     return `<tr><th scope="row">${name}</th>${cells.join('')}${cell('State', renderBadge(state.label, state.tone), 'state')}</tr>`;
@@ -125,7 +126,7 @@ export function renderStatusPage(statusPayload: { data: StatusData }, options: S
     `<dt>Pipeline version</dt><dd>${escapeHtml(snapshot.pipeline_version)}</dd>`,
     '</dl>',
     '<h2>Sources</h2>',
-    '<p>A source is <em>stale</em> when nothing new has been observed for longer than its allowance (<em>stale after</em>). The next release date is an estimate from the cadence; publishers’ holiday calendars are not modelled.</p>',
+    '<p>A source is <em>stale</em> when nothing new has been observed for longer than its allowance (<em>stale after</em>). For BLS, CFTC and ECB the next release comes from their release calendars (<a href="/releases/">release calendar</a>); for other sources it is an estimate from the cadence, holidays not modelled.</p>',
     renderFreshnessTable(status.sources),
     '<p>Machine-readable: <a href="/api/v1/status">/api/v1/status</a>.</p>',
   ].join('\n');

@@ -189,7 +189,7 @@ describe('the OpenAPI document', () => {
         expect(statuses).toContain(status);
       // One success media type per operation: what lets a generator type the 200.
       const media = Object.keys(operation.responses['200'].content);
-      expect(media).toEqual(csv ? ['text/csv'] : ['application/json']);
+      expect(media).toEqual(csv ? ['text/csv'] : [route.mediaType ?? 'application/json']);
       if (route.query.includes('format') && !csv) {
         const format = query.find((p) => p.name === 'format')!;
         expect(format.description).toContain(`${template}${CSV_PATH_SUFFIX}`);

@@ -98,6 +98,11 @@ const BENIGN: Record<string, string> = {
   cursor: encodeCursor({ period: '1900', revision_number: 1 }),
   format: 'json',
   report_type: 'legacy',
+  source: 'zz-unknown',
+  units: 'lin',
+  frequency: 'a',
+  aggregation: 'avg',
+  shape: 'list',
 };
 
 /** A request with one place to inject into. */

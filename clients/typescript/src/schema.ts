@@ -144,7 +144,7 @@ export interface paths {
     };
     /**
      * History of one macro series, with every revision record
-     * @description Every revision of every period, oldest period first; as_of reconstructs what was known at an instant.
+     * @description Every revision of every period, oldest period first; as_of reconstructs what was known at an instant. With units, frequency or aggregation (FRED-style transforms, docs/api/transforms.md): one row per period of the values in force at as_of, aggregated, then transformed (meta.view = transformed).
      *
      *     Needs a key with scope `macro:history`. Responses are never cached (`private, no-store`). Endpoint 5 of the interface specification.
      */
@@ -166,11 +166,55 @@ export interface paths {
     };
     /**
      * History of one macro series, with every revision record (CSV)
-     * @description Every revision of every period, oldest period first; as_of reconstructs what was known at an instant.
+     * @description Every revision of every period, oldest period first; as_of reconstructs what was known at an instant. With units, frequency or aggregation (FRED-style transforms, docs/api/transforms.md): one row per period of the values in force at as_of, aggregated, then transformed (meta.view = transformed).
      *
      *     The CSV form of getMacroSeries: the same request as `/api/v1/macro/{slug}?format=csv` (the interface specification's form, which answers the same response), with the same parameters but `format` (400 here: the path asks for CSV). Needs a key with scope `macro:history`. Responses are never cached (`private, no-store`). Endpoint 5 of the interface specification.
      */
     get: operations['getMacroSeriesCsv'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/macro/{slug}/revisions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Revisions of one macro series: first release, each revision, latest; or the triangle
+     * @description Per period: the first release (value, knowledge time, revision number), every later revision with its knowledge time and its change from the previous one (absolute, and percent: null with a note when the previous value is 0), the latest, and the total revision (latest - first). as_of counts only the revisions known at it; from/to filter periods; limit counts periods. shape=triangle: one row per period, one value per vintage (meta.vintages, the knowledge times at which a period of the range changed), the value in force then (null before its first release); at most 500 vintages. CSV: list is one line per revision record, triangle has the header period,<vintage>,... The store keeps no withdrawn or deleted values: a value missing from a later vintage keeps its last revision. Details: docs/api/revisions.md.
+     *
+     *     Needs a key with scope `macro:history`. Responses are never cached (`private, no-store`). Endpoint 17 of the interface specification.
+     */
+    get: operations['getMacroRevisions'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/macro/{slug}/revisions.csv': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Revisions of one macro series: first release, each revision, latest; or the triangle (CSV)
+     * @description Per period: the first release (value, knowledge time, revision number), every later revision with its knowledge time and its change from the previous one (absolute, and percent: null with a note when the previous value is 0), the latest, and the total revision (latest - first). as_of counts only the revisions known at it; from/to filter periods; limit counts periods. shape=triangle: one row per period, one value per vintage (meta.vintages, the knowledge times at which a period of the range changed), the value in force then (null before its first release); at most 500 vintages. CSV: list is one line per revision record, triangle has the header period,<vintage>,... The store keeps no withdrawn or deleted values: a value missing from a later vintage keeps its last revision. Details: docs/api/revisions.md.
+     *
+     *     The CSV form of getMacroRevisions: the same request as `/api/v1/macro/{slug}/revisions?format=csv` (the interface specification's form, which answers the same response), with the same parameters but `format` (400 here: the path asks for CSV). Needs a key with scope `macro:history`. Responses are never cached (`private, no-store`). Endpoint 17 of the interface specification.
+     */
+    get: operations['getMacroRevisionsCsv'];
     put?: never;
     post?: never;
     delete?: never;
@@ -232,7 +276,7 @@ export interface paths {
     };
     /**
      * Raw observations with full provenance and all revisions
-     * @description Every revision of every period of one series with its provenance; with as_of, only what had been observed by then, the revision in force marked in_force.
+     * @description Every revision of every period of one series with its provenance; with as_of, only what had been observed by then, the revision in force marked in_force. With units, frequency or aggregation (FRED-style transforms, docs/api/transforms.md): one row per period of the values in force at as_of, aggregated, then transformed (meta.view = transformed).
      *
      *     Needs a key with scope `observations:read`. Responses are never cached (`private, no-store`). Endpoint 8 of the interface specification.
      */
@@ -254,11 +298,55 @@ export interface paths {
     };
     /**
      * Raw observations with full provenance and all revisions (CSV)
-     * @description Every revision of every period of one series with its provenance; with as_of, only what had been observed by then, the revision in force marked in_force.
+     * @description Every revision of every period of one series with its provenance; with as_of, only what had been observed by then, the revision in force marked in_force. With units, frequency or aggregation (FRED-style transforms, docs/api/transforms.md): one row per period of the values in force at as_of, aggregated, then transformed (meta.view = transformed).
      *
      *     The CSV form of getObservations: the same request as `/api/v1/observations?format=csv` (the interface specification's form, which answers the same response), with the same parameters but `format` (400 here: the path asks for CSV). Needs a key with scope `observations:read`. Responses are never cached (`private, no-store`). Endpoint 8 of the interface specification.
      */
     get: operations['getObservationsCsv'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/observations/revisions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Revisions of one series by key: first release, each revision, latest; or the triangle
+     * @description Per period: the first release (value, knowledge time, revision number), every later revision with its knowledge time and its change from the previous one (absolute, and percent: null with a note when the previous value is 0), the latest, and the total revision (latest - first). as_of counts only the revisions known at it; from/to filter periods; limit counts periods. shape=triangle: one row per period, one value per vintage (meta.vintages, the knowledge times at which a period of the range changed), the value in force then (null before its first release); at most 500 vintages. CSV: list is one line per revision record, triangle has the header period,<vintage>,... The store keeps no withdrawn or deleted values: a value missing from a later vintage keeps its last revision. Details: docs/api/revisions.md.
+     *
+     *     Needs a key with scope `observations:read`. Responses are never cached (`private, no-store`). Endpoint 17 of the interface specification.
+     */
+    get: operations['getObservationsRevisions'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/observations/revisions.csv': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Revisions of one series by key: first release, each revision, latest; or the triangle (CSV)
+     * @description Per period: the first release (value, knowledge time, revision number), every later revision with its knowledge time and its change from the previous one (absolute, and percent: null with a note when the previous value is 0), the latest, and the total revision (latest - first). as_of counts only the revisions known at it; from/to filter periods; limit counts periods. shape=triangle: one row per period, one value per vintage (meta.vintages, the knowledge times at which a period of the range changed), the value in force then (null before its first release); at most 500 vintages. CSV: list is one line per revision record, triangle has the header period,<vintage>,... The store keeps no withdrawn or deleted values: a value missing from a later vintage keeps its last revision. Details: docs/api/revisions.md.
+     *
+     *     The CSV form of getObservationsRevisions: the same request as `/api/v1/observations/revisions?format=csv` (the interface specification's form, which answers the same response), with the same parameters but `format` (400 here: the path asks for CSV). Needs a key with scope `observations:read`. Responses are never cached (`private, no-store`). Endpoint 17 of the interface specification.
+     */
+    get: operations['getObservationsRevisionsCsv'];
     put?: never;
     post?: never;
     delete?: never;
@@ -435,6 +523,50 @@ export interface paths {
      *     Public: no key needed. Public responses may be cached for 3600 s. Endpoint 14 of the interface specification.
      */
     get: operations['getVenues'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/releases': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Release calendar: past releases (from the data) and scheduled ones (from the calendars)
+     * @description Per release of BLS, CFTC and ECB data: status `past` (from the snapshot: released_at is the knowledge time of the values it carried, with their series, count, first releases and revisions) or `scheduled` (from the shipped calendars after the request time: scheduled_at, with basis calendar_file, exception or rule and the source_url of the calendar row). Times in UTC, and local_time in the publisher zone (America/New_York for BLS and CFTC, Europe/Berlin for the ECB). Scheduled: BLS as far as data/calendars/bls_release_dates.csv goes, CFTC 91 days ahead, ECB 31 days ahead (meta.horizon). Filter by source, series (key or slug) and from/to (UTC days; default from: 92 days ago, at most 1096 days). The same releases as iCalendar: /api/v1/releases.ics. Details: docs/api/releases.md.
+     *
+     *     Public: no key needed. Public responses may be cached for 300 s. Endpoint 16 of the interface specification.
+     */
+    get: operations['getReleases'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/releases.ics': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Release calendar as iCalendar (RFC 5545)
+     * @description The releases of /api/v1/releases, with the same parameters, as an RFC 5545 calendar (`text/calendar; charset=utf-8`): one VEVENT per release, its UID stable (the release id, the same once a scheduled release is past), DTSTART in UTC, SUMMARY, DESCRIPTION with what it carries and the basis, URL of the calendar source where there is one. Errors are JSON envelopes.
+     *
+     *     Public: no key needed. Public responses may be cached for 300 s. Endpoint 16 of the interface specification.
+     */
+    get: operations['getReleasesIcs'];
     put?: never;
     post?: never;
     delete?: never;
@@ -812,6 +944,375 @@ export interface components {
       /** @description Kebab-case name, accepted by the region filter. */
       slug: string | null;
     };
+    /** @description One period of a transformed series: the values in force at as_of, aggregated, then transformed. */
+    TransformedValue: {
+      /** @description The period: of the series, or of the frequency asked for (a week ending Friday is labelled by its Friday). */
+      period: string;
+      /** @description The value after aggregation and units; null when it cannot be computed (see note). */
+      value: number | null;
+      /** @description The value in force at as_of after aggregation, before units (lin); null for sum and eop of an incomplete period. */
+      level: number | null;
+      /** @description How many values in force were aggregated into the period (1 without frequency). */
+      source_values: number;
+      /** @description Whether the values known at as_of cover the whole period (every month of a quarter; for daily and weekly series, values on or before its first day and on or after its last). Always true without frequency. */
+      complete: boolean;
+      /**
+       * Format: date-time
+       * @description The latest knowledge time of the values the row was computed from (the lag included): never after as_of.
+       */
+      observed_at: string;
+      /**
+       * @description Why value is null: `no_previous_value`: the previous period has no value (first period, a gap, or a null level); `no_year_ago_value`: the period a year earlier has no value (or a null level); `non_positive_base`: the base (the earlier value) is zero or negative: a ratio to it means nothing; `non_positive_value`: the value is zero or negative: it has no logarithm; `negative_ratio`: the value and its base have opposite signs: no compounded rate; `incomplete_period`: the period is not fully covered by the values known at as_of: sum and eop are null for it; `not_finite`: the stored value or the result is not a finite number.
+       * @enum {string|null}
+       */
+      note:
+        | 'no_previous_value'
+        | 'no_year_ago_value'
+        | 'non_positive_base'
+        | 'non_positive_value'
+        | 'negative_ratio'
+        | 'incomplete_period'
+        | 'not_finite'
+        | null;
+    };
+    /** @description Meta of the revision listing. */
+    SeriesHistoryRevisionsMeta: {
+      /**
+       * @description Always `v1`.
+       * @constant
+       */
+      api_version: 'v1';
+      /** @description Id of the published snapshot the payload was computed from. */
+      snapshot: string;
+      /**
+       * Format: date-time
+       * @description When the payload was rendered (for pre-rendered files: the build time). Not part of the ETag.
+       */
+      generated_at: string;
+      /** @description Number of items in `data`. */
+      count: number;
+      /**
+       * @description Every revision record (no units, frequency or aggregation asked for). (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      view: 'revisions';
+      /** @description The series from the catalog; all but key are null for a key the catalog does not list. */
+      series: {
+        key: string;
+        slug: string | null;
+        name: string | null;
+        unit: string | null;
+        /** @enum {string|null} */
+        frequency: 'daily' | 'weekly' | 'monthly' | 'quarterly' | 'annual' | null;
+        /** @description Catalog source id. */
+        source: string | null;
+      };
+      /**
+       * Format: date-time
+       * @description The as_of asked for.
+       */
+      as_of: string | null;
+      /** @description from and to as asked for. */
+      filters: {
+        from: string | null;
+        to: string | null;
+      };
+      /** @description Cursor of the next page; null on the last page. */
+      next_cursor: string | null;
+      /** @description Attribution to show next to the data. */
+      attribution: string | null;
+      /** @description Licence of the data. */
+      licence: string | null;
+    };
+    /** @description Meta of the transformed view. */
+    SeriesHistoryTransformedMeta: {
+      /**
+       * @description Always `v1`.
+       * @constant
+       */
+      api_version: 'v1';
+      /** @description Id of the published snapshot the payload was computed from. */
+      snapshot: string;
+      /**
+       * Format: date-time
+       * @description When the payload was rendered (for pre-rendered files: the build time). Not part of the ETag.
+       */
+      generated_at: string;
+      /** @description Number of items in `data`. */
+      count: number;
+      /**
+       * @description One row per period, transformed (units, frequency or aggregation asked for). (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      view: 'transformed';
+      /** @description The series from the catalog; all but key are null for a key the catalog does not list. */
+      series: {
+        key: string;
+        slug: string | null;
+        name: string | null;
+        unit: string | null;
+        /** @enum {string|null} */
+        frequency: 'daily' | 'weekly' | 'monthly' | 'quarterly' | 'annual' | null;
+        /** @description Catalog source id. */
+        source: string | null;
+      };
+      /**
+       * Format: date-time
+       * @description The as_of asked for.
+       */
+      as_of: string | null;
+      /** @description from and to as asked for. */
+      filters: {
+        from: string | null;
+        to: string | null;
+      };
+      /** @description Cursor of the next page; null on the last page. */
+      next_cursor: string | null;
+      /** @description Attribution to show next to the data. */
+      attribution: string | null;
+      /** @description Licence of the data. */
+      licence: string | null;
+      /** @description What was applied, in which order (docs/api/transforms.md). */
+      transform: {
+        /** @description The steps in the order applied: as_of selection, then aggregation, then units. */
+        order: ('as_of' | 'aggregation' | 'units')[];
+        /**
+         * Format: date-time
+         * @description The knowledge time of step 1 (null: everything the snapshot knows).
+         */
+        as_of: string | null;
+        /**
+         * @description Frequency of the stored series (the catalog, else implied by its periods).
+         * @enum {string}
+         */
+        source_frequency: 'daily' | 'weekly' | 'monthly' | 'quarterly' | 'annual';
+        /**
+         * @description The frequency asked for; null: not aggregated.
+         * @enum {string|null}
+         */
+        frequency: 'w' | 'm' | 'q' | 'a' | null;
+        /**
+         * @description Frequency of the rows.
+         * @enum {string}
+         */
+        output_frequency: 'daily' | 'weekly' | 'monthly' | 'quarterly' | 'annual';
+        /**
+         * @description How periods were aggregated; null without frequency.
+         * @enum {string|null}
+         */
+        aggregation: 'avg' | 'sum' | 'eop' | null;
+        /**
+         * @description The units transformation applied (lin: none).
+         * @enum {string}
+         */
+        units: 'lin' | 'chg' | 'ch1' | 'pch' | 'pc1' | 'pca' | 'cch' | 'cca' | 'log';
+        /** @description n of FRED's formulas (n_obs_per_yr) for the output frequency. */
+        periods_per_year: number;
+        /**
+         * @description `kept`: avg of a period the values do not fully cover is given (complete=false); `null`: sum and eop of such a period are null. Null without frequency.
+         * @enum {string|null}
+         */
+        incomplete_periods: 'kept' | 'null' | null;
+        /** @description Why values of this page are null, one entry per reason; empty when every value was computed. */
+        notes: {
+          /** @enum {string} */
+          note:
+            | 'no_previous_value'
+            | 'no_year_ago_value'
+            | 'non_positive_base'
+            | 'non_positive_value'
+            | 'negative_ratio'
+            | 'incomplete_period'
+            | 'not_finite';
+          /** @description Rows of this page with the note. */
+          periods: number;
+          /** @description The first of them. */
+          first_period: string;
+        }[];
+      };
+    };
+    /** @description One release of a period: its value and when it became known. */
+    RevisionRelease: {
+      /** @description 1 for the first release, +1 per revision. */
+      revision_number: number;
+      value: number;
+      /**
+       * Format: date-time
+       * @description Knowledge time: when this value became known (what as_of filters on).
+       */
+      observed_at: string;
+      /**
+       * @description How observed_at was established: `release_calendar` the release of the period by the publisher's calendar, `vintage` an ALFRED-style vintage date, `publisher_timestamp` a date the publisher printed, `collected` only when we collected it (corrections, periods no calendar covers), `estimated` from a publisher's announced plan (the latest plausible time). See docs/data-sources.md.
+       * @enum {string}
+       */
+      observed_at_method: 'release_calendar' | 'vintage' | 'publisher_timestamp' | 'collected' | 'estimated';
+    };
+    /** @description A revision after the first release, with its change from the previous revision. */
+    RevisionChange: {
+      /** @description 1 for the first release, +1 per revision. */
+      revision_number: number;
+      value: number;
+      /**
+       * Format: date-time
+       * @description Knowledge time: when this value became known (what as_of filters on).
+       */
+      observed_at: string;
+      /**
+       * @description How observed_at was established: `release_calendar` the release of the period by the publisher's calendar, `vintage` an ALFRED-style vintage date, `publisher_timestamp` a date the publisher printed, `collected` only when we collected it (corrections, periods no calendar covers), `estimated` from a publisher's announced plan (the latest plausible time). See docs/data-sources.md.
+       * @enum {string}
+       */
+      observed_at_method: 'release_calendar' | 'vintage' | 'publisher_timestamp' | 'collected' | 'estimated';
+      /** @description This value minus the previous revision of the period. */
+      change: number;
+      /** @description change / previous value x 100; null when the previous value is 0 (see note). */
+      change_percent: number | null;
+      /**
+       * @description Why change_percent is null: `previous_zero`: the value it is compared with is 0, so no percent change is defined.
+       * @enum {string|null}
+       */
+      note: 'previous_zero' | null;
+    };
+    /** @description One period: its first release, each revision and its size, and the latest (shape=list). */
+    RevisionPeriod: {
+      /**
+       * @description The shape this row belongs to (the discriminator of the rows): always `list`. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      shape: 'list';
+      /** @description Reference period. */
+      period: string;
+      /** @description Revision 1 of the period. */
+      first_release: components['schemas']['RevisionRelease'];
+      /** @description Every later revision known at as_of, in order; empty when the first release still stands. */
+      revisions: components['schemas']['RevisionChange'][];
+      /** @description The revision in force at as_of (without as_of: the latest); the first release when never revised. */
+      latest: components['schemas']['RevisionRelease'];
+      /** @description Number of revisions after the first release (the length of revisions). */
+      revision_count: number;
+      /** @description latest.value - first_release.value. */
+      total_revision: number;
+      /** @description total_revision / first_release.value x 100; null when the first release is 0 (see note). */
+      total_revision_percent: number | null;
+      /**
+       * @description Why total_revision_percent is null: `previous_zero`: the value it is compared with is 0, so no percent change is defined.
+       * @enum {string|null}
+       */
+      total_revision_note: 'previous_zero' | null;
+    };
+    /** @description One period of the revision triangle (shape=triangle). */
+    RevisionTriangleRow: {
+      /**
+       * @description The shape this row belongs to (the discriminator of the rows): always `triangle`. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      shape: 'triangle';
+      /** @description Reference period. */
+      period: string;
+      /** @description One value per vintage of meta.vintages, in that order: the value in force for the period at that vintage; null before its first release. */
+      values: (number | null)[];
+    };
+    /** @description `meta` of the revisions endpoints with shape=list (the default). */
+    RevisionsListMeta: {
+      /**
+       * @description Always `v1`.
+       * @constant
+       */
+      api_version: 'v1';
+      /** @description Id of the published snapshot the payload was computed from. */
+      snapshot: string;
+      /**
+       * Format: date-time
+       * @description When the payload was rendered (for pre-rendered files: the build time). Not part of the ETag.
+       */
+      generated_at: string;
+      /** @description Number of items in `data`. */
+      count: number;
+      /**
+       * @description Which shape this is (the discriminator of `meta`): one RevisionPeriod per period. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      shape: 'list';
+      /** @description The series from the catalog; all but key are null for a key the catalog does not list. */
+      series: {
+        key: string;
+        slug: string | null;
+        name: string | null;
+        unit: string | null;
+        /** @enum {string|null} */
+        frequency: 'daily' | 'weekly' | 'monthly' | 'quarterly' | 'annual' | null;
+        /** @description Catalog source id. */
+        source: string | null;
+      };
+      /**
+       * Format: date-time
+       * @description The as_of asked for.
+       */
+      as_of: string | null;
+      /** @description from and to as asked for. */
+      filters: {
+        from: string | null;
+        to: string | null;
+      };
+      /** @description Cursor of the next page; null on the last page. */
+      next_cursor: string | null;
+      /** @description Attribution to show next to the data. */
+      attribution: string | null;
+      /** @description Licence of the data. */
+      licence: string | null;
+    };
+    /** @description `meta` of the revisions endpoints with shape=triangle. */
+    RevisionsTriangleMeta: {
+      /**
+       * @description Always `v1`.
+       * @constant
+       */
+      api_version: 'v1';
+      /** @description Id of the published snapshot the payload was computed from. */
+      snapshot: string;
+      /**
+       * Format: date-time
+       * @description When the payload was rendered (for pre-rendered files: the build time). Not part of the ETag.
+       */
+      generated_at: string;
+      /** @description Number of items in `data`. */
+      count: number;
+      /**
+       * @description Which shape this is (the discriminator of `meta`): one RevisionTriangleRow per period. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      shape: 'triangle';
+      /** @description The series from the catalog; all but key are null for a key the catalog does not list. */
+      series: {
+        key: string;
+        slug: string | null;
+        name: string | null;
+        unit: string | null;
+        /** @enum {string|null} */
+        frequency: 'daily' | 'weekly' | 'monthly' | 'quarterly' | 'annual' | null;
+        /** @description Catalog source id. */
+        source: string | null;
+      };
+      /**
+       * Format: date-time
+       * @description The as_of asked for.
+       */
+      as_of: string | null;
+      /** @description from and to as asked for. */
+      filters: {
+        from: string | null;
+        to: string | null;
+      };
+      /** @description Cursor of the next page; null on the last page. */
+      next_cursor: string | null;
+      /** @description Attribution to show next to the data. */
+      attribution: string | null;
+      /** @description Licence of the data. */
+      licence: string | null;
+      /** @description The vintages, oldest first: every distinct knowledge time (known at as_of) at which a period of the from/to range got a first release or a revision. The same on every page. */
+      vintages: string[];
+      /** @description The bound on vintages: a request whose range has more is a 400 (500). */
+      max_vintages: number;
+    };
   };
   responses: {
     /** @description Not modified: If-None-Match matched the ETag. No body. */
@@ -1128,9 +1629,40 @@ export interface operations {
                 last_observed_at: string | null;
                 /**
                  * Format: date-time
-                 * @description Estimate of the next release from the last one and the cadence (holidays not modelled).
+                 * @description When the next release is due: for BLS, CFTC and ECB the next release their calendar schedules (next_release_basis `calendar`, details in next_release); otherwise an estimate from the last one and the cadence, holidays not modelled (`estimate`).
                  */
                 next_release_due: string | null;
+                /**
+                 * @description Where next_release_due comes from; null without data and calendar.
+                 * @enum {string|null}
+                 */
+                next_release_basis: 'calendar' | 'estimate' | null;
+                /** @description The next release the calendars schedule after the request time; null past the end of the calendar (docs/api/releases.md). */
+                next_release: {
+                  /** @description The release id of /api/v1/releases (its iCalendar UID is `<id>@mmds`). */
+                  id: string;
+                  /** @description The release. */
+                  name: string;
+                  /**
+                   * Format: date-time
+                   * @description When it is due (UTC).
+                   */
+                  scheduled_at: string;
+                  /**
+                   * @description The publisher's IANA time zone.
+                   * @enum {string}
+                   */
+                  time_zone: 'America/New_York' | 'Europe/Berlin';
+                  /** @description The same instant as wall time in time_zone, `YYYY-MM-DDTHH:MM:SS`. */
+                  local_time: string;
+                  /** @description The period it is expected to carry. */
+                  reference_period: string;
+                  /**
+                   * @description Where the date comes from (see /api/v1/releases).
+                   * @enum {string}
+                   */
+                  basis: 'calendar_file' | 'exception' | 'rule';
+                } | null;
                 /** @description Days without news after which the source counts as stale. */
                 stale_after_days: number;
                 /** @description Whether the source is stale now; null without data. */
@@ -1472,6 +2004,32 @@ export interface operations {
               first_period: string | null;
               /** @description Number of periods held. */
               periods: number | null;
+              /** @description The next release the calendars schedule after the request time; null past the end of the calendar (docs/api/releases.md). */
+              next_release: {
+                /** @description The release id of /api/v1/releases (its iCalendar UID is `<id>@mmds`). */
+                id: string;
+                /** @description The release. */
+                name: string;
+                /**
+                 * Format: date-time
+                 * @description When it is due (UTC).
+                 */
+                scheduled_at: string;
+                /**
+                 * @description The publisher's IANA time zone.
+                 * @enum {string}
+                 */
+                time_zone: 'America/New_York' | 'Europe/Berlin';
+                /** @description The same instant as wall time in time_zone, `YYYY-MM-DDTHH:MM:SS`. */
+                local_time: string;
+                /** @description The period it is expected to carry. */
+                reference_period: string;
+                /**
+                 * @description Where the date comes from (see /api/v1/releases).
+                 * @enum {string}
+                 */
+                basis: 'calendar_file' | 'exception' | 'rule';
+              } | null;
               /** @description Path of the public history (values in force, JSON): /api/v1/series/{slug}; null without data. */
               history_url: string | null;
               /** @description The same history as CSV: /api/v1/series/{slug}.csv; null without data. */
@@ -1523,6 +2081,12 @@ export interface operations {
         cursor?: string;
         /** @description Response format: json (default) or csv (RFC 4180 with a header row). Expected: json or csv. `csv` is the same request as GET `/api/v1/macro/{slug}.csv` (operation getMacroSeriesCsv), where its `text/csv` response is described; this operation's 200 is described as `application/json` only, so that generated clients can type it. */
         format?: 'json' | 'csv';
+        /** @description FRED's units transformation of the values in force at as_of, after any aggregation (docs/api/transforms.md): lin levels (default), chg change, ch1 change from a year ago, pch percent change, pc1 percent change from a year ago, pca compounded annual rate, cch continuously compounded rate, cca continuously compounded annual rate, log natural log. With units, frequency or aggregation the reply is one row per period (not every revision); a value that cannot be computed (no earlier period, zero or negative base) is null with a note. Expected: lin, chg, ch1, pch, pc1, pca, cch, cca, log. */
+        units?: 'lin' | 'chg' | 'ch1' | 'pch' | 'pc1' | 'pca' | 'cch' | 'cca' | 'log';
+        /** @description Aggregate the values in force at as_of to a coarser frequency before units: w (weeks ending Friday, for daily series), m (monthly, for daily and weekly series), q (quarterly), a (annual); only frequencies coarser than the series' own (docs/api/transforms.md). Expected: w, m, q, a, coarser than the series' own frequency. */
+        frequency?: 'w' | 'm' | 'q' | 'a';
+        /** @description How frequency aggregates: avg (default, as FRED), sum or eop (the last value of the period). Needs frequency. A period the values do not fully cover is kept for avg (complete=false) and null for sum and eop (docs/api/transforms.md). Expected: avg, sum, eop, together with frequency. */
+        aggregation?: 'avg' | 'sum' | 'eop';
       };
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
@@ -1553,50 +2117,11 @@ export interface operations {
         };
         content: {
           'application/json': {
-            data: components['schemas']['Observation'][];
-            meta: {
-              /**
-               * @description Always `v1`.
-               * @constant
-               */
-              api_version: 'v1';
-              /** @description Id of the published snapshot the payload was computed from. */
-              snapshot: string;
-              /**
-               * Format: date-time
-               * @description When the payload was rendered (for pre-rendered files: the build time). Not part of the ETag.
-               */
-              generated_at: string;
-              /** @description Number of items in `data`. */
-              count: number;
-              /** @description The series from the catalog; all but key are null for a key the catalog does not list. */
-              series: {
-                key: string;
-                slug: string | null;
-                name: string | null;
-                unit: string | null;
-                /** @enum {string|null} */
-                frequency: 'daily' | 'weekly' | 'monthly' | 'quarterly' | 'annual' | null;
-                /** @description Catalog source id. */
-                source: string | null;
-              };
-              /**
-               * Format: date-time
-               * @description The as_of asked for.
-               */
-              as_of: string | null;
-              /** @description from and to as asked for. */
-              filters: {
-                from: string | null;
-                to: string | null;
-              };
-              /** @description Cursor of the next page; null on the last page. */
-              next_cursor: string | null;
-              /** @description Attribution to show next to the data. */
-              attribution: string | null;
-              /** @description Licence of the data. */
-              licence: string | null;
-            };
+            /** @description Observation rows (meta.view revisions) or TransformedValue rows (meta.view transformed), oldest period first. */
+            data: unknown[];
+            meta:
+              | components['schemas']['SeriesHistoryRevisionsMeta']
+              | components['schemas']['SeriesHistoryTransformedMeta'];
           };
         };
       };
@@ -1627,6 +2152,140 @@ export interface operations {
         limit?: number;
         /** @description Opaque cursor from meta.next_cursor of the previous page. Expected: the opaque value of meta.next_cursor. */
         cursor?: string;
+        /** @description FRED's units transformation of the values in force at as_of, after any aggregation (docs/api/transforms.md): lin levels (default), chg change, ch1 change from a year ago, pch percent change, pc1 percent change from a year ago, pca compounded annual rate, cch continuously compounded rate, cca continuously compounded annual rate, log natural log. With units, frequency or aggregation the reply is one row per period (not every revision); a value that cannot be computed (no earlier period, zero or negative base) is null with a note. Expected: lin, chg, ch1, pch, pc1, pca, cch, cca, log. */
+        units?: 'lin' | 'chg' | 'ch1' | 'pch' | 'pc1' | 'pca' | 'cch' | 'cca' | 'log';
+        /** @description Aggregate the values in force at as_of to a coarser frequency before units: w (weeks ending Friday, for daily series), m (monthly, for daily and weekly series), q (quarterly), a (annual); only frequencies coarser than the series' own (docs/api/transforms.md). Expected: w, m, q, a, coarser than the series' own frequency. */
+        frequency?: 'w' | 'm' | 'q' | 'a';
+        /** @description How frequency aggregates: avg (default, as FRED), sum or eop (the last value of the period). Needs frequency. A period the values do not fully cover is kept for avg (complete=false) and null for sum and eop (docs/api/transforms.md). Expected: avg, sum, eop, together with frequency. */
+        aggregation?: 'avg' | 'sum' | 'eop';
+      };
+      header?: {
+        /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
+        'If-None-Match'?: string;
+      };
+      path: {
+        /** @description Identifier of a market or series (lowercase letters, digits and hyphens). */
+        slug: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The rows as `text/csv; charset=utf-8; header=present`. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Snapshot-Id': components['headers']['X-Snapshot-Id'];
+          ETag: components['headers']['ETag'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          Link: components['headers']['Link'];
+          [name: string]: unknown;
+        };
+        content: {
+          'text/csv': string;
+        };
+      };
+      304: components['responses']['304'];
+      400: components['responses']['400'];
+      401: components['responses']['401'];
+      403: components['responses']['403'];
+      404: components['responses']['404'];
+      429: components['responses']['429'];
+      500: components['responses']['500'];
+      503: components['responses']['503'];
+    };
+  };
+  getMacroRevisions: {
+    parameters: {
+      query?: {
+        /** @description Point in time (UTC, YYYY-MM-DDTHH:MM:SSZ): only what had been observed at or before it, with the revision then in force marked. Expected: a UTC timestamp YYYY-MM-DDTHH:MM:SSZ, not in the future. */
+        as_of?: string;
+        /** @description Start of the period range (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD), from its first day: every period that has a day on or after it is included, whatever the series frequency (from=2025-06-15 on a monthly series includes 2025-06). Alias: observation_start. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
+        from?: string;
+        /** @description End of the period range (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD), to its last day: every period that has a day on or before it is included (to=2025-Q2 ends on 2025-06-30; to=2025-06-15 on a monthly series includes 2025-06). Alias: observation_end. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
+        to?: string;
+        /** @description The same as `from` (the FRED name); give one of the two. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
+        observation_start?: string;
+        /** @description The same as `to` (the FRED name); give one of the two. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
+        observation_end?: string;
+        /** @description Rows per page, 1 to 10000 (default 1000). Expected: a whole number from 1 to 10000. */
+        limit?: number;
+        /** @description Opaque cursor from meta.next_cursor of the previous page. Expected: the opaque value of meta.next_cursor. */
+        cursor?: string;
+        /** @description Response format: json (default) or csv (RFC 4180 with a header row). Expected: json or csv. `csv` is the same request as GET `/api/v1/macro/{slug}/revisions.csv` (operation getMacroRevisionsCsv), where its `text/csv` response is described; this operation's 200 is described as `application/json` only, so that generated clients can type it. */
+        format?: 'json' | 'csv';
+        /** @description Layout of the revisions endpoints (docs/api/revisions.md): list (default) one row per period with its first release, every later revision with its change, and the latest; triangle one row per period with one value per vintage (meta.vintages), the value in force at that vintage. At most 500 vintages in a triangle: more is a 400 asking for a narrower from/to or an earlier as_of. Expected: list or triangle. */
+        shape?: 'list' | 'triangle';
+      };
+      header?: {
+        /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
+        'If-None-Match'?: string;
+      };
+      path: {
+        /** @description Identifier of a market or series (lowercase letters, digits and hyphens). */
+        slug: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The payload. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Snapshot-Id': components['headers']['X-Snapshot-Id'];
+          ETag: components['headers']['ETag'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          Link: components['headers']['Link'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description RevisionPeriod rows (shape list) or RevisionTriangleRow rows (shape triangle), oldest period first; every row has the shape of meta. */
+            data: (components['schemas']['RevisionPeriod'] | components['schemas']['RevisionTriangleRow'])[];
+            meta: components['schemas']['RevisionsListMeta'] | components['schemas']['RevisionsTriangleMeta'];
+          };
+        };
+      };
+      304: components['responses']['304'];
+      400: components['responses']['400'];
+      401: components['responses']['401'];
+      403: components['responses']['403'];
+      404: components['responses']['404'];
+      429: components['responses']['429'];
+      500: components['responses']['500'];
+      503: components['responses']['503'];
+    };
+  };
+  getMacroRevisionsCsv: {
+    parameters: {
+      query?: {
+        /** @description Point in time (UTC, YYYY-MM-DDTHH:MM:SSZ): only what had been observed at or before it, with the revision then in force marked. Expected: a UTC timestamp YYYY-MM-DDTHH:MM:SSZ, not in the future. */
+        as_of?: string;
+        /** @description Start of the period range (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD), from its first day: every period that has a day on or after it is included, whatever the series frequency (from=2025-06-15 on a monthly series includes 2025-06). Alias: observation_start. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
+        from?: string;
+        /** @description End of the period range (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD), to its last day: every period that has a day on or before it is included (to=2025-Q2 ends on 2025-06-30; to=2025-06-15 on a monthly series includes 2025-06). Alias: observation_end. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
+        to?: string;
+        /** @description The same as `from` (the FRED name); give one of the two. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
+        observation_start?: string;
+        /** @description The same as `to` (the FRED name); give one of the two. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
+        observation_end?: string;
+        /** @description Rows per page, 1 to 10000 (default 1000). Expected: a whole number from 1 to 10000. */
+        limit?: number;
+        /** @description Opaque cursor from meta.next_cursor of the previous page. Expected: the opaque value of meta.next_cursor. */
+        cursor?: string;
+        /** @description Layout of the revisions endpoints (docs/api/revisions.md): list (default) one row per period with its first release, every later revision with its change, and the latest; triangle one row per period with one value per vintage (meta.vintages), the value in force at that vintage. At most 500 vintages in a triangle: more is a 400 asking for a narrower from/to or an earlier as_of. Expected: list or triangle. */
+        shape?: 'list' | 'triangle';
       };
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
@@ -1842,6 +2501,12 @@ export interface operations {
         cursor?: string;
         /** @description Response format: json (default) or csv (RFC 4180 with a header row). Expected: json or csv. `csv` is the same request as GET `/api/v1/observations.csv` (operation getObservationsCsv), where its `text/csv` response is described; this operation's 200 is described as `application/json` only, so that generated clients can type it. */
         format?: 'json' | 'csv';
+        /** @description FRED's units transformation of the values in force at as_of, after any aggregation (docs/api/transforms.md): lin levels (default), chg change, ch1 change from a year ago, pch percent change, pc1 percent change from a year ago, pca compounded annual rate, cch continuously compounded rate, cca continuously compounded annual rate, log natural log. With units, frequency or aggregation the reply is one row per period (not every revision); a value that cannot be computed (no earlier period, zero or negative base) is null with a note. Expected: lin, chg, ch1, pch, pc1, pca, cch, cca, log. */
+        units?: 'lin' | 'chg' | 'ch1' | 'pch' | 'pc1' | 'pca' | 'cch' | 'cca' | 'log';
+        /** @description Aggregate the values in force at as_of to a coarser frequency before units: w (weeks ending Friday, for daily series), m (monthly, for daily and weekly series), q (quarterly), a (annual); only frequencies coarser than the series' own (docs/api/transforms.md). Expected: w, m, q, a, coarser than the series' own frequency. */
+        frequency?: 'w' | 'm' | 'q' | 'a';
+        /** @description How frequency aggregates: avg (default, as FRED), sum or eop (the last value of the period). Needs frequency. A period the values do not fully cover is kept for avg (complete=false) and null for sum and eop (docs/api/transforms.md). Expected: avg, sum, eop, together with frequency. */
+        aggregation?: 'avg' | 'sum' | 'eop';
       };
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
@@ -1869,50 +2534,11 @@ export interface operations {
         };
         content: {
           'application/json': {
-            data: components['schemas']['Observation'][];
-            meta: {
-              /**
-               * @description Always `v1`.
-               * @constant
-               */
-              api_version: 'v1';
-              /** @description Id of the published snapshot the payload was computed from. */
-              snapshot: string;
-              /**
-               * Format: date-time
-               * @description When the payload was rendered (for pre-rendered files: the build time). Not part of the ETag.
-               */
-              generated_at: string;
-              /** @description Number of items in `data`. */
-              count: number;
-              /** @description The series from the catalog; all but key are null for a key the catalog does not list. */
-              series: {
-                key: string;
-                slug: string | null;
-                name: string | null;
-                unit: string | null;
-                /** @enum {string|null} */
-                frequency: 'daily' | 'weekly' | 'monthly' | 'quarterly' | 'annual' | null;
-                /** @description Catalog source id. */
-                source: string | null;
-              };
-              /**
-               * Format: date-time
-               * @description The as_of asked for.
-               */
-              as_of: string | null;
-              /** @description from and to as asked for. */
-              filters: {
-                from: string | null;
-                to: string | null;
-              };
-              /** @description Cursor of the next page; null on the last page. */
-              next_cursor: string | null;
-              /** @description Attribution to show next to the data. */
-              attribution: string | null;
-              /** @description Licence of the data. */
-              licence: string | null;
-            };
+            /** @description Observation rows (meta.view revisions) or TransformedValue rows (meta.view transformed), oldest period first. */
+            data: unknown[];
+            meta:
+              | components['schemas']['SeriesHistoryRevisionsMeta']
+              | components['schemas']['SeriesHistoryTransformedMeta'];
           };
         };
       };
@@ -1945,6 +2571,138 @@ export interface operations {
         limit?: number;
         /** @description Opaque cursor from meta.next_cursor of the previous page. Expected: the opaque value of meta.next_cursor. */
         cursor?: string;
+        /** @description FRED's units transformation of the values in force at as_of, after any aggregation (docs/api/transforms.md): lin levels (default), chg change, ch1 change from a year ago, pch percent change, pc1 percent change from a year ago, pca compounded annual rate, cch continuously compounded rate, cca continuously compounded annual rate, log natural log. With units, frequency or aggregation the reply is one row per period (not every revision); a value that cannot be computed (no earlier period, zero or negative base) is null with a note. Expected: lin, chg, ch1, pch, pc1, pca, cch, cca, log. */
+        units?: 'lin' | 'chg' | 'ch1' | 'pch' | 'pc1' | 'pca' | 'cch' | 'cca' | 'log';
+        /** @description Aggregate the values in force at as_of to a coarser frequency before units: w (weeks ending Friday, for daily series), m (monthly, for daily and weekly series), q (quarterly), a (annual); only frequencies coarser than the series' own (docs/api/transforms.md). Expected: w, m, q, a, coarser than the series' own frequency. */
+        frequency?: 'w' | 'm' | 'q' | 'a';
+        /** @description How frequency aggregates: avg (default, as FRED), sum or eop (the last value of the period). Needs frequency. A period the values do not fully cover is kept for avg (complete=false) and null for sum and eop (docs/api/transforms.md). Expected: avg, sum, eop, together with frequency. */
+        aggregation?: 'avg' | 'sum' | 'eop';
+      };
+      header?: {
+        /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
+        'If-None-Match'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The rows as `text/csv; charset=utf-8; header=present`. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Snapshot-Id': components['headers']['X-Snapshot-Id'];
+          ETag: components['headers']['ETag'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          Link: components['headers']['Link'];
+          [name: string]: unknown;
+        };
+        content: {
+          'text/csv': string;
+        };
+      };
+      304: components['responses']['304'];
+      400: components['responses']['400'];
+      401: components['responses']['401'];
+      403: components['responses']['403'];
+      404: components['responses']['404'];
+      429: components['responses']['429'];
+      500: components['responses']['500'];
+      503: components['responses']['503'];
+    };
+  };
+  getObservationsRevisions: {
+    parameters: {
+      query: {
+        /** @description Series key `<source>.<native id>`, e.g. bls.CUUR0000SA0. Expected: a series key such as bls.CUUR0000SA0. */
+        series: string;
+        /** @description Point in time (UTC, YYYY-MM-DDTHH:MM:SSZ): only what had been observed at or before it, with the revision then in force marked. Expected: a UTC timestamp YYYY-MM-DDTHH:MM:SSZ, not in the future. */
+        as_of?: string;
+        /** @description Start of the period range (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD), from its first day: every period that has a day on or after it is included, whatever the series frequency (from=2025-06-15 on a monthly series includes 2025-06). Alias: observation_start. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
+        from?: string;
+        /** @description End of the period range (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD), to its last day: every period that has a day on or before it is included (to=2025-Q2 ends on 2025-06-30; to=2025-06-15 on a monthly series includes 2025-06). Alias: observation_end. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
+        to?: string;
+        /** @description The same as `from` (the FRED name); give one of the two. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
+        observation_start?: string;
+        /** @description The same as `to` (the FRED name); give one of the two. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
+        observation_end?: string;
+        /** @description Rows per page, 1 to 10000 (default 1000). Expected: a whole number from 1 to 10000. */
+        limit?: number;
+        /** @description Opaque cursor from meta.next_cursor of the previous page. Expected: the opaque value of meta.next_cursor. */
+        cursor?: string;
+        /** @description Response format: json (default) or csv (RFC 4180 with a header row). Expected: json or csv. `csv` is the same request as GET `/api/v1/observations/revisions.csv` (operation getObservationsRevisionsCsv), where its `text/csv` response is described; this operation's 200 is described as `application/json` only, so that generated clients can type it. */
+        format?: 'json' | 'csv';
+        /** @description Layout of the revisions endpoints (docs/api/revisions.md): list (default) one row per period with its first release, every later revision with its change, and the latest; triangle one row per period with one value per vintage (meta.vintages), the value in force at that vintage. At most 500 vintages in a triangle: more is a 400 asking for a narrower from/to or an earlier as_of. Expected: list or triangle. */
+        shape?: 'list' | 'triangle';
+      };
+      header?: {
+        /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
+        'If-None-Match'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The payload. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Snapshot-Id': components['headers']['X-Snapshot-Id'];
+          ETag: components['headers']['ETag'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          Link: components['headers']['Link'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description RevisionPeriod rows (shape list) or RevisionTriangleRow rows (shape triangle), oldest period first; every row has the shape of meta. */
+            data: (components['schemas']['RevisionPeriod'] | components['schemas']['RevisionTriangleRow'])[];
+            meta: components['schemas']['RevisionsListMeta'] | components['schemas']['RevisionsTriangleMeta'];
+          };
+        };
+      };
+      304: components['responses']['304'];
+      400: components['responses']['400'];
+      401: components['responses']['401'];
+      403: components['responses']['403'];
+      404: components['responses']['404'];
+      429: components['responses']['429'];
+      500: components['responses']['500'];
+      503: components['responses']['503'];
+    };
+  };
+  getObservationsRevisionsCsv: {
+    parameters: {
+      query: {
+        /** @description Series key `<source>.<native id>`, e.g. bls.CUUR0000SA0. Expected: a series key such as bls.CUUR0000SA0. */
+        series: string;
+        /** @description Point in time (UTC, YYYY-MM-DDTHH:MM:SSZ): only what had been observed at or before it, with the revision then in force marked. Expected: a UTC timestamp YYYY-MM-DDTHH:MM:SSZ, not in the future. */
+        as_of?: string;
+        /** @description Start of the period range (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD), from its first day: every period that has a day on or after it is included, whatever the series frequency (from=2025-06-15 on a monthly series includes 2025-06). Alias: observation_start. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
+        from?: string;
+        /** @description End of the period range (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD), to its last day: every period that has a day on or before it is included (to=2025-Q2 ends on 2025-06-30; to=2025-06-15 on a monthly series includes 2025-06). Alias: observation_end. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
+        to?: string;
+        /** @description The same as `from` (the FRED name); give one of the two. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
+        observation_start?: string;
+        /** @description The same as `to` (the FRED name); give one of the two. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
+        observation_end?: string;
+        /** @description Rows per page, 1 to 10000 (default 1000). Expected: a whole number from 1 to 10000. */
+        limit?: number;
+        /** @description Opaque cursor from meta.next_cursor of the previous page. Expected: the opaque value of meta.next_cursor. */
+        cursor?: string;
+        /** @description Layout of the revisions endpoints (docs/api/revisions.md): list (default) one row per period with its first release, every later revision with its change, and the latest; triangle one row per period with one value per vintage (meta.vintages), the value in force at that vintage. At most 500 vintages in a triangle: more is a 400 asking for a narrower from/to or an earlier as_of. Expected: list or triangle. */
+        shape?: 'list' | 'triangle';
       };
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
@@ -2715,6 +3473,220 @@ export interface operations {
       304: components['responses']['304'];
       400: components['responses']['400'];
       401: components['responses']['401'];
+      429: components['responses']['429'];
+      500: components['responses']['500'];
+      503: components['responses']['503'];
+    };
+  };
+  getReleases: {
+    parameters: {
+      query?: {
+        /** @description Catalog source id of a publisher with a release calendar: bls, cftc or ecb (see /api/v1/sources). Expected: one of the sources with a release calendar: bls, cftc, ecb. */
+        source?: string;
+        /** @description Only the releases that carry this series: a series key (bls.CES0000000001) or slug (nonfarm-payrolls) of /api/v1/series, or the slug of a COT market of /api/v1/markets/cot (gold: every report type of it). Expected: a series key such as bls.CES0000000001, a series slug such as nonfarm-payrolls, or a COT market slug. */
+        series?: string;
+        /** @description Releases from the first day of this period (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, a UTC day of the release time). Default: 92 days before today (or before the end of to, if earlier). From and to may span at most 1096 days. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
+        from?: string;
+        /** @description Releases to the last day of this period (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, a UTC day of the release time). Default: open, up to the end of each calendar (docs/api/releases.md). Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
+        to?: string;
+      };
+      header?: {
+        /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
+        'If-None-Match'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The payload. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Snapshot-Id': components['headers']['X-Snapshot-Id'];
+          ETag: components['headers']['ETag'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description Releases, oldest first: past ones, then scheduled ones. */
+            data: {
+              /** @description Stable id of the release: source, release name and UTC time (`cftc-commitments-of-traders-20261130T203000Z`); the iCalendar UID is `<id>@mmds`. */
+              id: string;
+              /**
+               * @description Catalog source id.
+               * @enum {string}
+               */
+              source: 'bls' | 'cftc' | 'ecb';
+              /** @description The release: a BLS news release (Employment Situation, ...), Commitments of Traders, Euro foreign exchange reference rates. */
+              name: string;
+              /**
+               * @description `past`: held in the snapshot; `scheduled`: from a calendar, after the request time.
+               * @enum {string}
+               */
+              status: 'past' | 'scheduled';
+              /**
+               * Format: date-time
+               * @description When a past release became known (the knowledge time of its values); null when scheduled.
+               */
+              released_at: string | null;
+              /**
+               * Format: date-time
+               * @description When a scheduled release is due; null when past.
+               */
+              scheduled_at: string | null;
+              /**
+               * @description The publisher's IANA time zone.
+               * @enum {string}
+               */
+              time_zone: 'America/New_York' | 'Europe/Berlin';
+              /** @description The same instant as wall time in time_zone, `YYYY-MM-DDTHH:MM:SS` (no offset). */
+              local_time: string;
+              /** @description The period it carries (past: the newest carried; COT: the as-of date; ECB: the reference date). */
+              reference_period: string;
+              /** @description Oldest period carried by a past release; null when scheduled. */
+              first_period: string | null;
+              /** @description Newest period carried by a past release; null when scheduled. */
+              last_period: string | null;
+              /** @description Series keys it carries (scheduled: is expected to carry), in key order, at most 50. */
+              series: string[];
+              /** @description Number of series it carries (or is expected to). */
+              series_count: number;
+              /** @description Values (observations or COT reports) a past release carried. */
+              value_count: number | null;
+              /** @description Of those, first releases of their period (revision 1). */
+              first_releases: number | null;
+              /** @description Of those, revisions of a period released before. */
+              revisions: number | null;
+              /** @description How the knowledge time of a past release was established (release_calendar, publisher_timestamp, vintage, collected, ...; several joined by `, `). */
+              knowledge_method: string | null;
+              /**
+               * @description `store`: the knowledge times held; `calendar_file`: a row of data/calendars/bls_release_dates.csv; `exception`: a row of data/calendars/cftc_cot_release_exceptions.csv or a documented CFTC notice; `rule`: the standing rule (COT Friday 15:30 New York after federal holidays; ECB 16:00 CET on TARGET days).
+               * @enum {string}
+               */
+              basis: 'store' | 'calendar_file' | 'exception' | 'rule';
+              /** @description Why the release differs from the rule (holiday, shutdown) or how its time was established. */
+              note: string | null;
+              /** @description Where the calendar row was read (the row’s source_url); null for rules and past releases. */
+              source_url: string | null;
+            }[];
+            meta: {
+              /**
+               * @description Always `v1`.
+               * @constant
+               */
+              api_version: 'v1';
+              /** @description Id of the published snapshot the payload was computed from. */
+              snapshot: string;
+              /**
+               * Format: date-time
+               * @description When the payload was rendered (for pre-rendered files: the build time). Not part of the ETag.
+               */
+              generated_at: string;
+              /** @description Number of items in `data`. */
+              count: number;
+              /**
+               * Format: date-time
+               * @description The request time: releases up to it are past, later ones scheduled.
+               */
+              now: string;
+              /**
+               * Format: date
+               * @description First UTC day of the window (default: 92 days before today).
+               */
+              from: string;
+              /**
+               * Format: date
+               * @description Last UTC day of the window; null when open (up to each horizon).
+               */
+              to: string | null;
+              /** @description The sources listed. */
+              sources: ('bls' | 'cftc' | 'ecb')[];
+              /** @description How far ahead scheduled releases go. */
+              horizon: {
+                /** @description How far the BLS calendar file reaches, per release. */
+                bls: {
+                  release: string;
+                  /**
+                   * Format: date
+                   * @description The last release day the shipped BLS calendar file holds.
+                   */
+                  last_release_date: string | null;
+                }[];
+                /** @description Days after the request time that scheduled COT releases are listed. */
+                cftc_days: number;
+                /** @description Days after the request time that scheduled ECB releases are listed. */
+                ecb_days: number;
+              };
+              /**
+               * Format: date-time
+               * @description When the snapshot was published (the DTSTAMP of the iCalendar events).
+               */
+              snapshot_published_at: string;
+              /** @description The same releases as iCalendar. */
+              ics_url: string;
+            };
+          };
+        };
+      };
+      304: components['responses']['304'];
+      400: components['responses']['400'];
+      401: components['responses']['401'];
+      404: components['responses']['404'];
+      429: components['responses']['429'];
+      500: components['responses']['500'];
+      503: components['responses']['503'];
+    };
+  };
+  getReleasesIcs: {
+    parameters: {
+      query?: {
+        /** @description Catalog source id of a publisher with a release calendar: bls, cftc or ecb (see /api/v1/sources). Expected: one of the sources with a release calendar: bls, cftc, ecb. */
+        source?: string;
+        /** @description Only the releases that carry this series: a series key (bls.CES0000000001) or slug (nonfarm-payrolls) of /api/v1/series, or the slug of a COT market of /api/v1/markets/cot (gold: every report type of it). Expected: a series key such as bls.CES0000000001, a series slug such as nonfarm-payrolls, or a COT market slug. */
+        series?: string;
+        /** @description Releases from the first day of this period (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, a UTC day of the release time). Default: 92 days before today (or before the end of to, if earlier). From and to may span at most 1096 days. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
+        from?: string;
+        /** @description Releases to the last day of this period (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, a UTC day of the release time). Default: open, up to the end of each calendar (docs/api/releases.md). Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
+        to?: string;
+      };
+      header?: {
+        /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
+        'If-None-Match'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The payload's rows as `text/calendar; charset=utf-8`. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Snapshot-Id': components['headers']['X-Snapshot-Id'];
+          ETag: components['headers']['ETag'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'text/calendar': string;
+        };
+      };
+      304: components['responses']['304'];
+      400: components['responses']['400'];
+      401: components['responses']['401'];
+      404: components['responses']['404'];
       429: components['responses']['429'];
       500: components['responses']['500'];
       503: components['responses']['503'];

@@ -8,6 +8,8 @@ import { getMacroLatest } from './macro.ts';
 import { getMacroHistory } from './macro-history.ts';
 import { getObservations } from './observations.ts';
 import { getCountries, getCurrencies, getVenues } from './reference.ts';
+import { getReleases } from './releases.ts';
+import { getMacroRevisions, getObservationRevisions } from './revisions.ts';
 import { getSectors } from './sectors.ts';
 import { getSeriesCatalogue } from './series.ts';
 import { getSeriesHistory } from './series-history.ts';
@@ -31,4 +33,8 @@ export const PAYLOADS: Readonly<Record<RouteId, PayloadFunction>> = {
   countries: getCountries,
   currencies: getCurrencies,
   venues: getVenues,
+  releases: getReleases,
+  'releases-ics': getReleases,
+  'macro-revisions': getMacroRevisions,
+  'observations-revisions': getObservationRevisions,
 };

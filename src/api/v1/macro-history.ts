@@ -2,6 +2,7 @@ import { notFound } from '../../contract/errors.ts';
 import { readMacroSeries, readObservationHistory } from '../../query/history.ts';
 import type { PayloadFunction } from './context.ts';
 import { presentSeriesHistory, resolveHistoryQuery } from './observations.ts';
+import { presentTransformedHistory, requestedTransform } from './transforms.ts';
 
 /**
  * Endpoint 5: the history of one series tracked on /macro, every revision record with its
@@ -11,5 +12,8 @@ export const getMacroHistory: PayloadFunction = async ({ db, now }, params) => {
   const query = resolveHistoryQuery(params, now);
   const series = params.slug === null ? null : await readMacroSeries(db, params.slug);
   if (!series) throw notFound(`macro series ${params.slug}`);
+  // units, frequency or aggregation: one transformed row per period (docs/api/transforms.md).
+  const transform = requestedTransform(params);
+  if (transform) return presentTransformedHistory(db, series, query, transform);
   return presentSeriesHistory(series, query, await readObservationHistory(db, series.key, query));
 };

@@ -1,10 +1,12 @@
 import { readMacroLatest } from '../../query/macro.ts';
 import type { PayloadFunction } from './context.ts';
+import { readNextReleases } from './releases.ts';
 import { historyLinks } from './series-history.ts';
 
 /** Endpoint 4: per tracked macro series the latest period and value, when it was published, its revision. */
-export const getMacroLatest: PayloadFunction = async ({ db }) => {
+export const getMacroLatest: PayloadFunction = async ({ db, now }) => {
   const rows = await readMacroLatest(db);
+  const next = await readNextReleases(db, now);
   return {
     data: rows.map((row) => ({
       key: row.key,
@@ -27,6 +29,7 @@ export const getMacroLatest: PayloadFunction = async ({ db }) => {
             },
       first_period: row.first_period,
       periods: row.periods,
+      next_release: next.series.get(row.key) ?? null,
       ...historyLinks(row.slug, row.period !== null),
     })),
   };

@@ -12,6 +12,7 @@ import {
 } from '../../query/history.ts';
 import type { PayloadFunction } from './context.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
+import { presentTransformedHistory, requestedTransform } from './transforms.ts';
 
 /** Rows per page when the request names no `limit` (CONTRACT section 6). */
 export const DEFAULT_LIMIT = 1000;
@@ -82,6 +83,7 @@ export function presentSeriesHistory(
   return {
     data: page.rows.map(presentObservation),
     meta: {
+      view: 'revisions',
       series: {
         key: series.key,
         slug: series.slug,
@@ -105,6 +107,13 @@ export function presentSeriesHistory(
 export const getObservations: PayloadFunction = async ({ db, now }, params) => {
   const key = String(params.query.series);
   const query = resolveHistoryQuery(params, now);
+  // units, frequency or aggregation: one transformed row per period (docs/api/transforms.md).
+  const transform = requestedTransform(params);
+  if (transform) {
+    const info = await readSeriesInfo(db, key);
+    if (!info) throw notFound(`series ${key}`);
+    return presentTransformedHistory(db, info, query, transform);
+  }
   // Both reads start at once; the rows of an unknown key are simply dropped.
   const [series, page] = await Promise.all([readSeriesInfo(db, key), readObservationHistory(db, key, query)]);
   if (!series) throw notFound(`series ${key}`);

@@ -4,6 +4,7 @@ import type { RouteDefinition } from '../../contract/routes.ts';
 import type { SnapshotDb } from '../../query/snapshot-db.ts';
 import { renderCsv } from './csv.ts';
 import { PAYLOADS } from './endpoints.ts';
+import { renderReleasesIcs } from './releases-ics.ts';
 import type { StaticRequest } from './static-requests.ts';
 
 /** When and for whom a payload is rendered. */
@@ -37,5 +38,6 @@ export async function renderStaticBody(db: SnapshotDb, request: StaticRequest, n
     { slug: request.slug, query: request.query, keyedParams: [] },
     { now, keyed: false },
   );
+  if (request.route.mediaType === 'text/calendar') return renderReleasesIcs(envelope);
   return request.query.format === 'csv' ? renderCsv(envelope.data as unknown[]) : JSON.stringify(envelope);
 }

@@ -6,6 +6,7 @@ import { readLatestEcbRates } from '../../query/fx.ts';
 import { listReferenceCodes, listRegionAliases } from '../../query/reference-codes.ts';
 import { listPublicHistorySeries } from '../../query/series-history.ts';
 import type { SnapshotDb } from '../../query/snapshot-db.ts';
+import { RELEASE_SOURCE_IDS } from './releases-schedule.ts';
 
 /** One public request the static build pre-renders, and the file it is written to. */
 export interface StaticRequest {
@@ -37,6 +38,8 @@ export async function listStaticRequests(db: SnapshotDb): Promise<StaticRequest[
   const requests: StaticRequest[] = [];
   for (const route of ROUTES) {
     if (route.id === 'fx-ecb') requests.push(...(await listFxRequests(db, route)));
+    else if (route.id === 'releases' || route.id === 'releases-ics')
+      requests.push(...listReleaseRequests(route));
     else if (route.prerender === 'filters') requests.push(...(await listFilterRequests(db, route)));
     if (route.prerender === 'per-slug')
       requests.push(
@@ -134,4 +137,26 @@ async function listFxRequests(db: SnapshotDb, route: RouteDefinition): Promise<S
     ...(await listReferenceCodes(db, 'currencies')).map((code) => single('currency', code)),
     ...bases.map((code) => single('base', code)),
   ];
+}
+
+/**
+ * The release calendar: the unfiltered list and one file per source, as JSON and as iCalendar
+ * (`api/v1/releases/index.ics`, `api/v1/releases/_by/source/<source>.ics`). Series and from/to are not
+ * pre-rendered: the server renders them.
+ */
+function listReleaseRequests(route: RouteDefinition): StaticRequest[] {
+  const ics = route.mediaType === 'text/calendar';
+  const file = (source: string | null) => {
+    if (!ics) return source === null ? staticFilePath(route.path) : staticFilePath(route.path, { source });
+    // Not at `api/v1/releases.ics` itself: a static host serves a file at a request's path before
+    // any rewrite by query, so `?source=` would get the unfiltered file.
+    return source === null ? 'api/v1/releases/index.ics' : `api/v1/releases/_by/source/${source}.ics`;
+  };
+  return [null, ...RELEASE_SOURCE_IDS].map((source) => ({
+    route,
+    slug: null,
+    query: source === null ? {} : { source },
+    file: file(source),
+    aliases: [],
+  }));
 }

@@ -1,12 +1,18 @@
 import { readSourceFreshness } from '../../query/freshness.ts';
 import type { PayloadFunction } from './context.ts';
 import { estimateNextRelease, isStale } from './freshness.ts';
+import { readNextReleases } from './releases.ts';
 
 /** Endpoint 1: the snapshot in service and the freshness of every source, computed at `now`. */
 export const getStatus: PayloadFunction = async ({ db, now }) => {
   const rows = await readSourceFreshness(db);
+  const next = await readNextReleases(db, now);
   const sources = rows.map((row) => {
     const hasData = row.last_observed_at !== null;
+    // A source with a release calendar (BLS, CFTC, ECB) gets its next scheduled release; the
+    // others keep the estimate from the cadence, labelled as one.
+    const scheduled = next.source.get(row.id) ?? null;
+    const estimate = hasData ? estimateNextRelease(row.last_observed_at!, row.cadence) : null;
     return {
       id: row.id,
       name: row.name,
@@ -15,7 +21,9 @@ export const getStatus: PayloadFunction = async ({ db, now }) => {
       series_count: row.series_count,
       last_period: row.last_period,
       last_observed_at: row.last_observed_at,
-      next_release_due: hasData ? estimateNextRelease(row.last_observed_at!, row.cadence) : null,
+      next_release_due: scheduled?.scheduled_at ?? estimate,
+      next_release_basis: scheduled !== null ? 'calendar' : estimate !== null ? 'estimate' : null,
+      next_release: scheduled,
       stale_after_days: row.stale_after_days,
       stale: hasData ? isStale(row.last_observed_at!, row.stale_after_days, now) : null,
     };

@@ -13,6 +13,7 @@ import {
   timestamp,
 } from './json-schema.ts';
 import { knowledgeMethod } from './observations.ts';
+import { NEXT_RELEASE } from './releases.ts';
 
 /** Endpoint 4: per tracked macro series its latest value. */
 export const MACRO_LATEST_DATA: JsonSchema = arrayOf(
@@ -39,6 +40,7 @@ export const MACRO_LATEST_DATA: JsonSchema = arrayOf(
     ),
     first_period: nullable(period('Oldest period held.')),
     periods: nullable(integer('Number of periods held.', { minimum: 0 })),
+    next_release: nullable(NEXT_RELEASE),
     ...HISTORY_LINKS,
   }),
   'Tracked series of redistributable sources, by slug.',

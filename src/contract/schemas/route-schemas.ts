@@ -12,7 +12,7 @@ import { createEnvelope, ENVELOPE_COMPONENTS } from './envelope.ts';
 import { FX_ECB_DATA, FX_ECB_META } from './fx.ts';
 import type { JsonSchema } from './json-schema.ts';
 import { MACRO_LATEST_DATA } from './macro.ts';
-import { OBSERVATION_COMPONENTS, SERIES_HISTORY } from './observations.ts';
+import { OBSERVATION_COMPONENTS } from './observations.ts';
 import {
   COUNTRIES_DATA,
   CURRENCIES_DATA,
@@ -21,8 +21,11 @@ import {
   REFERENCE_COMPONENTS,
   VENUES_DATA,
 } from './reference.ts';
+import { RELEASES_DATA, RELEASES_ICS_BODY, RELEASES_META } from './releases.ts';
+import { REVISIONS_BODY, REVISIONS_COMPONENTS } from './revisions.ts';
 import { SERIES_HISTORY_DATA, SERIES_HISTORY_META } from './series-history.ts';
 import { STATUS_DATA } from './status.ts';
+import { SERIES_HISTORY_BODY, TRANSFORM_COMPONENTS } from './transforms.ts';
 
 /** Every named schema the route bodies refer to (`#/components/schemas/<name>`). */
 export const SCHEMA_COMPONENTS: Record<string, JsonSchema> = {
@@ -30,6 +33,8 @@ export const SCHEMA_COMPONENTS: Record<string, JsonSchema> = {
   ...COT_COMPONENTS,
   ...OBSERVATION_COMPONENTS,
   ...REFERENCE_COMPONENTS,
+  ...TRANSFORM_COMPONENTS,
+  ...REVISIONS_COMPONENTS,
 };
 
 /**
@@ -43,10 +48,10 @@ export const ROUTE_BODIES: Readonly<Record<RouteId, readonly JsonSchema[]>> = {
   'cot-summary': [createEnvelope(COT_SUMMARY_DATA, COT_SUMMARY_META)],
   'cot-market': [COT_MARKET_BODY],
   'macro-latest': [createEnvelope(MACRO_LATEST_DATA, {})],
-  'macro-series': [createEnvelope(SERIES_HISTORY.data, SERIES_HISTORY.meta)],
+  'macro-series': [SERIES_HISTORY_BODY],
   research: [createEnvelope(RESEARCH_DATA, {})],
   sources: [createEnvelope(SOURCES_DATA, {})],
-  observations: [createEnvelope(SERIES_HISTORY.data, SERIES_HISTORY.meta)],
+  observations: [SERIES_HISTORY_BODY],
   series: [createEnvelope(SERIES_DATA, SERIES_META)],
   'series-history': [createEnvelope(SERIES_HISTORY_DATA, SERIES_HISTORY_META)],
   sectors: [createEnvelope(SECTORS_DATA, SECTORS_META)],
@@ -54,4 +59,8 @@ export const ROUTE_BODIES: Readonly<Record<RouteId, readonly JsonSchema[]>> = {
   countries: [createEnvelope(COUNTRIES_DATA, FILTERED_LIST_META)],
   currencies: [createEnvelope(CURRENCIES_DATA, CURRENCIES_META)],
   venues: [createEnvelope(VENUES_DATA, FILTERED_LIST_META)],
+  releases: [createEnvelope(RELEASES_DATA, RELEASES_META)],
+  'releases-ics': [RELEASES_ICS_BODY],
+  'macro-revisions': [REVISIONS_BODY],
+  'observations-revisions': [REVISIONS_BODY],
 };

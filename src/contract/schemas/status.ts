@@ -11,6 +11,8 @@ import {
   timestamp,
 } from './json-schema.ts';
 
+import { NEXT_RELEASE } from './releases.ts';
+
 /** Endpoint 1: the snapshot in service and the freshness of every catalog source. */
 export const STATUS_DATA: JsonSchema = object({
   service: { type: 'string', const: 'ok', description: 'Always `ok` when the server can answer.' },
@@ -41,8 +43,17 @@ export const STATUS_DATA: JsonSchema = object({
         ),
       ),
       next_release_due: nullable(
-        timestamp('Estimate of the next release from the last one and the cadence (holidays not modelled).'),
+        timestamp(
+          'When the next release is due: for BLS, CFTC and ECB the next release their calendar schedules (next_release_basis `calendar`, details in next_release); otherwise an estimate from the last one and the cadence, holidays not modelled (`estimate`).',
+        ),
       ),
+      next_release_basis: nullable(
+        oneOfText(
+          ['calendar', 'estimate'],
+          'Where next_release_due comes from; null without data and calendar.',
+        ),
+      ),
+      next_release: nullable(NEXT_RELEASE),
       stale_after_days: integer('Days without news after which the source counts as stale.', { minimum: 1 }),
       stale: nullable(boolean('Whether the source is stale now; null without data.')),
     }),

@@ -101,6 +101,11 @@ function chooseExample(
     return subjects.macroSlug ? { slug: subjects.macroSlug, query: limit } : null;
   if (route.id === 'observations')
     return subjects.macroKey ? { slug: null, query: { series: subjects.macroKey, ...limit } } : null;
+  // The revisions endpoints show the same macro series (docs/api/revisions.md).
+  if (route.id === 'macro-revisions')
+    return subjects.macroSlug ? { slug: subjects.macroSlug, query: limit } : null;
+  if (route.id === 'observations-revisions')
+    return subjects.macroKey ? { slug: null, query: { series: subjects.macroKey, ...limit } } : null;
   // A macro series is a catalogued series of a redistributable source: its slug names it here too.
   if (route.id === 'series-history')
     return subjects.macroSlug ? { slug: subjects.macroSlug, query: {} } : null;

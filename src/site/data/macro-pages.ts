@@ -4,6 +4,8 @@ import { type ObservationRow, readObservationHistory } from '../../query/history
 import { parsePeriodStart } from '../charts/axis-ticks.ts';
 import { renderLineChart } from '../charts/line-chart.ts';
 import { formatNumber, formatTimestamp } from '../format.ts';
+import { renderRevisionBars } from '../revisions-bars.ts';
+import { revisionBarPoints } from '../revisions-view.ts';
 import { readPublicData, readWholeHistory, type SiteContext } from './site-context.ts';
 
 /** A tracked macro series as the public `/api/v1/macro` payload lists it. */
@@ -17,6 +19,13 @@ interface MacroLatest {
   seasonal_adjustment: string | null;
   latest: { period: string; value: number; published_at: string; revision_number: number } | null;
   periods: number | null;
+  next_release: {
+    name: string;
+    scheduled_at: string;
+    time_zone: string;
+    local_time: string;
+    reference_period: string;
+  } | null;
 }
 
 /** A macro series as the series list shows it. */
@@ -66,6 +75,8 @@ export interface MacroPage {
   revisedCount: number;
   attribution: string | null;
   licence: string | null;
+  /** The next release the calendars schedule for the series (/api/v1/releases), or null past their end. */
+  nextRelease: { name: string; at: string; local: string; period: string } | null;
 }
 
 /** The span of the "last 5 years" view, and the history it is offered for (longer than that). */
@@ -165,24 +176,16 @@ export async function readMacroPage(context: SiteContext, slug: string): Promise
             xLabel: 'Period',
             series: revisionLines(recent),
           }),
+    // The total revision per period as bars (docs/api/revisions.md), from the first revised period on.
     revisionChart:
       revised.length > 0
-        ? renderLineChart({
+        ? renderRevisionBars({
             id: `${slug}-revision-size`,
-            title: `${series.name}: size of revisions`,
+            title: `${series.name}: size of revisions (value in force − first print)`,
             yLabel: `In force − first print (${series.unit})`,
             xLabel: 'Period',
-            series: [
-              {
-                name: 'Revision',
-                // Rounded to the series' own precision: float subtraction would print 28.999999.
-                points: periods.map(([x, p]) => ({
-                  x,
-                  y: Number((p.inForce.value - p.first.value).toPrecision(12)),
-                })),
-              },
-            ],
-            height: 220,
+            points: revisionBarPoints(rows),
+            height: 240,
           })
         : null,
     latest: periods.slice(-LATEST_ROWS).reverse().map(present),
@@ -190,6 +193,15 @@ export async function readMacroPage(context: SiteContext, slug: string): Promise
     revisedCount: revised.length,
     attribution: terms?.attribution ?? null,
     licence: terms?.licence ?? null,
+    nextRelease:
+      series.next_release === null
+        ? null
+        : {
+            name: series.next_release.name,
+            at: formatTimestamp(series.next_release.scheduled_at),
+            local: `${series.next_release.local_time.replace('T', ' ').slice(0, 16)} ${series.next_release.time_zone}`,
+            period: series.next_release.reference_period,
+          },
   };
 }
 

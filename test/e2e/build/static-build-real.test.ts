@@ -272,8 +272,13 @@ describe('mmds build on the real data, served the way a static host serves dist/
             response.headers.get('content-type'),
             response.headers.get('cache-control'),
           ];
-          // The CSV files of the public series histories (endpoint 15) carry their own type.
-          const type = route.file.endsWith('.csv') ? 'text/csv; charset=utf-8; header=present' : JSON_TYPE;
+          // The CSV files of the public series histories (endpoint 15) and the iCalendar files of the
+          // release calendar (endpoint 16) carry their own types.
+          const type = route.file.endsWith('.csv')
+            ? 'text/csv; charset=utf-8; header=present'
+            : route.file.endsWith('.ics')
+              ? 'text/calendar; charset=utf-8'
+              : JSON_TYPE;
           const want = [200, type, `public, max-age=${maxAge}`];
           if (JSON.stringify(got) !== JSON.stringify(want)) failures.push(`${url}: ${got.join(' | ')}`);
           else if (!body.equals(readFileSync(join(distDir, route.file))))

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderCsv } from '../../../src/api/v1/csv.ts';
+import { renderReleasesIcs } from '../../../src/api/v1/releases-ics.ts';
 import { renderPayload } from '../../../src/api/v1/render.ts';
 import { BUILD_MANIFEST_FILE, type BuildManifest } from '../../../src/build/build-manifest.ts';
 import { listFiles } from '../../../src/build/finish-dist.ts';
@@ -139,9 +140,13 @@ describe('mmds build on the sample data plus the licensed test series', () => {
       // A `.csv` path is its route's request with format=csv.
       const params = parseRequest(matched.route, matched.slug, matched.csv ? csvQuery(search) : search);
       const computed = await renderPayload(db, matched.route, params, { now: FIXTURE_NOW, keyed: false });
-      // format=csv files (endpoint 15) hold the payload's data as CSV.
+      // format=csv files (endpoint 15) hold the payload's data as CSV; endpoint 16's .ics files iCalendar.
       const expected =
-        params.query.format === 'csv' ? renderCsv(computed.data as unknown[]) : JSON.stringify(computed);
+        matched.route.mediaType === 'text/calendar'
+          ? renderReleasesIcs(computed)
+          : params.query.format === 'csv'
+            ? renderCsv(computed.data as unknown[])
+            : JSON.stringify(computed);
       if (response.status !== 200) mismatches.push(`${url}: status ${response.status}`);
       else if (withoutGeneratedAt(served) !== withoutGeneratedAt(expected))
         mismatches.push(`${url}: body differs from renderPayload`);

@@ -79,6 +79,16 @@ describe('keyed tier over HTTP: who gets what', () => {
     },
     { name: '5 /macro/<slug>', path: `/api/v1/macro/${readMacroSlug(PAYROLLS)}`, scope: 'macro:history' },
     { name: '8 /observations', path: `/api/v1/observations?series=${PAYROLLS}`, scope: 'observations:read' },
+    {
+      name: '17 /macro/<slug>/revisions',
+      path: `/api/v1/macro/${readMacroSlug(PAYROLLS)}/revisions`,
+      scope: 'macro:history',
+    },
+    {
+      name: '17 /observations/revisions',
+      path: `/api/v1/observations/revisions?series=${PAYROLLS}`,
+      scope: 'observations:read',
+    },
   ];
   const publicPaths = [
     ...ROUTES.filter((route) => route.access.kind === 'public' && !route.path.includes(':slug')).map(
@@ -109,7 +119,10 @@ describe('keyed tier over HTTP: who gets what', () => {
     const headers: Record<string, string> = authorization ? { Authorization: authorization } : {};
     const response = await fetch(`${server.url}${path}`, { headers });
     const text = await response.text();
-    const body = JSON.parse(text) as Reply['body'];
+    // The iCalendar feed (endpoint 16, releases.ics) answers text/calendar; its errors are JSON.
+    const json = response.headers.get('content-type')?.startsWith('application/json') ?? false;
+    if (!json) expect(response.headers.get('content-type'), path).toBe('text/calendar; charset=utf-8');
+    const body = (json ? JSON.parse(text) : { data: text, meta: {} }) as Reply['body'];
     const requestId = response.headers.get('x-request-id');
     expect(requestId, path).toMatch(/^[\w-]{8,}$/);
     const limit = Number(response.headers.get('x-ratelimit-limit'));
