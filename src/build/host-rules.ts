@@ -3,7 +3,7 @@ import { ROUTES } from '../contract/routes.ts';
 import type { StaticRoute } from './build-manifest.ts';
 import { NO_STORE, publicCacheControl } from './build-manifest.ts';
 import { contentTypeOf } from './finish-dist.ts';
-import { KEY_REQUIRED, NOT_FOUND, type StaticError } from './static-errors.ts';
+import { KEY_REQUIRED, NOT_FOUND, SERVER_ONLY, type StaticError } from './static-errors.ts';
 
 /**
  * `_headers` in the format Netlify and Cloudflare Pages read: a path, then indented headers.
@@ -71,7 +71,9 @@ export function renderRedirectsFile(
     lines.push(
       `# To serve ${route.path} here, proxy it to mmds serve instead: ${route.path}  https://<keyed-api>${route.path}  200`,
     );
-    lines.push(`${route.path}  /${KEY_REQUIRED.file}  ${KEY_REQUIRED.status}`);
+    // A public endpoint rendered only by the server (the change feed) needs no key: say it needs the server.
+    const error = route.access.kind === 'scope' ? KEY_REQUIRED : SERVER_ONLY;
+    lines.push(`${route.path}  /${error.file}  ${error.status}`);
   }
   // The endpoint list (`/api/v1/` and `/api/v1` alike on these hosts). Unknown pages outside
   // /api/ get dist/404.html, which Netlify and Cloudflare Pages serve without a rule.

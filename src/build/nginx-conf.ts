@@ -1,5 +1,5 @@
 import { API_INDEX_FILE, API_INDEX_MAX_AGE, API_INDEX_PATHS } from '../api/v1/api-index.ts';
-import { ROUTES } from '../contract/routes.ts';
+import { CSV_PATH_SUFFIX, ROUTES } from '../contract/routes.ts';
 import { SERVED_COT_REPORT_TYPES } from '../contract/schemas/cot.ts';
 import { type BuildManifest, publicCacheControl, type StaticRoute } from './build-manifest.ts';
 import type { StaticError } from './static-errors.ts';
@@ -265,7 +265,10 @@ function renderRules(
   }
   const endpointPaths = new Set<string>([
     ...[...paths.keys()].filter((path) => !path.startsWith('/api/v1/markets/cot/')),
-    ...ROUTES.filter((route) => !route.path.includes(':slug')).map((route) => route.path),
+    ...ROUTES.filter((route) => !route.path.includes(':slug')).flatMap((route) =>
+      // The CSV path of a route with format (/api/v1/changes.csv) goes to mmds serve too.
+      route.query.includes('format') ? [route.path, `${route.path}${CSV_PATH_SUFFIX}`] : [route.path],
+    ),
   ]);
   for (const path of [...endpointPaths].sort()) rules.push(rule(`^${escapeRegex(path)}(\\?|$)`, ''));
   for (const route of ROUTES.filter((r) => r.path.includes(':slug'))) {

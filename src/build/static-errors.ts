@@ -28,6 +28,16 @@ export const KEY_REQUIRED = errorFile(
   'this endpoint needs an API key: send Authorization: Bearer <key> to the keyed API',
 );
 
+/**
+ * The body for a public endpoint that is never pre-rendered (the change feed: its answer depends
+ * on a snapshot id) on a static host without a proxy to `mmds serve`.
+ */
+export const SERVER_ONLY = errorFile(
+  'server_only',
+  'unavailable',
+  'this endpoint is answered by the API server only (mmds serve); this static host does not proxy it to one',
+);
+
 /** The 400 body for an unknown value of a filter parameter. */
 export function invalidFilterError(name: keyof typeof PARAMS): StaticError {
   return errorFile(
@@ -50,6 +60,7 @@ export function listStaticErrors(): StaticError[] {
   return [
     NOT_FOUND,
     KEY_REQUIRED,
+    SERVER_ONLY,
     invalidFilterError('report_type'),
     ...[...filters].map(invalidFilterError),
   ];

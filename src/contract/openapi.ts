@@ -30,6 +30,8 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   reference: 'Reference lists: countries, currencies and trading venues.',
   releases:
     'The release calendar: past releases from the data and scheduled ones from the BLS, CFTC and ECB calendars, as JSON and iCalendar.',
+  changes:
+    'The change feed: which series and markets changed since a snapshot you hold, for incremental sync.',
   index: 'The list of endpoints of v1, with links into this document and the HTML reference.',
 };
 
@@ -59,7 +61,7 @@ operation's \`x-required-scope\`.
 
 **CSV.** The endpoints with a \`format\` parameter (the history endpoints: observations,
 macro/{slug}, markets/cot/{slug}, and the revisions endpoints macro/{slug}/revisions and
-observations/revisions) answer CSV as an operation of their own at the same path with
+observations/revisions, the aligned observations observations/aligned, and the public change feed changes) answer CSV as an operation of their own at the same path with
 \`${CSV_PATH_SUFFIX}\` appended (\`/api/v1/observations${CSV_PATH_SUFFIX}?series=...\`), whose only success is
 \`text/csv\`; the interface specification's \`?format=csv\` on the JSON path is the same request
 and answers the same response. The JSON operations describe only \`application/json\`, so that
@@ -116,7 +118,7 @@ export function createOpenApiDocument(): Record<string, unknown> {
           type: 'http',
           scheme: 'bearer',
           bearerFormat: 'mmds_<key id>_<secret><checksum>',
-          description: `An API key in \`Authorization: Bearer <key>\`. OpenAPI 3.1 has no scopes on http bearer schemes: the scope an operation needs is in its \`x-required-scope\` and in its security requirement. Scopes: ${SCOPES.map((s) => `\`${s}\``).join(', ')}. \`cot:history\` unlocks the full history of /api/v1/markets/cot/{slug}; \`macro:history\` /api/v1/macro/{slug} and /api/v1/macro/{slug}/revisions; \`observations:read\` /api/v1/observations and /api/v1/observations/revisions.`,
+          description: `An API key in \`Authorization: Bearer <key>\`. OpenAPI 3.1 has no scopes on http bearer schemes: the scope an operation needs is in its \`x-required-scope\` and in its security requirement. Scopes: ${SCOPES.map((s) => `\`${s}\``).join(', ')}. \`cot:history\` unlocks the full history of /api/v1/markets/cot/{slug}; \`macro:history\` /api/v1/macro/{slug} and /api/v1/macro/{slug}/revisions; \`observations:read\` /api/v1/observations, /api/v1/observations/revisions and /api/v1/observations/aligned, and lists every source's series in /api/v1/changes.`,
         },
       },
     },
@@ -198,7 +200,11 @@ function createPathItems(route: RouteDefinition): [string, Record<string, unknow
 function createOperation(route: RouteDefinition, csv: boolean): Record<string, unknown> {
   const scope = route.access.kind === 'public' ? null : route.access.scope;
   // format is keyed-only where a key unlocks more: there the CSV operation always needs the key.
-  const access = csv && route.access.kind === 'public-or-scope' ? 'scope' : route.access.kind;
+  // (The change feed's CSV is public: its format is not keyed-only.)
+  const access =
+    csv && route.access.kind === 'public-or-scope' && paramSpec(route, 'format').keyedOnly
+      ? 'scope'
+      : route.access.kind;
   const hasSlug = route.path.includes(':slug');
   const paged = route.query.includes('cursor');
   const bodies = ROUTE_BODIES[route.id];
@@ -229,8 +235,12 @@ function createOperation(route: RouteDefinition, csv: boolean): Record<string, u
     '400': { $ref: '#/components/responses/400' },
     '401': { $ref: '#/components/responses/401' },
   };
-  if (scope) responses['403'] = { $ref: '#/components/responses/403' };
-  if (hasSlug || route.query.includes('series')) responses['404'] = { $ref: '#/components/responses/404' };
+  // 403 where a key can lack the scope: a scope operation, or one with keyed-only parameters.
+  const keyedParams = route.query.some((name) => paramSpec(route, name).keyedOnly === true);
+  if (scope && (access === 'scope' || keyedParams)) responses['403'] = { $ref: '#/components/responses/403' };
+  // An unknown key of the aligned observations is a 400 naming it (docs/api/aligned.md), never a 404.
+  if (hasSlug || (route.query.includes('series') && route.id !== 'observations-aligned'))
+    responses['404'] = { $ref: '#/components/responses/404' };
   for (const status of ['429', '500', '503'])
     responses[status] = { $ref: `#/components/responses/${status}` };
   return {
@@ -259,7 +269,8 @@ function operationIdOf(route: RouteDefinition, csv: boolean): string {
 function describeCsv(route: RouteDefinition): string {
   const path = route.path.replace(':slug', '{slug}');
   const access =
-    route.access.kind === 'public'
+    route.access.kind === 'public' ||
+    (route.access.kind === 'public-or-scope' && !paramSpec(route, 'format').keyedOnly)
       ? `Public: no key needed. Public responses may be cached for ${route.maxAge} s.`
       : `Needs a key with scope \`${route.access.scope}\`. Responses are never cached (\`private, no-store\`).`;
   return `${route.description}\n\nThe CSV form of ${operationIdOf(route, false)}: the same request as \`${path}?format=csv\` (the interface specification's form, which answers the same response), with the same parameters but \`format\` (400 here: the path asks for CSV). ${access} Endpoint ${route.number} of the interface specification.`;

@@ -20,6 +20,8 @@ export interface ParamSpec {
 }
 
 const SLUG = /^[a-z0-9-]{1,64}$/;
+/** A snapshot id (the pattern of store/layout.ts SNAPSHOT_ID_PATTERN): `since` of the change feed. */
+const SNAPSHOT_ID = /^\d{8}T\d{6}Z-[0-9a-f]{8}$/;
 const PERIOD = /^\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?|-Q[1-4])?$/;
 /** What a period filter accepts: a real period of one of the four forms (no 2025-02-30). */
 const PERIOD_EXPECTED = `a real period ${PERIOD_FILTER_FORMS}, such as 2025, 2025-06, 2025-Q2 or 2025-06-15`;
@@ -198,6 +200,16 @@ export const PARAMS = {
     expected: 'one of the sources with a release calendar: bls, cftc, ecb',
     openapi: { type: 'string', pattern: '^[a-z0-9-]{1,32}$' },
   },
+  since: {
+    description:
+      'Snapshot id of the change feed (docs/api/changes.md): what changed from that snapshot to the one in ' +
+      'service. Keep meta.current.id of each answer and ask again with it. The ids the store still holds are ' +
+      'listed in /api/v1/status (snapshots); an unknown or pruned id is a 400 that lists them.',
+    schema: z.string().regex(SNAPSHOT_ID),
+    expected: 'a snapshot id such as 20261123T120000Z-0123abcd that the store still holds',
+    openapi: { type: 'string', pattern: SNAPSHOT_ID.source },
+    required: true,
+  },
   shape: {
     description:
       'Layout of the revisions endpoints (docs/api/revisions.md): list (default) one row per period with its ' +
@@ -207,6 +219,16 @@ export const PARAMS = {
     schema: z.enum(['list', 'triangle']),
     expected: 'list or triangle',
     openapi: { type: 'string', enum: ['list', 'triangle'], default: 'list' },
+    keyedOnly: true,
+  },
+  fill: {
+    description:
+      'How /api/v1/observations/aligned fills a period where a series has no value of its own ' +
+      "(docs/api/aligned.md): ffill (default) carries the previous period's own value forward at most one " +
+      'period; none leaves null.',
+    schema: z.enum(['ffill', 'none']),
+    expected: 'ffill or none',
+    openapi: { type: 'string', enum: ['ffill', 'none'], default: 'ffill' },
     keyedOnly: true,
   },
 } satisfies Record<string, ParamSpec>;

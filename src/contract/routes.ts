@@ -7,6 +7,7 @@ import {
   RELEASES_RANGE_PARAMS,
   RELEASES_SERIES_PARAM,
 } from './params.ts';
+import { ALIGNED_FREQUENCY_PARAM, ALIGNED_SERIES_PARAM } from './schemas/aligned.ts';
 
 /** The scopes a key can hold (SPEC section 5). */
 export const SCOPES = ['cot:history', 'macro:history', 'observations:read'] as const;
@@ -74,7 +75,9 @@ export type RouteId =
   | 'releases'
   | 'releases-ics'
   | 'macro-revisions'
-  | 'observations-revisions';
+  | 'observations-revisions'
+  | 'changes'
+  | 'observations-aligned';
 
 const HISTORY: readonly ParamName[] = [
   'as_of',
@@ -110,8 +113,8 @@ const REFERENCE_MAX_AGE = 3600;
 
 /**
  * The fourteen endpoints of SPEC section 4, endpoint 15 (public series history), endpoint 16
- * (the release calendar, as JSON and as iCalendar) and endpoint 17 (revisions, by macro slug and
- * by series key).
+ * (the release calendar, as JSON and as iCalendar), endpoint 17 (revisions, by macro slug and
+ * by series key) and endpoint 20 (the change feed).
  */
 export const ROUTES: readonly RouteDefinition[] = [
   {
@@ -234,6 +237,27 @@ export const ROUTES: readonly RouteDefinition[] = [
     query: ['series', ...REVISIONS],
     maxAge: 0,
     prerender: 'none',
+  },
+  {
+    id: 'observations-aligned',
+    number: 21,
+    path: '/api/v1/observations/aligned',
+    summary: 'Several series on one weekly or monthly calendar, as known at as_of',
+    description:
+      'One row per week ending Friday (frequency=w, labelled by the Friday) or month (m), one value per series ' +
+      '(up to 50 keys, columns in the order given, meta.series), each the value in force at as_of. A series as ' +
+      'fine as the calendar or finer gives its last value in the period (daily ECB rates: the last rate of the ' +
+      'week); a coarser one the value of the latest of its periods holding a day of the row (monthly BLS on ' +
+      'weeks: the month). Alignment is by period, not by release date. fill=ffill (default) carries a ' +
+      "series' own value of the previous row into a row without one, at most one period (filled flags it); " +
+      'fill=none leaves null. COT keys give open interest, or <key>.net.<category> the net position. Rows ' +
+      'run from the first to the last period holding any value, within from/to; limit and cursor page them. ' +
+      'CSV: period,<key1>,<key2>,... Details: docs/api/aligned.md.',
+    access: { kind: 'scope', scope: 'observations:read' },
+    query: ['series', 'frequency', 'fill', ...HISTORY],
+    maxAge: 0,
+    prerender: 'none',
+    params: { series: ALIGNED_SERIES_PARAM, frequency: ALIGNED_FREQUENCY_PARAM },
   },
   {
     id: 'series',
@@ -371,6 +395,34 @@ export const ROUTES: readonly RouteDefinition[] = [
     prerender: 'filters',
     params: RELEASE_PARAMS,
     mediaType: 'text/calendar',
+  },
+  {
+    id: 'changes',
+    number: 20,
+    path: '/api/v1/changes',
+    summary: 'Change feed: the series and markets whose data changed since a snapshot',
+    description:
+      'Per series (observations) and COT market report series whose data changed from snapshot `since` to the ' +
+      'one in service: new_observations (periods `since` had no value for), revisions (periods whose value in ' +
+      'force is a newer revision), backfilled (periods that only gained older revisions: as_of answers ' +
+      'change) and the periods touched; meta.reference_tables lists the reference and catalog lists that ' +
+      'changed. Without a key: redistributable sources only (public domain, open licence); with a key ' +
+      'holding observations:read: every source. One entry per changed series or market, never more than ' +
+      'the catalog holds, so no paging. since = the current id answers no changes. Not pre-rendered: the ' +
+      'server answers it (static hosts proxy it). Incremental sync: docs/api/changes.md.',
+    access: { kind: 'public-or-scope', scope: 'observations:read' },
+    query: ['since', 'format'],
+    maxAge: 60,
+    prerender: 'none',
+    // The feed is public in CSV too: no key for format here.
+    params: {
+      format: {
+        ...PARAMS.format,
+        description:
+          'Response format: json (default) or csv (RFC 4180 with a header row, the rows of data only); no key needed.',
+        keyedOnly: false,
+      },
+    },
   },
 ];
 

@@ -38,6 +38,8 @@ export class QueryTimeoutError extends Error {
 export interface SnapshotDb {
   readonly id: string;
   readonly manifest: SnapshotManifest;
+  /** The store the snapshot was opened from (the change feed reads other snapshots' manifests). */
+  readonly layout: StoreLayout;
   /** Runs a read statement with bound values on a pooled connection (prepared once per connection). */
   query<T extends object>(sql: string, params?: SqlParams): Promise<T[]>;
   /**
@@ -154,7 +156,7 @@ export async function openSnapshotDb(
     throw error;
   }
   setup.closeSync();
-  return createPool(instance, snapshotId, manifest, options, partitions);
+  return createPool(instance, snapshotId, manifest, options, partitions, layout);
 }
 
 function createPool(
@@ -163,6 +165,7 @@ function createPool(
   manifest: SnapshotManifest,
   options: OpenSnapshotOptions,
   partitions: ReadonlyMap<FactTable, PartitionIndex>,
+  layout: StoreLayout,
 ): SnapshotDb {
   const size = options.poolSize ?? 4;
   const timeoutMs = options.queryTimeoutMs ?? 10_000;
@@ -219,6 +222,7 @@ function createPool(
   return {
     id,
     manifest,
+    layout,
     async query<T extends object>(sql: string, params?: SqlParams): Promise<T[]> {
       if (closed) throw new Error('snapshot closed');
       inFlight += 1;

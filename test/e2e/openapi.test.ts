@@ -175,8 +175,11 @@ describe('the OpenAPI document', () => {
       }
       const path = (operation.parameters as Json[]).filter((p) => p.in === 'path');
       expect(path.map((p) => p.name)).toEqual(route.path.includes(':slug') ? ['slug'] : []);
-      // format is keyed-only: where a key unlocks more, the CSV operation needs it.
-      const access = csv && route.access.kind === 'public-or-scope' ? 'scope' : route.access.kind;
+      // format is keyed-only: where a key unlocks more, the CSV operation needs it (not the change feed's).
+      const access =
+        csv && route.access.kind === 'public-or-scope' && paramSpec(route, 'format').keyedOnly
+          ? 'scope'
+          : route.access.kind;
       expect(operation['x-access']).toBe(access);
       expect(operation['x-cache-max-age']).toBe(access === 'scope' ? 0 : route.maxAge);
       const scope = route.access.kind === 'public' ? undefined : route.access.scope;
@@ -184,7 +187,9 @@ describe('the OpenAPI document', () => {
       // Anonymous access is the empty requirement; a scope operation has none.
       expect(operation.security.some((s: Json) => Object.keys(s).length === 0)).toBe(access !== 'scope');
       const statuses = Object.keys(operation.responses);
-      expect(statuses.includes('403')).toBe(scope !== undefined);
+      // 403 where a scope can be missing: not on the change feed, which has no keyed-only parameter.
+      const keyedParams = route.query.some((name) => paramSpec(route, name).keyedOnly === true);
+      expect(statuses.includes('403')).toBe(scope !== undefined && (access === 'scope' || keyedParams));
       for (const status of ['200', '304', '400', '401', '429', '500', '503'])
         expect(statuses).toContain(status);
       // One success media type per operation: what lets a generator type the 200.
@@ -274,10 +279,15 @@ describe('real responses of the server against the document', () => {
   const samplePath = (route: RouteDefinition, csv = false) =>
     route.path.replace(':slug', route.id === 'cot-market' ? market : macro.slug) +
     (csv ? CSV_PATH_SUFFIX : '') +
-    (route.query.includes('series') ? `?series=${macro.key}` : '');
+    (route.query.includes('series') ? `?series=${macro.key}` : '') +
+    // The aligned observations need their calendar (docs/api/aligned.md).
+    (route.id === 'observations-aligned' ? '&frequency=m' : '') +
+    // The change feed since the fixture's own snapshot (docs/api/changes.md).
+    (route.id === 'changes' ? `?since=${fixture.snapshotId}` : '');
   /** Whether the operation needs a key: format (so the CSV path) is keyed-only on endpoint 3. */
   const keyedOperation = (route: RouteDefinition, csv = false) =>
-    route.access.kind === 'scope' || (csv && route.access.kind === 'public-or-scope');
+    route.access.kind === 'scope' ||
+    (csv && route.access.kind === 'public-or-scope' && paramSpec(route, 'format').keyedOnly === true);
   const keyFor = (route: RouteDefinition, csv = false) => (keyedOperation(route, csv) ? keys.all : undefined);
 
   /** Fetches and checks status, headers and body against the document; returns the response. */
@@ -417,15 +427,26 @@ describe('real responses of the server against the document', () => {
     expect(paged.response.headers.get('link')).toMatch(/rel="next"/);
     expect(JSON.parse(paged.text).meta.next_cursor).toEqual(expect.any(String));
     for (const route of ROUTES.filter((r) => r.query.includes('format'))) {
-      const csv = await check(`${samplePath(route)}${route.query.includes('series') ? '&' : '?'}format=csv`, {
-        key: keys.all,
-        status: 200,
-      });
+      const csv = await check(
+        `${samplePath(route)}${samplePath(route).includes('?') ? '&' : '?'}format=csv`,
+        {
+          key: keys.all,
+          status: 200,
+        },
+      );
       expect(csv.response.headers.get('content-type')).toMatch(/^text\/csv/);
       // The .csv path is the same request: the same body and ETag.
       const path = await check(samplePath(route, true), { key: keys.all, status: 200 });
       expect(path.text).toBe(csv.text);
-      expect(path.text.split('\r\n')[0]).toMatch(/^[a-z_]+(,[a-z0-9_.]+)+$/);
+      // The change feed since the fixture's own snapshot has no rows, so no lines (changes.test.ts
+      // checks its header); the aligned observations have one column per series key.
+      expect(path.text.split('\r\n')[0]).toMatch(
+        route.id === 'changes'
+          ? /^$/
+          : route.id === 'observations-aligned'
+            ? /^period(,[a-z0-9-]+\.[A-Za-z0-9_.-]+)+$/
+            : /^[a-z_]+(,[a-z0-9_.]+)+$/,
+      );
       expect(path.response.headers.get('etag')).toBe(csv.response.headers.get('etag'));
       expect(path.response.headers.get('content-type')).toBe(csv.response.headers.get('content-type'));
     }
@@ -454,7 +475,8 @@ describe('real responses of the server against the document', () => {
       await check(`${path}${join}no_such_parameter=1`, { key: keyFor(route, csv), status: 400 });
       await check(path, { key: 'mmds_not_a_key', status: 401 });
       await check(path, { method: 'POST', status: 405 });
-      if (route.access.kind !== 'public') {
+      // The change feed has no keyed-only parameter: no request of it can lack a scope.
+      if (route.access.kind !== 'public' && route.id !== 'changes') {
         const keyedParam = keyedOperation(route, csv) ? '' : `${join}limit=5`;
         await check(`${path}${keyedParam}`, { status: 401 });
         await check(`${path}${keyedParam}`, { key: keys.other[route.access.scope], status: 403 });
@@ -462,7 +484,7 @@ describe('real responses of the server against the document', () => {
       if (route.path.includes(':slug')) {
         await check(route.path.replace(':slug', 'no-such-slug') + suffix, { key: keys.all, status: 404 });
       }
-      if (route.query.includes('series')) {
+      if (route.query.includes('series') && route.id !== 'observations-aligned') {
         await check(`${route.path}${suffix}?series=bls.NO_SUCH_SERIES`, { key: keys.all, status: 404 });
       }
       await check(path, {

@@ -103,6 +103,7 @@ const BENIGN: Record<string, string> = {
   frequency: 'a',
   aggregation: 'avg',
   shape: 'list',
+  fill: 'none',
 };
 
 /** A request with one place to inject into. */
@@ -128,6 +129,8 @@ function targetFor({ route, place }: Position, value: string, validSlug: string)
   const path = route.path.replace(':slug', percentEncode(slug));
   const query: string[] = [];
   if (route.query.includes('series') && place !== 'series') query.push('series=ecb.USD');
+  // The aligned observations need their calendar: the other positions get a valid one.
+  if (route.id === 'observations-aligned' && place !== 'frequency') query.push('frequency=m');
   if (place === '?name') query.push(`${percentEncode(value)}=1`);
   else if (place !== 'slug') query.push(`${place}=${percentEncode(value)}`);
   return query.length ? `${path}?${query.join('&')}` : path;
@@ -149,6 +152,8 @@ describe('injection through every parameter and slug', () => {
   beforeAll(async () => {
     writeFileSync(CANARY, `token,value\n${TOKEN},1\n`);
     sample = await createServedSample();
+    // The change feed's since: the fixture's own snapshot (since = current answers no changes).
+    BENIGN.since = sample.snapshotId;
     keyed = (
       await issueTestKey(sample.env, {
         scopes: 'cot:history,macro:history,observations:read',

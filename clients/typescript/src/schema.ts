@@ -355,6 +355,50 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/observations/aligned': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Several series on one weekly or monthly calendar, as known at as_of
+     * @description One row per week ending Friday (frequency=w, labelled by the Friday) or month (m), one value per series (up to 50 keys, columns in the order given, meta.series), each the value in force at as_of. A series as fine as the calendar or finer gives its last value in the period (daily ECB rates: the last rate of the week); a coarser one the value of the latest of its periods holding a day of the row (monthly BLS on weeks: the month). Alignment is by period, not by release date. fill=ffill (default) carries a series' own value of the previous row into a row without one, at most one period (filled flags it); fill=none leaves null. COT keys give open interest, or <key>.net.<category> the net position. Rows run from the first to the last period holding any value, within from/to; limit and cursor page them. CSV: period,<key1>,<key2>,... Details: docs/api/aligned.md.
+     *
+     *     Needs a key with scope `observations:read`. Responses are never cached (`private, no-store`). Endpoint 21 of the interface specification.
+     */
+    get: operations['getObservationsAligned'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/observations/aligned.csv': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Several series on one weekly or monthly calendar, as known at as_of (CSV)
+     * @description One row per week ending Friday (frequency=w, labelled by the Friday) or month (m), one value per series (up to 50 keys, columns in the order given, meta.series), each the value in force at as_of. A series as fine as the calendar or finer gives its last value in the period (daily ECB rates: the last rate of the week); a coarser one the value of the latest of its periods holding a day of the row (monthly BLS on weeks: the month). Alignment is by period, not by release date. fill=ffill (default) carries a series' own value of the previous row into a row without one, at most one period (filled flags it); fill=none leaves null. COT keys give open interest, or <key>.net.<category> the net position. Rows run from the first to the last period holding any value, within from/to; limit and cursor page them. CSV: period,<key1>,<key2>,... Details: docs/api/aligned.md.
+     *
+     *     The CSV form of getObservationsAligned: the same request as `/api/v1/observations/aligned?format=csv` (the interface specification's form, which answers the same response), with the same parameters but `format` (400 here: the path asks for CSV). Needs a key with scope `observations:read`. Responses are never cached (`private, no-store`). Endpoint 21 of the interface specification.
+     */
+    get: operations['getObservationsAlignedCsv'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/series': {
     parameters: {
       query?: never;
@@ -567,6 +611,50 @@ export interface paths {
      *     Public: no key needed. Public responses may be cached for 300 s. Endpoint 16 of the interface specification.
      */
     get: operations['getReleasesIcs'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/changes': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Change feed: the series and markets whose data changed since a snapshot
+     * @description Per series (observations) and COT market report series whose data changed from snapshot `since` to the one in service: new_observations (periods `since` had no value for), revisions (periods whose value in force is a newer revision), backfilled (periods that only gained older revisions: as_of answers change) and the periods touched; meta.reference_tables lists the reference and catalog lists that changed. Without a key: redistributable sources only (public domain, open licence); with a key holding observations:read: every source. One entry per changed series or market, never more than the catalog holds, so no paging. since = the current id answers no changes. Not pre-rendered: the server answers it (static hosts proxy it). Incremental sync: docs/api/changes.md.
+     *
+     *     Public without a key; a key with scope `observations:read` unlocks the parameters marked x-keyed-only. The response varies with Authorization. Public responses may be cached for 60 s. Endpoint 20 of the interface specification.
+     */
+    get: operations['getChanges'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/changes.csv': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Change feed: the series and markets whose data changed since a snapshot (CSV)
+     * @description Per series (observations) and COT market report series whose data changed from snapshot `since` to the one in service: new_observations (periods `since` had no value for), revisions (periods whose value in force is a newer revision), backfilled (periods that only gained older revisions: as_of answers change) and the periods touched; meta.reference_tables lists the reference and catalog lists that changed. Without a key: redistributable sources only (public domain, open licence); with a key holding observations:read: every source. One entry per changed series or market, never more than the catalog holds, so no paging. since = the current id answers no changes. Not pre-rendered: the server answers it (static hosts proxy it). Incremental sync: docs/api/changes.md.
+     *
+     *     The CSV form of getChanges: the same request as `/api/v1/changes?format=csv` (the interface specification's form, which answers the same response), with the same parameters but `format` (400 here: the path asks for CSV). Public: no key needed. Public responses may be cached for 60 s. Endpoint 20 of the interface specification.
+     */
+    get: operations['getChangesCsv'];
     put?: never;
     post?: never;
     delete?: never;
@@ -1606,6 +1694,16 @@ export interface operations {
                 /** @description Version of mmds that published it. */
                 pipeline_version: string;
               };
+              /** @description The snapshots the store still holds, newest first (the current one included): the ids /api/v1/changes accepts as since. Older ones are pruned. */
+              snapshots: {
+                /** @description Snapshot id. */
+                id: string;
+                /**
+                 * Format: date-time
+                 * @description When it was published.
+                 */
+                created_at: string;
+              }[];
               /** @description Every catalog source, by id. */
               sources: {
                 /** @description Catalog source id. */
@@ -2742,6 +2840,209 @@ export interface operations {
       503: components['responses']['503'];
     };
   };
+  getObservationsAligned: {
+    parameters: {
+      query: {
+        /** @description Series keys to align, 1 to 50 separated by commas, without repeats; one column per key, in this order (meta.series). Observation keys as on /api/v1/observations (bls.CES0000000001, ecb.USD); a COT series key (cftc.<market code>.<report type>) gives the open interest of its reports, and <COT key>.net.<category> (cftc.088691.legacy.net.noncommercial) the net position (long - short) of one trader category. An unknown key is a 400 naming it. Expected: 1 to 50 series keys separated by commas, without repeats, such as bls.CES0000000001,ecb.USD (COT: cftc.088691.legacy or cftc.088691.legacy.net.noncommercial). */
+        series: string;
+        /** @description The calendar of the rows: w (weeks ending Friday, labelled by the Friday, as the transforms) or m (months, YYYY-MM). Any series frequency may be aligned to either: a finer or equal series gives its last value in the period, a coarser one the value of its period that holds the row (docs/api/aligned.md). Expected: w or m (required). */
+        frequency: 'w' | 'm';
+        /** @description How /api/v1/observations/aligned fills a period where a series has no value of its own (docs/api/aligned.md): ffill (default) carries the previous period's own value forward at most one period; none leaves null. Expected: ffill or none. */
+        fill?: 'ffill' | 'none';
+        /** @description Point in time (UTC, YYYY-MM-DDTHH:MM:SSZ): only what had been observed at or before it, with the revision then in force marked. Expected: a UTC timestamp YYYY-MM-DDTHH:MM:SSZ, not in the future. */
+        as_of?: string;
+        /** @description Start of the period range (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD), from its first day: every period that has a day on or after it is included, whatever the series frequency (from=2025-06-15 on a monthly series includes 2025-06). Alias: observation_start. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
+        from?: string;
+        /** @description End of the period range (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD), to its last day: every period that has a day on or before it is included (to=2025-Q2 ends on 2025-06-30; to=2025-06-15 on a monthly series includes 2025-06). Alias: observation_end. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
+        to?: string;
+        /** @description The same as `from` (the FRED name); give one of the two. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
+        observation_start?: string;
+        /** @description The same as `to` (the FRED name); give one of the two. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
+        observation_end?: string;
+        /** @description Rows per page, 1 to 10000 (default 1000). Expected: a whole number from 1 to 10000. */
+        limit?: number;
+        /** @description Opaque cursor from meta.next_cursor of the previous page. Expected: the opaque value of meta.next_cursor. */
+        cursor?: string;
+        /** @description Response format: json (default) or csv (RFC 4180 with a header row). Expected: json or csv. `csv` is the same request as GET `/api/v1/observations/aligned.csv` (operation getObservationsAlignedCsv), where its `text/csv` response is described; this operation's 200 is described as `application/json` only, so that generated clients can type it. */
+        format?: 'json' | 'csv';
+      };
+      header?: {
+        /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
+        'If-None-Match'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The payload. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Snapshot-Id': components['headers']['X-Snapshot-Id'];
+          ETag: components['headers']['ETag'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          Link: components['headers']['Link'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description One row per period of the calendar, oldest first. */
+            data: {
+              /** @description The row: a week by its Friday (YYYY-MM-DD) or a month (YYYY-MM). */
+              period: string;
+              /** @description One value per series of meta.series, in that order, as known at as_of; null when the series has none for the row (after fill). */
+              values: (number | null)[];
+              /** @description One flag per series of meta.series: true when the value was carried forward from the previous row (fill=ffill). */
+              filled: boolean[];
+            }[];
+            meta: {
+              /**
+               * @description Always `v1`.
+               * @constant
+               */
+              api_version: 'v1';
+              /** @description Id of the published snapshot the payload was computed from. */
+              snapshot: string;
+              /**
+               * Format: date-time
+               * @description When the payload was rendered (for pre-rendered files: the build time). Not part of the ETag.
+               */
+              generated_at: string;
+              /** @description Number of items in `data`. */
+              count: number;
+              /** @description The columns, in the order of `series`. */
+              series: {
+                /** @description The key as requested (a COT key with its field, if any). */
+                key: string;
+                /** @description The stored series the column is read from. */
+                series_key: string;
+                /** @description What a COT column holds: open_interest (the bare key) or net.<category> (long - short); null for an observation series (its value). */
+                field: string | null;
+                /** @description Catalog name (COT: the market name), null when not catalogued. */
+                name: string | null;
+                /** @description Unit of the values (COT: contracts). */
+                unit: string | null;
+                /** @description Catalog source id. */
+                source: string | null;
+                /**
+                 * @description The series' own frequency (catalog, else implied by its periods).
+                 * @enum {string}
+                 */
+                source_frequency: 'daily' | 'weekly' | 'monthly' | 'quarterly' | 'annual';
+                /**
+                 * @description `end_of_period`: the series is as fine as the rows or finer, each row has the value of its last period in the row (daily on w or m, weekly on w or m, monthly on m); `containing_period`: the series is coarser, each row has the value of the latest of its periods holding a day of the row (monthly on w).
+                 * @enum {string}
+                 */
+                mapping: 'end_of_period' | 'containing_period';
+                /** @description Attribution to show next to the data. */
+                attribution: string | null;
+                /** @description Licence of the data. */
+                licence: string | null;
+              }[];
+              /**
+               * @description The calendar of the rows.
+               * @enum {string}
+               */
+              frequency: 'w' | 'm';
+              /**
+               * @description How periods without a value of their own were filled.
+               * @enum {string}
+               */
+              fill: 'ffill' | 'none';
+              /**
+               * Format: date-time
+               * @description The as_of asked for.
+               */
+              as_of: string | null;
+              /** @description from and to as asked for. */
+              filters: {
+                from: string | null;
+                to: string | null;
+              };
+              /** @description Cursor of the next page; null on the last page. */
+              next_cursor: string | null;
+              /** @description The bound on series per request (50). */
+              max_series: number;
+            };
+          };
+        };
+      };
+      304: components['responses']['304'];
+      400: components['responses']['400'];
+      401: components['responses']['401'];
+      403: components['responses']['403'];
+      429: components['responses']['429'];
+      500: components['responses']['500'];
+      503: components['responses']['503'];
+    };
+  };
+  getObservationsAlignedCsv: {
+    parameters: {
+      query: {
+        /** @description Series keys to align, 1 to 50 separated by commas, without repeats; one column per key, in this order (meta.series). Observation keys as on /api/v1/observations (bls.CES0000000001, ecb.USD); a COT series key (cftc.<market code>.<report type>) gives the open interest of its reports, and <COT key>.net.<category> (cftc.088691.legacy.net.noncommercial) the net position (long - short) of one trader category. An unknown key is a 400 naming it. Expected: 1 to 50 series keys separated by commas, without repeats, such as bls.CES0000000001,ecb.USD (COT: cftc.088691.legacy or cftc.088691.legacy.net.noncommercial). */
+        series: string;
+        /** @description The calendar of the rows: w (weeks ending Friday, labelled by the Friday, as the transforms) or m (months, YYYY-MM). Any series frequency may be aligned to either: a finer or equal series gives its last value in the period, a coarser one the value of its period that holds the row (docs/api/aligned.md). Expected: w or m (required). */
+        frequency: 'w' | 'm';
+        /** @description How /api/v1/observations/aligned fills a period where a series has no value of its own (docs/api/aligned.md): ffill (default) carries the previous period's own value forward at most one period; none leaves null. Expected: ffill or none. */
+        fill?: 'ffill' | 'none';
+        /** @description Point in time (UTC, YYYY-MM-DDTHH:MM:SSZ): only what had been observed at or before it, with the revision then in force marked. Expected: a UTC timestamp YYYY-MM-DDTHH:MM:SSZ, not in the future. */
+        as_of?: string;
+        /** @description Start of the period range (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD), from its first day: every period that has a day on or after it is included, whatever the series frequency (from=2025-06-15 on a monthly series includes 2025-06). Alias: observation_start. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
+        from?: string;
+        /** @description End of the period range (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD), to its last day: every period that has a day on or before it is included (to=2025-Q2 ends on 2025-06-30; to=2025-06-15 on a monthly series includes 2025-06). Alias: observation_end. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
+        to?: string;
+        /** @description The same as `from` (the FRED name); give one of the two. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
+        observation_start?: string;
+        /** @description The same as `to` (the FRED name); give one of the two. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
+        observation_end?: string;
+        /** @description Rows per page, 1 to 10000 (default 1000). Expected: a whole number from 1 to 10000. */
+        limit?: number;
+        /** @description Opaque cursor from meta.next_cursor of the previous page. Expected: the opaque value of meta.next_cursor. */
+        cursor?: string;
+      };
+      header?: {
+        /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
+        'If-None-Match'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The rows as `text/csv; charset=utf-8; header=present`. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Snapshot-Id': components['headers']['X-Snapshot-Id'];
+          ETag: components['headers']['ETag'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          Link: components['headers']['Link'];
+          [name: string]: unknown;
+        };
+        content: {
+          'text/csv': string;
+        };
+      };
+      304: components['responses']['304'];
+      400: components['responses']['400'];
+      401: components['responses']['401'];
+      403: components['responses']['403'];
+      429: components['responses']['429'];
+      500: components['responses']['500'];
+      503: components['responses']['503'];
+    };
+  };
   getSeries: {
     parameters: {
       query?: {
@@ -3687,6 +3988,179 @@ export interface operations {
       400: components['responses']['400'];
       401: components['responses']['401'];
       404: components['responses']['404'];
+      429: components['responses']['429'];
+      500: components['responses']['500'];
+      503: components['responses']['503'];
+    };
+  };
+  getChanges: {
+    parameters: {
+      query: {
+        /** @description Snapshot id of the change feed (docs/api/changes.md): what changed from that snapshot to the one in service. Keep meta.current.id of each answer and ask again with it. The ids the store still holds are listed in /api/v1/status (snapshots); an unknown or pruned id is a 400 that lists them. Expected: a snapshot id such as 20261123T120000Z-0123abcd that the store still holds. */
+        since: string;
+        /** @description Response format: json (default) or csv (RFC 4180 with a header row, the rows of data only); no key needed. Expected: json or csv. `csv` is the same request as GET `/api/v1/changes.csv` (operation getChangesCsv), where its `text/csv` response is described; this operation's 200 is described as `application/json` only, so that generated clients can type it. */
+        format?: 'json' | 'csv';
+      };
+      header?: {
+        /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
+        'If-None-Match'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The payload. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Snapshot-Id': components['headers']['X-Snapshot-Id'];
+          ETag: components['headers']['ETag'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description Changed series and markets, series first, each by key. */
+            data: {
+              /**
+               * @description `series`: observations of a series; `market`: COT reports of a market.
+               * @enum {string}
+               */
+              kind: 'series' | 'market';
+              /** @description Series key (bls.CES0000000001) or COT report series key. */
+              key: string;
+              /** @description Series slug (catalogued series) or COT market slug; null when the catalog has none. */
+              slug: string | null;
+              /** @description Series or market name; null when the catalog has none. */
+              name: string | null;
+              /** @description Catalog source id. */
+              source: string;
+              /** @description COT report type the market is served under (legacy, tff_combined ...); null for series. */
+              report_type: string | null;
+              /** @description Periods that had no value in `since` and have one now. */
+              new_observations: number;
+              /** @description Periods that had a value in `since` whose value in force is a newer revision now. */
+              revisions: number;
+              /** @description Periods whose value in force is unchanged but whose revision history gained records (an older vintage arriving late): only as_of answers change. */
+              backfilled: number;
+              /** @description First period touched (of the three counts). */
+              period_start: string;
+              /** @description Last period touched. */
+              period_end: string;
+            }[];
+            meta: {
+              /**
+               * @description Always `v1`.
+               * @constant
+               */
+              api_version: 'v1';
+              /** @description Id of the published snapshot the payload was computed from. */
+              snapshot: string;
+              /**
+               * Format: date-time
+               * @description When the payload was rendered (for pre-rendered files: the build time). Not part of the ETag.
+               */
+              generated_at: string;
+              /** @description Number of items in `data`. */
+              count: number;
+              since: {
+                /** @description Snapshot id of the snapshot asked about. */
+                id: string;
+                /**
+                 * Format: date-time
+                 * @description When the snapshot asked about was published.
+                 */
+                created_at: string;
+              };
+              current: {
+                /** @description Snapshot id of the snapshot in service (ask again later with since = this id). */
+                id: string;
+                /**
+                 * Format: date-time
+                 * @description When the snapshot in service (ask again later with since = this id) was published.
+                 */
+                created_at: string;
+              };
+              /**
+               * @description `public`: redistributable sources only; `keyed` (a key with observations:read): every source.
+               * @enum {string}
+               */
+              view: 'public' | 'keyed';
+              /**
+               * @description `batches`: only the periods with records of the batches ingested after `since` were compared; `full`: every period was compared (the store was rebuilt since).
+               * @enum {string}
+               */
+              method: 'batches' | 'full';
+              /** @description Ingest batches the current snapshot holds that `since` did not (0 for method full). */
+              new_batches: number;
+              /** @description Reference and catalog tables whose content differs (their sha256 in the two manifests): reload these lists. */
+              reference_tables: (
+                | 'regions'
+                | 'countries'
+                | 'country_currencies'
+                | 'time_zones'
+                | 'currencies'
+                | 'venues'
+                | 'research'
+                | 'sources'
+                | 'series'
+                | 'markets'
+                | 'sectors'
+              )[];
+            };
+          };
+        };
+      };
+      304: components['responses']['304'];
+      400: components['responses']['400'];
+      401: components['responses']['401'];
+      429: components['responses']['429'];
+      500: components['responses']['500'];
+      503: components['responses']['503'];
+    };
+  };
+  getChangesCsv: {
+    parameters: {
+      query: {
+        /** @description Snapshot id of the change feed (docs/api/changes.md): what changed from that snapshot to the one in service. Keep meta.current.id of each answer and ask again with it. The ids the store still holds are listed in /api/v1/status (snapshots); an unknown or pruned id is a 400 that lists them. Expected: a snapshot id such as 20261123T120000Z-0123abcd that the store still holds. */
+        since: string;
+      };
+      header?: {
+        /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
+        'If-None-Match'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The rows as `text/csv; charset=utf-8; header=present`. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Snapshot-Id': components['headers']['X-Snapshot-Id'];
+          ETag: components['headers']['ETag'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'text/csv': string;
+        };
+      };
+      304: components['responses']['304'];
+      400: components['responses']['400'];
+      401: components['responses']['401'];
       429: components['responses']['429'];
       500: components['responses']['500'];
       503: components['responses']['503'];

@@ -1,5 +1,7 @@
 import type { RouteId } from '../../contract/routes.ts';
+import { getAlignedObservations } from './aligned.ts';
 import { getResearch, getSources } from './catalog.ts';
+import { getChanges } from './changes.ts';
 import type { PayloadFunction } from './context.ts';
 import { getCotMarketPublic, getCotSummary } from './cot.ts';
 import { getCotHistory } from './cot-history.ts';
@@ -37,4 +39,6 @@ export const PAYLOADS: Readonly<Record<RouteId, PayloadFunction>> = {
   'releases-ics': getReleases,
   'macro-revisions': getMacroRevisions,
   'observations-revisions': getObservationRevisions,
+  'observations-aligned': getAlignedObservations,
+  changes: getChanges,
 };

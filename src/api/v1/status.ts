@@ -1,3 +1,4 @@
+import { listKnownSnapshots } from '../../query/changes.ts';
 import { readSourceFreshness } from '../../query/freshness.ts';
 import type { PayloadFunction } from './context.ts';
 import { estimateNextRelease, isStale } from './freshness.ts';
@@ -41,6 +42,8 @@ export const getStatus: PayloadFunction = async ({ db, now }) => {
         parent: db.manifest.parent,
         pipeline_version: db.manifest.pipeline_version,
       },
+      // The ids /api/v1/changes accepts as since (docs/api/changes.md).
+      snapshots: listKnownSnapshots(db.layout),
       sources,
     },
   };

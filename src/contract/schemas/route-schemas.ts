@@ -1,4 +1,5 @@
 import type { RouteId } from '../routes.ts';
+import { ALIGNED_BODY } from './aligned.ts';
 import {
   RESEARCH_DATA,
   SECTORS_DATA,
@@ -7,6 +8,7 @@ import {
   SERIES_META,
   SOURCES_DATA,
 } from './catalog.ts';
+import { CHANGES_BODY } from './changes.ts';
 import { COT_COMPONENTS, COT_MARKET_BODY, COT_SUMMARY_DATA, COT_SUMMARY_META } from './cot.ts';
 import { createEnvelope, ENVELOPE_COMPONENTS } from './envelope.ts';
 import { FX_ECB_DATA, FX_ECB_META } from './fx.ts';
@@ -63,4 +65,6 @@ export const ROUTE_BODIES: Readonly<Record<RouteId, readonly JsonSchema[]>> = {
   'releases-ics': [RELEASES_ICS_BODY],
   'macro-revisions': [REVISIONS_BODY],
   'observations-revisions': [REVISIONS_BODY],
+  'observations-aligned': [ALIGNED_BODY],
+  changes: [CHANGES_BODY],
 };

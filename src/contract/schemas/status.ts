@@ -27,6 +27,15 @@ export const STATUS_DATA: JsonSchema = object({
     parent: nullable(text('The snapshot it was made after, or null for the first.')),
     pipeline_version: text('Version of mmds that published it.'),
   }),
+  snapshots: {
+    type: 'array',
+    description:
+      'The snapshots the store still holds, newest first (the current one included): the ids /api/v1/changes accepts as since. Older ones are pruned.',
+    items: object({
+      id: text('Snapshot id.'),
+      created_at: timestamp('When it was published.'),
+    }),
+  },
   sources: {
     type: 'array',
     description: 'Every catalog source, by id.',

@@ -1,3 +1,4 @@
+import { changesExampleSince } from '../../api/v1/changes.ts';
 import { renderPayload } from '../../api/v1/render.ts';
 import { PARAMS } from '../../contract/params.ts';
 import { parseRequest } from '../../contract/parse-request.ts';
@@ -63,6 +64,8 @@ export interface ExampleSubjects {
 
 function describeAccess(route: RouteDefinition): string {
   if (route.access.kind === 'public') return 'Public: no key needed.';
+  if (route.id === 'changes' && route.access.kind === 'public-or-scope')
+    return `Public without a key (redistributable sources only); a key with scope ${route.access.scope} also lists the series of licensed sources.`;
   if (route.access.kind === 'public-or-scope')
     return `Public without a key (the recent window); a key with scope ${route.access.scope} unlocks the full history and the keyed-only parameters.`;
   return `Needs a key with scope ${route.access.scope} (Authorization: Bearer <key>).`;
@@ -106,6 +109,11 @@ function chooseExample(
     return subjects.macroSlug ? { slug: subjects.macroSlug, query: limit } : null;
   if (route.id === 'observations-revisions')
     return subjects.macroKey ? { slug: null, query: { series: subjects.macroKey, ...limit } } : null;
+  // The aligned observations need a calendar (docs/api/aligned.md): the macro series by month.
+  if (route.id === 'observations-aligned')
+    return subjects.macroKey
+      ? { slug: null, query: { series: subjects.macroKey, frequency: 'm', ...limit } }
+      : null;
   // A macro series is a catalogued series of a redistributable source: its slug names it here too.
   if (route.id === 'series-history')
     return subjects.macroSlug ? { slug: subjects.macroSlug, query: {} } : null;
@@ -126,7 +134,11 @@ export async function readApiReference(
   const docs: EndpointDoc[] = [];
   for (const route of ROUTES) {
     const keyed = route.access.kind === 'scope';
-    const example = chooseExample(route, subjects);
+    // The change feed's example asks since the parent snapshot (docs/api/changes.md).
+    const example =
+      route.id === 'changes'
+        ? { slug: null, query: { since: changesExampleSince(context.db) } }
+        : chooseExample(route, subjects);
     let exampleRequest: string | null = null;
     let exampleJson: string | null = null;
     const state = { shortened: false };
@@ -140,7 +152,8 @@ export async function readApiReference(
     const target = `${EXAMPLE_BASE_URL}${exampleRequest ?? route.path.replace(':slug', '<slug>')}`;
     const auth = '-H "Authorization: Bearer $MMDS_KEY" ';
     const curl = [`curl -s ${keyed ? auth : ''}"${target}"`];
-    if (route.access.kind === 'public-or-scope') curl.push(`curl -s ${auth}"${target}?limit=3"`);
+    if (route.access.kind === 'public-or-scope')
+      curl.push(`curl -s ${auth}"${target}${route.query.includes('limit') ? '?limit=3' : ''}"`);
     docs.push({
       id: route.id,
       number: route.number,

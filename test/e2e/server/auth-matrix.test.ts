@@ -89,6 +89,11 @@ describe('keyed tier over HTTP: who gets what', () => {
       path: `/api/v1/observations/revisions?series=${PAYROLLS}`,
       scope: 'observations:read',
     },
+    {
+      name: '21 /observations/aligned',
+      path: `/api/v1/observations/aligned?series=${PAYROLLS},ecb.USD&frequency=m`,
+      scope: 'observations:read',
+    },
   ];
   const publicPaths = [
     ...ROUTES.filter((route) => route.access.kind === 'public' && !route.path.includes(':slug')).map(

@@ -1,0 +1,173 @@
+import type { Payload } from '../../contract/envelope.ts';
+import { invalidParameter } from '../../contract/errors.ts';
+import { resolvePeriodRange } from '../../contract/period-range.ts';
+import { ALIGNED_COT_FIELDS, ALIGNED_MAX_SERIES } from '../../contract/schemas/aligned.ts';
+import type { SeriesFrequency } from '../../contract/transforms.ts';
+import { FREQUENCIES } from '../../model/records.ts';
+import { readCotInForceAsOf, readCotSeriesInfo } from '../../query/aligned.ts';
+import {
+  type AlignedFill,
+  type AlignedFrequency,
+  type AlignedMapping,
+  type AlignedPoint,
+  alignedMapping,
+  alignSeries,
+} from '../../query/aligned-compute.ts';
+import { readSeriesInfo } from '../../query/history.ts';
+import type { SnapshotDb } from '../../query/snapshot-db.ts';
+import { readValuesInForceAsOf } from '../../query/transforms.ts';
+import { frequencyOfPeriod } from '../../query/transforms-compute.ts';
+import type { PayloadFunction } from './context.ts';
+import { encodeCursor } from './cursor.ts';
+import { resolveHistoryQuery } from './observations.ts';
+
+/**
+ * /api/v1/observations/aligned (docs/api/aligned.md): several series on one weekly or monthly
+ * calendar, every value as known at as_of.
+ */
+
+/** One column: what it is, and its values in force at as_of. */
+interface Column {
+  meta: {
+    key: string;
+    series_key: string;
+    field: string | null;
+    name: string | null;
+    unit: string | null;
+    source: string | null;
+    source_frequency: SeriesFrequency;
+    mapping: AlignedMapping;
+    licence: string | null;
+    attribution: string | null;
+  };
+  points: AlignedPoint[];
+}
+
+/** `<COT key>.net.<category>`: the net position of one trader category. */
+const COT_NET = /^(.+)\.net\.([a-z_]+)$/;
+
+function isSeriesFrequency(text: string | null): text is SeriesFrequency {
+  return text !== null && (FREQUENCIES as readonly string[]).includes(text);
+}
+
+/** Reads one requested key as a column, or null when the snapshot knows no such series. */
+async function readColumn(
+  db: SnapshotDb,
+  key: string,
+  asOf: string | null,
+  frequency: AlignedFrequency,
+): Promise<Column | null> {
+  const info = await readSeriesInfo(db, key);
+  if (info) {
+    const rows = await readValuesInForceAsOf(db, key, asOf);
+    const source = isSeriesFrequency(info.frequency)
+      ? info.frequency
+      : frequencyOfPeriod(rows[0]?.period ?? '0000-00');
+    return {
+      meta: {
+        key,
+        series_key: key,
+        field: null,
+        name: info.name,
+        unit: info.unit,
+        source: info.source,
+        source_frequency: source,
+        mapping: alignedMapping(source, frequency),
+        licence: info.licence,
+        attribution: info.attribution,
+      },
+      points: rows.map((row) => ({ period: row.period, value: row.value })),
+    };
+  }
+  const net = COT_NET.exec(key);
+  const seriesKey = net ? net[1]! : key;
+  const cot = await readCotSeriesInfo(db, seriesKey);
+  if (!cot) return null;
+  const reports = await readCotInForceAsOf(db, seriesKey, asOf);
+  const category = net ? net[2]! : null;
+  if (category !== null) {
+    const known = new Set(reports.flatMap((report) => (report.positions ?? []).map((p) => p.category)));
+    if (known.size > 0 && !known.has(category))
+      throw invalidParameter(
+        'series',
+        `for ${seriesKey} ${ALIGNED_COT_FIELDS}, a category of its reports: ${[...known].sort().join(', ')} (got ${category})`,
+      );
+  }
+  return {
+    meta: {
+      key,
+      series_key: seriesKey,
+      field: category === null ? 'open_interest' : `net.${category}`,
+      name:
+        cot.market_name === null
+          ? null
+          : category === null
+            ? cot.market_name
+            : `${cot.market_name}: net ${category}`,
+      unit: 'contracts',
+      source: cot.source,
+      source_frequency: 'weekly',
+      mapping: alignedMapping('weekly', frequency),
+      licence: cot.licence,
+      attribution: cot.attribution,
+    },
+    points: reports.map((report) => {
+      if (category === null) return { period: report.period, value: report.open_interest };
+      const position = report.positions?.find((p) => p.category === category);
+      const value =
+        position && position.long !== null && position.short !== null ? position.long - position.short : null;
+      return { period: report.period, value };
+    }),
+  };
+}
+
+/** The rows as CSV lines: period, then one column per requested key. */
+function csvRows(keys: readonly string[], rows: ReturnType<typeof alignSeries>) {
+  return rows.map((row) => {
+    const line: Record<string, unknown> = { period: row.period };
+    keys.forEach((key, i) => {
+      line[key] = row.values[i];
+    });
+    return line;
+  });
+}
+
+/** Endpoint 21: the aligned rows of up to ALIGNED_MAX_SERIES series (an unknown key is a 400). */
+export const getAlignedObservations: PayloadFunction = async ({ db, now }, params): Promise<Payload> => {
+  const keys = String(params.query.series).split(',');
+  const frequency = params.query.frequency as AlignedFrequency;
+  const fill = (params.query.fill ?? 'ffill') as AlignedFill;
+  const query = resolveHistoryQuery(params, now);
+  const columns = await Promise.all(keys.map((key) => readColumn(db, key, query.asOf, frequency)));
+  const unknown = keys.filter((_, i) => columns[i] === null);
+  if (unknown.length)
+    throw invalidParameter(
+      'series',
+      `series keys the snapshot holds (unknown: ${unknown.join(', ')}); observation keys as on ` +
+        `/api/v1/observations, COT keys as cftc.<market code>.<report type>, at most ${ALIGNED_MAX_SERIES}`,
+    );
+  const known = columns as Column[];
+  const rows = alignSeries(
+    known.map((column) => column.points),
+    frequency,
+    fill,
+    resolvePeriodRange(query.from, query.to),
+  );
+  const after = query.after;
+  const selected = after ? rows.filter((row) => row.period > after.period) : rows;
+  const page = selected.slice(0, query.limit);
+  const last = page.at(-1);
+  const more = selected.length > query.limit;
+  return {
+    data: params.query.format === 'csv' ? csvRows(keys, page) : page,
+    meta: {
+      series: known.map((column) => column.meta),
+      frequency,
+      fill,
+      as_of: query.asOf,
+      filters: { from: query.from, to: query.to },
+      next_cursor: more && last ? encodeCursor({ period: last.period, revision_number: 1 }) : null,
+      max_series: ALIGNED_MAX_SERIES,
+    },
+  };
+};

@@ -1,0 +1,125 @@
+import { invalidParameter } from '../../contract/errors.ts';
+import { type ChangedKey, diffSnapshots, listKnownSnapshots } from '../../query/changes.ts';
+import type { SnapshotDb } from '../../query/snapshot-db.ts';
+import { readManifest } from '../../store/manifest.ts';
+import type { PayloadFunction } from './context.ts';
+
+/** One row of the change feed (schemas/changes.ts CHANGES_ITEM), flat so that CSV is the same rows. */
+interface ChangeRow {
+  kind: 'series' | 'market';
+  key: string;
+  slug: string | null;
+  name: string | null;
+  source: string;
+  report_type: string | null;
+  new_observations: number;
+  revisions: number;
+  backfilled: number;
+  period_start: string;
+  period_end: string;
+}
+
+/** The catalog facts the feed names each key by, and whether a public answer may name it. */
+async function readNames(db: SnapshotDb) {
+  const series = await db.query<{
+    key: string;
+    source: string;
+    redistributable: boolean;
+    slug: string | null;
+    name: string | null;
+  }>(
+    `SELECT r.key, r.source, r.redistributable, s.slug, s.name
+       FROM series_rights r LEFT JOIN series s ON s.key = r.key`,
+  );
+  const markets = await db.query<{ code: string; slug: string; name: string }>(
+    'SELECT code, slug, name FROM cot_markets',
+  );
+  return {
+    series: new Map(series.map((row) => [row.key, row])),
+    markets: new Map(markets.map((row) => [row.code, row])),
+  };
+}
+
+function toRow(change: ChangedKey, names: Awaited<ReturnType<typeof readNames>>): ChangeRow | null {
+  const rights = names.series.get(change.series_key);
+  const market = change.market_code === null ? undefined : names.markets.get(change.market_code);
+  const counts = {
+    new_observations: change.new_observations,
+    revisions: change.revisions,
+    backfilled: change.backfilled,
+    period_start: change.period_start,
+    period_end: change.period_end,
+  };
+  if (change.table === 'cot_reports')
+    return {
+      kind: 'market',
+      key: change.series_key,
+      slug: market?.slug ?? null,
+      name: market?.name ?? null,
+      source: rights?.source ?? change.series_key.split('.')[0]!,
+      report_type: change.report_type,
+      ...counts,
+    };
+  return {
+    kind: 'series',
+    key: change.series_key,
+    slug: rights?.slug ?? null,
+    name: rights?.name ?? null,
+    source: rights?.source ?? change.series_key.split('.')[0]!,
+    report_type: null,
+    ...counts,
+  };
+}
+
+/**
+ * Endpoint 20: what changed between snapshot `since` and the one in service (docs/api/changes.md).
+ * Without a key only series and markets of redistributable sources are listed (never a word about
+ * the others); a key with observations:read sees every source. An unknown or pruned `since` is a
+ * 400 that lists the ids the store still holds.
+ */
+export const getChanges: PayloadFunction = async ({ db, keyed }, params) => {
+  const sinceId = String(params.query.since);
+  const known = listKnownSnapshots(db.layout);
+  const refuse = (why: string) =>
+    invalidParameter(
+      'since',
+      `${why}; snapshot ids the store still holds, newest first: ${known.map((s) => s.id).join(', ')} (also listed in /api/v1/status)`,
+    );
+  if (!known.some((snapshot) => snapshot.id === sinceId))
+    throw refuse(`a snapshot id the store still holds (${sinceId} is unknown or was pruned)`);
+  let since: ReturnType<typeof readManifest>;
+  try {
+    since = readManifest(db.layout, sinceId);
+  } catch {
+    throw refuse(`a snapshot id the store still holds (${sinceId} was pruned)`);
+  }
+  const current = db.manifest;
+  if (since.created_at > current.created_at)
+    throw refuse(`a snapshot published at or before the one in service (${current.id})`);
+  const changes = await diffSnapshots(db.layout, since, current);
+  const names = await readNames(db);
+  const rows = changes.keys
+    .filter((change) => keyed || names.series.get(change.series_key)?.redistributable === true)
+    .map((change) => toRow(change, names))
+    .filter((row): row is ChangeRow => row !== null);
+  return {
+    data: rows,
+    meta: {
+      since: { id: since.id, created_at: since.created_at },
+      current: { id: current.id, created_at: current.created_at },
+      view: keyed ? 'keyed' : 'public',
+      method: changes.method,
+      new_batches: changes.new_batches,
+      reference_tables: changes.reference_tables,
+    },
+  };
+};
+
+/**
+ * The `since` the documentation's example asks with: the parent of the snapshot in service while
+ * the store still holds it (the changes of the last publish), else the snapshot itself.
+ */
+export function changesExampleSince(db: SnapshotDb): string {
+  const parent = db.manifest.parent;
+  return parent !== null && listKnownSnapshots(db.layout).some((s) => s.id === parent) ? parent : db.id;
+}

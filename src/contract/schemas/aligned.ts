@@ -1,0 +1,130 @@
+import { z } from 'zod';
+import { FREQUENCIES } from '../../model/records.ts';
+import { PARAMS, type ParamSpec } from '../params.ts';
+import { createEnvelope, SINGLE_SOURCE_TERMS } from './envelope.ts';
+import {
+  arrayOf,
+  boolean,
+  integer,
+  type JsonSchema,
+  nullable,
+  number,
+  object,
+  oneOfText,
+  period,
+  text,
+} from './json-schema.ts';
+import { SERIES_HISTORY } from './observations.ts';
+
+/**
+ * The contract of /api/v1/observations/aligned (docs/api/aligned.md): the bound on series, the
+ * route's own `series` and `frequency`, and the 200 body.
+ */
+
+/** Most series one aligned request may name. */
+export const ALIGNED_MAX_SERIES = 50;
+
+/** One series key of an aligned request (an observation key, or a COT key with an optional field). */
+const KEY = '[a-z0-9-]{1,32}\\.[A-Za-z0-9_.-]{1,64}';
+const KEY_LIST = new RegExp(`^${KEY}(,${KEY})*$`);
+
+/** The columns a COT series key can give (docs/api/aligned.md): open interest, or a category's net. */
+export const ALIGNED_COT_FIELDS = 'open_interest (the bare key) or net.<category> (long - short)';
+
+/**
+ * `series` on /observations/aligned (a per-route override): 1 to ALIGNED_MAX_SERIES keys
+ * separated by commas, without repeats; the columns follow their order.
+ */
+export const ALIGNED_SERIES_PARAM: ParamSpec = {
+  description:
+    `Series keys to align, 1 to ${ALIGNED_MAX_SERIES} separated by commas, without repeats; one column per key, ` +
+    'in this order (meta.series). Observation keys as on /api/v1/observations (bls.CES0000000001, ecb.USD); a ' +
+    'COT series key (cftc.<market code>.<report type>) gives the open interest of its reports, and ' +
+    '<COT key>.net.<category> (cftc.088691.legacy.net.noncommercial) the net position (long - short) of one ' +
+    'trader category. An unknown key is a 400 naming it.',
+  schema: z
+    .string()
+    .max(ALIGNED_MAX_SERIES * 120)
+    .regex(KEY_LIST)
+    .refine((text) => {
+      const keys = text.split(',');
+      return keys.length <= ALIGNED_MAX_SERIES && new Set(keys).size === keys.length;
+    }),
+  expected:
+    `1 to ${ALIGNED_MAX_SERIES} series keys separated by commas, without repeats, such as ` +
+    'bls.CES0000000001,ecb.USD (COT: cftc.088691.legacy or cftc.088691.legacy.net.noncommercial)',
+  openapi: { type: 'string', pattern: KEY_LIST.source },
+  required: true,
+};
+
+/** `frequency` on /observations/aligned (a per-route override): the calendar, required. */
+export const ALIGNED_FREQUENCY_PARAM: ParamSpec = {
+  ...PARAMS.frequency,
+  description:
+    'The calendar of the rows: w (weeks ending Friday, labelled by the Friday, as the transforms) or m ' +
+    '(months, YYYY-MM). Any series frequency may be aligned to either: a finer or equal series gives its ' +
+    'last value in the period, a coarser one the value of its period that holds the row (docs/api/aligned.md).',
+  schema: z.enum(['w', 'm']),
+  expected: 'w or m (required)',
+  openapi: { type: 'string', enum: ['w', 'm'] },
+  required: true,
+};
+
+const alignedSeries = object(
+  {
+    key: text('The key as requested (a COT key with its field, if any).'),
+    series_key: text('The stored series the column is read from.'),
+    field: nullable(
+      text(`What a COT column holds: ${ALIGNED_COT_FIELDS}; null for an observation series (its value).`),
+    ),
+    name: nullable(text('Catalog name (COT: the market name), null when not catalogued.')),
+    unit: nullable(text('Unit of the values (COT: contracts).')),
+    source: nullable(text('Catalog source id.')),
+    source_frequency: oneOfText(
+      FREQUENCIES,
+      "The series' own frequency (catalog, else implied by its periods).",
+    ),
+    mapping: oneOfText(
+      ['end_of_period', 'containing_period'],
+      '`end_of_period`: the series is as fine as the rows or finer, each row has the value of its last period ' +
+        'in the row (daily on w or m, weekly on w or m, monthly on m); `containing_period`: the series is ' +
+        'coarser, each row has the value of the latest of its periods holding a day of the row (monthly on w).',
+    ),
+    ...SINGLE_SOURCE_TERMS,
+  },
+  'One column of the aligned rows.',
+);
+
+const alignedRow = object(
+  {
+    period: period('The row: a week by its Friday (YYYY-MM-DD) or a month (YYYY-MM).'),
+    values: arrayOf(
+      nullable(number()),
+      'One value per series of meta.series, in that order, as known at as_of; null when the series has none ' +
+        'for the row (after fill).',
+    ),
+    filled: arrayOf(
+      boolean(),
+      'One flag per series of meta.series: true when the value was carried forward from the previous row (fill=ffill).',
+    ),
+  },
+  'One period of the common calendar.',
+);
+
+/** The 200 body of /api/v1/observations/aligned. */
+export const ALIGNED_BODY: JsonSchema = createEnvelope(
+  arrayOf(alignedRow, 'One row per period of the calendar, oldest first.'),
+  {
+    series: arrayOf(alignedSeries, 'The columns, in the order of `series`.'),
+    frequency: oneOfText(['w', 'm'], 'The calendar of the rows.'),
+    fill: oneOfText(['ffill', 'none'], 'How periods without a value of their own were filled.'),
+    as_of: SERIES_HISTORY.meta.as_of,
+    filters: SERIES_HISTORY.meta.filters,
+    next_cursor: SERIES_HISTORY.meta.next_cursor,
+    max_series: integer(`The bound on series per request (${ALIGNED_MAX_SERIES}).`, { minimum: 1 }),
+  },
+  {
+    description:
+      'One row per week (ending Friday) or month, one value per series as known at as_of (docs/api/aligned.md).',
+  },
+);

@@ -1,0 +1,74 @@
+import type { CotPosition } from '../model/records.ts';
+import type { SnapshotDb } from './snapshot-db.ts';
+import { rfc3339 } from './sql.ts';
+
+/**
+ * The reads of /api/v1/observations/aligned (docs/api/aligned.md) that the transforms do not
+ * already have: the COT reports in force at as_of, and what the snapshot knows of a COT series
+ * key. Observation series are read with readValuesInForceAsOf (query/transforms.ts), the same
+ * as_of selection as the transforms. Bound parameters only; '' stands for "no as_of".
+ */
+
+/** A COT series key known to the snapshot, with the terms of its source. */
+export interface CotSeriesInfo {
+  key: string;
+  market_name: string | null;
+  contract_units: string | null;
+  source: string | null;
+  licence: string | null;
+  attribution: string | null;
+}
+
+/** One COT report in force at as_of: its date, open interest and positions. */
+export interface CotInForceRow {
+  period: string;
+  open_interest: number | null;
+  positions: CotPosition[] | null;
+  observed_at: string;
+}
+
+/** Reads a COT series key of the snapshot (a key of cot_latest), or null. */
+export async function readCotSeriesInfo(db: SnapshotDb, key: string): Promise<CotSeriesInfo | null> {
+  const [row] = await db.query<CotSeriesInfo>(
+    `SELECT c.series_key AS key, c.market_name, c.contract_units, r.source, src.licence, src.attribution
+       FROM cot_latest c
+       JOIN series_rights r ON r.key = c.series_key
+       LEFT JOIN sources src ON src.id = r.source
+      WHERE c.series_key = $key`,
+    { key },
+  );
+  return row ?? null;
+}
+
+/**
+ * Per report date the highest revision observed at or before as_of (every revision without
+ * as_of), oldest report first; the positions as JSON text, parsed here.
+ */
+export async function readCotInForceAsOf(
+  db: SnapshotDb,
+  seriesKey: string,
+  asOf: string | null,
+): Promise<CotInForceRow[]> {
+  const relation = db.factRelation('cot_reports', seriesKey);
+  const rows = await db.query<{
+    period: string;
+    open_interest: number | null;
+    positions: string | null;
+    observed_at: string;
+  }>(
+    `SELECT period, open_interest::DOUBLE AS open_interest, to_json(positions)::VARCHAR AS positions,
+            ${rfc3339('observed_at')} AS observed_at
+       FROM ${relation} AS cot_reports
+      WHERE series_key = $series
+        AND ($as_of = '' OR observed_at <= TRY_CAST($as_of AS TIMESTAMP))
+    QUALIFY row_number() OVER (PARTITION BY period ORDER BY revision_number DESC) = 1
+      ORDER BY period`,
+    { series: seriesKey, as_of: asOf ?? '' },
+  );
+  return rows.map((row) => ({
+    period: row.period,
+    open_interest: row.open_interest === null ? null : Number(row.open_interest),
+    positions: row.positions === null ? null : (JSON.parse(row.positions) as CotPosition[]),
+    observed_at: row.observed_at,
+  }));
+}

@@ -1,0 +1,172 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { execute, openDuckDb, quotedString, readRows } from '../db/duckdb.ts';
+import { BATCH_ID_PATTERN, SNAPSHOT_ID_PATTERN, type StoreLayout, snapshotDir } from '../store/layout.ts';
+import { readManifest, type SnapshotManifest } from '../store/manifest.ts';
+import { relationOf } from '../store/partitions.ts';
+import { TABLES } from '../store/tables.ts';
+
+/** A snapshot the store still holds. */
+export interface KnownSnapshot {
+  id: string;
+  created_at: string;
+}
+
+/**
+ * The snapshots still in the store (the ones `since` may name), newest first. A directory whose
+ * manifest cannot be read (being pruned) is left out.
+ */
+export function listKnownSnapshots(layout: StoreLayout): KnownSnapshot[] {
+  if (!existsSync(layout.snapshotsDir)) return [];
+  const out: KnownSnapshot[] = [];
+  for (const name of readdirSync(layout.snapshotsDir)) {
+    if (!SNAPSHOT_ID_PATTERN.test(name)) continue;
+    try {
+      out.push({ id: name, created_at: readManifest(layout, name).created_at });
+    } catch {
+      // Pruned between the listing and the read.
+    }
+  }
+  return out.sort((a, b) =>
+    a.created_at === b.created_at ? (a.id < b.id ? 1 : -1) : a.created_at < b.created_at ? 1 : -1,
+  );
+}
+
+/** What changed in one series (observations) or one report series (cot_reports). */
+export interface ChangedKey {
+  table: 'observations' | 'cot_reports';
+  series_key: string;
+  /** cot_reports only: the market's CFTC code and the report type it is served under. */
+  market_code: string | null;
+  report_type: string | null;
+  new_observations: number;
+  revisions: number;
+  backfilled: number;
+  period_start: string;
+  period_end: string;
+}
+
+/** How the keys to compare were found (docs/api/changes.md). */
+export type DiffMethod = 'batches' | 'full';
+
+/** The data changes between two snapshots, and the reference tables whose content differs. */
+export interface SnapshotChanges {
+  method: DiffMethod;
+  /** Batches the current snapshot holds that `since` did not (method `batches`). */
+  new_batches: number;
+  keys: ChangedKey[];
+  reference_tables: string[];
+}
+
+const FACT_TABLES = ['observations', 'cot_reports'] as const;
+
+/**
+ * Compares snapshot `since` with `current` (docs/api/changes.md). Batches are append-only and
+ * a snapshot lists the batches it was made from, so when `since`'s batches are the first of
+ * `current`'s, only the (series, period) keys with a record of a newer batch (`batch_id`) can
+ * differ: a key none of whose records came from a newer batch has the same revision chain in
+ * both snapshots. Those keys alone are compared, in both snapshots' Parquet: a key `since` lacks
+ * is a new observation; one whose value in force (the value, or a COT report's content hash, of
+ * its highest revision_number) differs is a revision; one whose value in force is the same but
+ * whose chain of records differs (an older vintage arriving late) is backfilled. Otherwise (the store was replaced) every key is compared.
+ * Reference tables are compared by the sha256 their manifests give.
+ */
+export function diffSnapshots(
+  layout: StoreLayout,
+  since: SnapshotManifest,
+  current: SnapshotManifest,
+): Promise<SnapshotChanges> {
+  // Snapshots are immutable: the diff of a pair never changes. Concurrent and repeated requests
+  // (public and keyed views, JSON and CSV) share one computation.
+  const key = `${layout.snapshotsDir}\u0000${since.id}\u0000${current.id}`;
+  const cached = DIFFS.get(key);
+  if (cached) return cached;
+  const computed = computeDiff(layout, since, current);
+  DIFFS.set(key, computed);
+  computed.catch(() => DIFFS.delete(key));
+  while (DIFFS.size > MAX_CACHED_DIFFS) DIFFS.delete(DIFFS.keys().next().value!);
+  return computed;
+}
+
+/** Diffs computed or being computed, oldest first (a few snapshots are known at a time). */
+const DIFFS = new Map<string, Promise<SnapshotChanges>>();
+const MAX_CACHED_DIFFS = 32;
+
+async function computeDiff(
+  layout: StoreLayout,
+  since: SnapshotManifest,
+  current: SnapshotManifest,
+): Promise<SnapshotChanges> {
+  const referenceTables = TABLES.filter((table) => table.kind === 'reference')
+    .map((table) => table.name)
+    .filter((name) => since.tables[name]?.sha256 !== current.tables[name]?.sha256)
+    .sort();
+  if (since.id === current.id) return { method: 'batches', new_batches: 0, keys: [], reference_tables: [] };
+  const prefix =
+    since.batches.length <= current.batches.length &&
+    since.batches.every((id, index) => current.batches[index] === id);
+  const newBatches = prefix ? current.batches.slice(since.batches.length) : [];
+  if (newBatches.some((id) => !BATCH_ID_PATTERN.test(id)))
+    throw new Error('manifest lists a malformed batch id');
+  const method: DiffMethod = prefix ? 'batches' : 'full';
+  if (prefix && newBatches.length === 0)
+    return { method, new_batches: 0, keys: [], reference_tables: referenceTables };
+  const filesOf = (manifest: SnapshotManifest, name: string) =>
+    (manifest.tables[name]?.files ?? []).map((file) => join(snapshotDir(layout, manifest.id), file.file));
+  const instance = await openDuckDb({ threads: 2, memoryLimit: '512MB' });
+  const connection = await instance.connect();
+  try {
+    // As the snapshot views (snapshot-db.ts): this instance reads the two snapshots' fact files only.
+    const allowed = FACT_TABLES.flatMap((name) => [...filesOf(since, name), ...filesOf(current, name)]);
+    await execute(connection, `SET allowed_paths = [${allowed.map(quotedString).join(', ')}]`);
+    await execute(connection, 'SET enable_external_access = false');
+    await execute(connection, 'SET lock_configuration = true');
+    const keys: ChangedKey[] = [];
+    for (const name of FACT_TABLES) {
+      const table = TABLES.find((t) => t.name === name)!;
+      const now = relationOf(table, filesOf(current, name));
+      const before = relationOf(table, filesOf(since, name));
+      const candidates = prefix
+        ? `SELECT DISTINCT series_key, period FROM ${now}
+            WHERE batch_id IN (${newBatches.map(quotedString).join(', ')})`
+        : `SELECT series_key, period FROM ${now} UNION SELECT series_key, period FROM ${before}`;
+      const servedType =
+        name === 'cot_reports'
+          ? `any_value(CASE WHEN report_type = 'cit' THEN 'cit'
+                            WHEN scope = 'combined' THEN report_type || '_combined' ELSE report_type END)`
+          : 'NULL::VARCHAR';
+      const market = name === 'cot_reports' ? 'any_value(market_code)' : 'NULL::VARCHAR';
+      // What a revision is compared on (tables.ts fingerprint): the value, or the report's content hash.
+      const fingerprint = name === 'cot_reports' ? 'content_hash' : 'value';
+      const chains = (relation: string) =>
+        `SELECT series_key, period, arg_max({'v': ${fingerprint}}, revision_number) AS latest, count(*) AS records,
+                bit_xor(hash(id)) AS ids, ${market} AS market_code, ${servedType} AS report_type
+           FROM ${relation} SEMI JOIN candidates USING (series_key, period)
+          GROUP BY series_key, period`;
+      const rows = await readRows<Omit<ChangedKey, 'table'>>(
+        connection,
+        `WITH candidates AS (${candidates}),
+              now_chains AS (${chains(now)}),
+              before_chains AS (${chains(before)}),
+              classified AS (
+                SELECT n.series_key, n.period, n.market_code, n.report_type,
+                       CASE WHEN b.series_key IS NULL THEN 'new'
+                            WHEN b.latest IS DISTINCT FROM n.latest THEN 'revised'
+                            WHEN b.records <> n.records OR b.ids <> n.ids THEN 'backfilled' END AS kind
+                  FROM now_chains n LEFT JOIN before_chains b USING (series_key, period))
+         SELECT series_key, any_value(market_code) AS market_code, any_value(report_type) AS report_type,
+                count_if(kind = 'new')::INTEGER AS new_observations,
+                count_if(kind = 'revised')::INTEGER AS revisions,
+                count_if(kind = 'backfilled')::INTEGER AS backfilled,
+                min(period) AS period_start, max(period) AS period_end
+           FROM classified WHERE kind IS NOT NULL
+          GROUP BY series_key ORDER BY series_key`,
+      );
+      for (const row of rows) keys.push({ table: name, ...row });
+    }
+    return { method, new_batches: newBatches.length, keys, reference_tables: referenceTables };
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
+}
