@@ -300,7 +300,7 @@ export interface paths {
      * Public history of one redistributable series (values in force)
      * @description For a catalogued series of a public-domain or open-licence source that holds data: per period the value in force in the snapshot (its latest revision), oldest period first, with its revision_number and observed_at, and the licence and attribution in meta. The same rows as RFC 4180 CSV, without a key: /api/v1/series/{slug}.csv (a plain file on static hosts) or format=csv. The slug is the series slug of /api/v1/series (history_url). Licensed or proprietary series, and series without data, are 404. Every revision and as_of stay keyed: /api/v1/macro/{slug} and /api/v1/observations.
      *
-     *     Public: no key needed. Public responses may be cached for 300 s. Endpoint 15 of the interface specification.
+     *     Public: no key needed. Public responses may be cached for 300 s. Endpoint 15: an addition of this service to the interface specification's 14.
      */
     get: operations['getSeriesHistory'];
     put?: never;
@@ -322,7 +322,7 @@ export interface paths {
      * Public history of one redistributable series (values in force) (CSV)
      * @description For a catalogued series of a public-domain or open-licence source that holds data: per period the value in force in the snapshot (its latest revision), oldest period first, with its revision_number and observed_at, and the licence and attribution in meta. The same rows as RFC 4180 CSV, without a key: /api/v1/series/{slug}.csv (a plain file on static hosts) or format=csv. The slug is the series slug of /api/v1/series (history_url). Licensed or proprietary series, and series without data, are 404. Every revision and as_of stay keyed: /api/v1/macro/{slug} and /api/v1/observations.
      *
-     *     The CSV form of getSeriesHistory: the same request as `/api/v1/series/{slug}?format=csv` (the interface specification's form, which answers the same response), with the same parameters but `format` (400 here: the path asks for CSV). Public: no key needed. Public responses may be cached for 300 s. Endpoint 15 of the interface specification.
+     *     The CSV form of getSeriesHistory: the same request as `/api/v1/series/{slug}?format=csv` (the interface specification's form, which answers the same response), with the same parameters but `format` (400 here: the path asks for CSV). Public: no key needed. Public responses may be cached for 300 s. Endpoint 15: an addition of this service to the interface specification's 14.
      */
     get: operations['getSeriesHistoryCsv'];
     put?: never;
@@ -435,6 +435,132 @@ export interface paths {
      *     Public: no key needed. Public responses may be cached for 3600 s. Endpoint 14 of the interface specification.
      */
     get: operations['getVenues'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/bulk/full': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The full store: every Parquet file of the current snapshot (keyed)
+     * @description Every Parquet file of the current snapshot's tables, as the store holds it: every revision of every series with its provenance and knowledge time (observed_at), the COT reports and the reference lists, licensed and proprietary sources included (the key's organisation is trusted to hold the rights to those: the public bulk files at /api/v1/bulk leave them out). Per file its table, path, rows, bytes, sha256, source (fact partitions) and url, /api/v1/bulk/full/{snapshot}/{file}, which streams the file byte for byte (application/vnd.apache.parquet, ETag the quoted sha256, Cache-Control private, max-age=31536000, immutable: the files are immutable). A file of an older snapshot stays downloadable while the store keeps that snapshot (MMDS_KEEP_SNAPSHOTS); a pruned or unknown snapshot is 404, naming the current one.
+     *
+     *     Needs a key with scope `bulk:read`. Responses are never cached (`private, no-store`). Endpoint 18: an addition of this service to the interface specification's 14.
+     */
+    get: operations['getBulkFull'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/bulk': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Public bulk files: whole redistributable datasets as Parquet and gzipped CSV
+     * @description Every snapshot with bulk files, newest first, each with its files: per dataset (observations, cot_reports and the reference and catalog lists) one Parquet file (zstd) and one gzipped RFC 4180 CSV (header row, RFC 3339 times, the same columns), with bytes, rows, sha256, licence, attribution and media_type. Rows in force only (per series and period its latest revision); only rows of public_domain or open_licence sources: licensed and proprietary data is never in a bulk file (every revision and as_of stay keyed). A file path, /api/v1/bulk/{snapshot}/{dataset}.parquet or .csv.gz, never changes content: Cache-Control immutable, strong ETag the quoted sha256. /api/v1/bulk/latest and /api/v1/bulk/latest/{file} redirect (302) to the newest snapshot. Files of earlier snapshots stay while the store keeps the snapshot (MMDS_KEEP_SNAPSHOTS). The keyed full store is /api/v1/bulk/full.
+     *
+     *     Public: no key needed. Public responses may be cached for 300 s. Endpoint 16: an addition of this service to the interface specification's 14.
+     */
+    get: operations['getBulk'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/bulk/{slug}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The public bulk files of one snapshot
+     * @description The files of one snapshot as /api/v1/bulk lists them; the slug is a snapshot id (`20261124T084307Z-9da82ee8`). A snapshot without bulk files (unknown, or pruned from the store) is 404. The slug `latest` answers 302 (Cache-Control: public, max-age=300) with `Location: /api/v1/bulk/{snapshot}` of the newest snapshot.
+     *
+     *     Public: no key needed. Public responses may be cached for 300 s. Endpoint 17: an addition of this service to the interface specification's 14.
+     */
+    get: operations['getBulkSnapshot'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/bulk/full/{snapshot}/{file}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One Parquet file of the full store: a reference table (keyed)
+     * @description Streams one file of a snapshot listed by /api/v1/bulk/full (its `url`), byte for byte as the store holds it: `Content-Type: application/vnd.apache.parquet`, `Content-Length`, `ETag` the quoted sha256 of the listing (If-None-Match answers 304), `Cache-Control: private, max-age=31536000, immutable` (a snapshot's files never change). No compression (Parquet pages are compressed already); no query parameters (any is 400). A download that has started completes even if a publish prunes the snapshot meanwhile (the server holds the file open). Needs a key with scope `bulk:read`; counted once against the key's rate limit.
+     */
+    get: operations['getBulkFullFile'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/bulk/full/{snapshot}/{table}/{file}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One Parquet file of the full store: a partition of a fact table (keyed)
+     * @description Streams one file of a snapshot listed by /api/v1/bulk/full (its `url`), byte for byte as the store holds it: `Content-Type: application/vnd.apache.parquet`, `Content-Length`, `ETag` the quoted sha256 of the listing (If-None-Match answers 304), `Cache-Control: private, max-age=31536000, immutable` (a snapshot's files never change). No compression (Parquet pages are compressed already); no query parameters (any is 400). A download that has started completes even if a publish prunes the snapshot meanwhile (the server holds the file open). Needs a key with scope `bulk:read`; counted once against the key's rate limit.
+     */
+    get: operations['getBulkFullPartitionFile'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/bulk/{slug}/{file}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One public bulk file
+     * @description The file, byte for byte: `application/vnd.apache.parquet` or `application/gzip` (the .csv.gz is the file: never a Content-Encoding), `Content-Length`, strong `ETag` the quoted sha256 of the listing (If-None-Match answers 304), `Cache-Control: public, max-age=31536000, immutable`. Rows in force of public_domain and open_licence sources only. A snapshot or file not listed is 404. `/api/v1/bulk/latest/{file}` answers 302 (Cache-Control: public, max-age=300) with `Location: /api/v1/bulk/{snapshot}/{file}` of the newest snapshot.
+     */
+    get: operations['getBulkFile'];
     put?: never;
     post?: never;
     delete?: never;
@@ -1010,7 +1136,7 @@ export interface operations {
                * @description The scope a key needs for the keyed view; null for public endpoints.
                * @enum {string|null}
                */
-              scope: 'cot:history' | 'macro:history' | 'observations:read' | null;
+              scope: 'cot:history' | 'macro:history' | 'observations:read' | 'bulk:read' | null;
               /** @description The query parameters it accepts. */
               query: string[];
               /** @description This endpoint in this document: its path and a JSON pointer to the operation. */
@@ -2718,6 +2844,418 @@ export interface operations {
       429: components['responses']['429'];
       500: components['responses']['500'];
       503: components['responses']['503'];
+    };
+  };
+  getBulkFull: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
+        'If-None-Match'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The payload. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Snapshot-Id': components['headers']['X-Snapshot-Id'];
+          ETag: components['headers']['ETag'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description Every file of every table of the snapshot, in manifest order (facts first, then reference tables). */
+            data: {
+              /** @description The table the file belongs to (observations, cot_reports, series, sources, ...). */
+              table: string;
+              /** @description Path of the file inside the snapshot, as in its manifest (a fact table is partitioned: `observations/<source>-<hash>.parquet`). */
+              file: string;
+              /** @description Rows in the file. */
+              rows: number;
+              /** @description Size of the file in bytes. */
+              bytes: number;
+              /** @description SHA-256 of the file, lowercase hex; the download answers it as its ETag. */
+              sha256: string;
+              /** @description The source whose series a fact partition holds (`bls`, `ecb`, `cftc`, ...); null for other tables. */
+              source: string | null;
+              /** @description Where to download the file: /api/v1/bulk/full/{snapshot}/{file} (same key). */
+              url: string;
+            }[];
+            meta: {
+              /**
+               * @description Always `v1`.
+               * @constant
+               */
+              api_version: 'v1';
+              /** @description Id of the published snapshot the payload was computed from. */
+              snapshot: string;
+              /**
+               * Format: date-time
+               * @description When the payload was rendered (for pre-rendered files: the build time). Not part of the ETag.
+               */
+              generated_at: string;
+              /** @description Number of items in `data`. */
+              count: number;
+              /** @description Number of files listed (as count). */
+              files: number;
+              /** @description Rows over all files. */
+              rows: number;
+              /** @description Bytes over all files. */
+              bytes: number;
+              /** @description Always: the files hold every source, licensed and proprietary ones included: the organisation the key was issued to is trusted to hold the rights to those; redistribute only what /api/v1/sources marks redistributable. */
+              rights: string;
+            };
+          };
+        };
+      };
+      304: components['responses']['304'];
+      400: components['responses']['400'];
+      401: components['responses']['401'];
+      403: components['responses']['403'];
+      429: components['responses']['429'];
+      500: components['responses']['500'];
+      503: components['responses']['503'];
+    };
+  };
+  getBulk: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
+        'If-None-Match'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The payload. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Snapshot-Id': components['headers']['X-Snapshot-Id'];
+          ETag: components['headers']['ETag'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description Snapshots with bulk files, newest first: the one built last, then earlier ones the store still keeps. */
+            data: {
+              /** @description Snapshot id. */
+              snapshot: string;
+              /**
+               * Format: date-time
+               * @description When the snapshot was published.
+               */
+              created_at: string;
+              /** @description Per dataset its Parquet file, then its CSV. */
+              files: {
+                /** @description observations, cot_reports, or a reference or catalog list (regions, countries, country_currencies, currencies, time_zones, venues, sources, series, markets, sectors). */
+                dataset: string;
+                /**
+                 * @description Parquet (zstd) or gzipped RFC 4180 CSV with a header row.
+                 * @enum {string}
+                 */
+                format: 'parquet' | 'csv.gz';
+                /** @description Where to download it: /api/v1/bulk/{snapshot}/{dataset}.{format}; its content never changes. */
+                path: string;
+                /** @description Size of the file in bytes. */
+                bytes: number;
+                /** @description Data rows (the CSV has one header row more). */
+                rows: number;
+                /** @description SHA-256 of the file, lowercase hex; the file is served with this, quoted, as its ETag. */
+                sha256: string;
+                /** @description The licence of the rows: the source's, each source's prefixed by its id when several, or the service's own catalog. */
+                licence: string;
+                /** @description The attributions of the sources of the rows, to show with the data. */
+                attribution: string[];
+                /** @description Catalog ids of the sources of the rows (empty for the catalog lists). */
+                sources: string[];
+                /**
+                 * @description Content-Type of the file (the .csv.gz is a gzip file: no Content-Encoding).
+                 * @enum {string}
+                 */
+                media_type: 'application/vnd.apache.parquet' | 'application/gzip';
+              }[];
+            }[];
+            meta: {
+              /**
+               * @description Always `v1`.
+               * @constant
+               */
+              api_version: 'v1';
+              /** @description Id of the published snapshot the payload was computed from. */
+              snapshot: string;
+              /**
+               * Format: date-time
+               * @description When the payload was rendered (for pre-rendered files: the build time). Not part of the ETag.
+               */
+              generated_at: string;
+              /** @description Number of items in `data`. */
+              count: number;
+              /** @description The newest snapshot with bulk files (where /api/v1/bulk/latest redirects). */
+              latest: string | null;
+              /** @description Always: only rows of public_domain or open_licence sources. */
+              rights: string;
+            };
+          };
+        };
+      };
+      304: components['responses']['304'];
+      400: components['responses']['400'];
+      401: components['responses']['401'];
+      429: components['responses']['429'];
+      500: components['responses']['500'];
+      503: components['responses']['503'];
+    };
+  };
+  getBulkSnapshot: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
+        'If-None-Match'?: string;
+      };
+      path: {
+        /** @description Identifier of a market or series (lowercase letters, digits and hyphens). */
+        slug: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The payload. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Snapshot-Id': components['headers']['X-Snapshot-Id'];
+          ETag: components['headers']['ETag'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              /** @description Snapshot id. */
+              snapshot: string;
+              /**
+               * Format: date-time
+               * @description When the snapshot was published.
+               */
+              created_at: string;
+              /** @description Per dataset its Parquet file, then its CSV. */
+              files: {
+                /** @description observations, cot_reports, or a reference or catalog list (regions, countries, country_currencies, currencies, time_zones, venues, sources, series, markets, sectors). */
+                dataset: string;
+                /**
+                 * @description Parquet (zstd) or gzipped RFC 4180 CSV with a header row.
+                 * @enum {string}
+                 */
+                format: 'parquet' | 'csv.gz';
+                /** @description Where to download it: /api/v1/bulk/{snapshot}/{dataset}.{format}; its content never changes. */
+                path: string;
+                /** @description Size of the file in bytes. */
+                bytes: number;
+                /** @description Data rows (the CSV has one header row more). */
+                rows: number;
+                /** @description SHA-256 of the file, lowercase hex; the file is served with this, quoted, as its ETag. */
+                sha256: string;
+                /** @description The licence of the rows: the source's, each source's prefixed by its id when several, or the service's own catalog. */
+                licence: string;
+                /** @description The attributions of the sources of the rows, to show with the data. */
+                attribution: string[];
+                /** @description Catalog ids of the sources of the rows (empty for the catalog lists). */
+                sources: string[];
+                /**
+                 * @description Content-Type of the file (the .csv.gz is a gzip file: no Content-Encoding).
+                 * @enum {string}
+                 */
+                media_type: 'application/vnd.apache.parquet' | 'application/gzip';
+              }[];
+            };
+            meta: {
+              /**
+               * @description Always `v1`.
+               * @constant
+               */
+              api_version: 'v1';
+              /** @description Id of the published snapshot the payload was computed from. */
+              snapshot: string;
+              /**
+               * Format: date-time
+               * @description When the payload was rendered (for pre-rendered files: the build time). Not part of the ETag.
+               */
+              generated_at: string;
+              /** @description Number of files. */
+              count: number;
+              /** @description Always: only rows of public_domain or open_licence sources. */
+              rights: string;
+            };
+          };
+        };
+      };
+      304: components['responses']['304'];
+      400: components['responses']['400'];
+      401: components['responses']['401'];
+      404: components['responses']['404'];
+      429: components['responses']['429'];
+      500: components['responses']['500'];
+      503: components['responses']['503'];
+    };
+  };
+  getBulkFullFile: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The ETag of an earlier download: 304 Not Modified when it still matches. */
+        'If-None-Match'?: string;
+      };
+      path: {
+        /** @description A snapshot id (`meta.snapshot` of the listing). Snapshots the store no longer keeps (MMDS_KEEP_SNAPSHOTS) are 404, whose message names the current snapshot. */
+        snapshot: string;
+        /** @description The file name as listed (`regions.parquet`; in a fact table the part after `<table>/`). Only files of the snapshot’s manifest are served; anything else (other names, dot segments, escaped slashes) is 404. */
+        file: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The Parquet file. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Snapshot-Id': components['headers']['X-Snapshot-Id'];
+          ETag: components['headers']['ETag'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/vnd.apache.parquet': string;
+        };
+      };
+      304: components['responses']['304'];
+      400: components['responses']['400'];
+      401: components['responses']['401'];
+      403: components['responses']['403'];
+      404: components['responses']['404'];
+      429: components['responses']['429'];
+      500: components['responses']['500'];
+      503: components['responses']['503'];
+    };
+  };
+  getBulkFullPartitionFile: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The ETag of an earlier download: 304 Not Modified when it still matches. */
+        'If-None-Match'?: string;
+      };
+      path: {
+        /** @description A snapshot id (`meta.snapshot` of the listing). Snapshots the store no longer keeps (MMDS_KEEP_SNAPSHOTS) are 404, whose message names the current snapshot. */
+        snapshot: string;
+        /** @description The fact table of a partition file, the part of the listed `file` before its `/` (`observations`, `cot_reports`). */
+        table: string;
+        /** @description The file name as listed (`regions.parquet`; in a fact table the part after `<table>/`). Only files of the snapshot’s manifest are served; anything else (other names, dot segments, escaped slashes) is 404. */
+        file: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The Parquet file. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Snapshot-Id': components['headers']['X-Snapshot-Id'];
+          ETag: components['headers']['ETag'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/vnd.apache.parquet': string;
+        };
+      };
+      304: components['responses']['304'];
+      400: components['responses']['400'];
+      401: components['responses']['401'];
+      403: components['responses']['403'];
+      404: components['responses']['404'];
+      429: components['responses']['429'];
+      500: components['responses']['500'];
+      503: components['responses']['503'];
+    };
+  };
+  getBulkFile: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The ETag of an earlier download: 304 Not Modified when it still matches. */
+        'If-None-Match'?: string;
+      };
+      path: {
+        /** @description A snapshot id of the listing. */
+        slug: string;
+        /** @description A file name of the listing: `{dataset}.parquet` or `{dataset}.csv.gz`. */
+        file: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The file. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Snapshot-Id': components['headers']['X-Snapshot-Id'];
+          ETag: components['headers']['ETag'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/vnd.apache.parquet': string;
+          'application/gzip': string;
+        };
+      };
+      304: components['responses']['304'];
+      404: components['responses']['404'];
+      429: components['responses']['429'];
+      500: components['responses']['500'];
     };
   };
 }

@@ -1,4 +1,6 @@
 import type { RouteId } from '../../contract/routes.ts';
+import { getBulkListing } from './bulk.ts';
+import { getBulkFull } from './bulk-full.ts';
 import { getResearch, getSources } from './catalog.ts';
 import type { PayloadFunction } from './context.ts';
 import { getCotMarketPublic, getCotSummary } from './cot.ts';
@@ -31,4 +33,7 @@ export const PAYLOADS: Readonly<Record<RouteId, PayloadFunction>> = {
   countries: getCountries,
   currencies: getCurrencies,
   venues: getVenues,
+  'bulk-full': getBulkFull,
+  bulk: getBulkListing,
+  'bulk-snapshot': getBulkListing,
 };

@@ -1,4 +1,6 @@
 import type { RouteId } from '../routes.ts';
+import { BULK_DATA, BULK_META, BULK_SNAPSHOT_DATA, BULK_SNAPSHOT_META } from './bulk.ts';
+import { BULK_FULL_DATA, BULK_FULL_META } from './bulk-full.ts';
 import {
   RESEARCH_DATA,
   SECTORS_DATA,
@@ -54,4 +56,7 @@ export const ROUTE_BODIES: Readonly<Record<RouteId, readonly JsonSchema[]>> = {
   countries: [createEnvelope(COUNTRIES_DATA, FILTERED_LIST_META)],
   currencies: [createEnvelope(CURRENCIES_DATA, CURRENCIES_META)],
   venues: [createEnvelope(VENUES_DATA, FILTERED_LIST_META)],
+  'bulk-full': [createEnvelope(BULK_FULL_DATA, BULK_FULL_META)],
+  bulk: [createEnvelope(BULK_DATA, BULK_META)],
+  'bulk-snapshot': [createEnvelope(BULK_SNAPSHOT_DATA, BULK_SNAPSHOT_META)],
 };
