@@ -1,3 +1,4 @@
+import type { BulkSnapshot } from '../api/v1/bulk.ts';
 import type { SiteData } from '../site/site-data.ts';
 
 /**
@@ -19,6 +20,8 @@ export interface BuildBridge {
   files: readonly BridgeFile[];
   /** The data of the documentation site's pages (src/pages/*.astro). */
   site: SiteData;
+  /** The bulk files of dist/, newest snapshot first (src/build/bulk-files.ts), for the bulk page. */
+  bulk?: readonly BulkSnapshot[];
 }
 
 const KEY = Symbol.for('mmds.build-bridge');

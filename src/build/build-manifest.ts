@@ -1,3 +1,4 @@
+import type { BulkSnapshot } from '../api/v1/bulk.ts';
 import type { BuiltFile } from './finish-dist.ts';
 
 /** A request the static host answers from a file: path, exact query, file, status, caching. */
@@ -18,6 +19,8 @@ export interface BuildManifest {
   generated_at: string;
   routes: StaticRoute[];
   files: BuiltFile[];
+  /** The bulk files in dist/ by snapshot, newest first (src/build/bulk-files.ts); absent before they existed. */
+  bulk?: BulkSnapshot[];
 }
 
 /** Cache-Control of error bodies: a CDN must never pin a 404 or a 429. */

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { extname, join, relative } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { isBulkFile } from './bulk-files.ts';
 
 /** What the build manifest records of one file. */
 export interface BuiltFile {
@@ -13,6 +14,8 @@ export interface BuiltFile {
   content_type: string;
   gzip_bytes: number | null;
   br_bytes: number | null;
+  /** Bulk files only: SHA-256 of the bytes, lowercase hex (their ETag is this, quoted). */
+  sha256?: string;
 }
 
 const CONTENT_TYPES: Record<string, string> = {
@@ -25,6 +28,9 @@ const CONTENT_TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
   '.txt': 'text/plain; charset=utf-8',
   '.xml': 'application/xml',
+  '.parquet': 'application/vnd.apache.parquet',
+  // The bulk .csv.gz files are gzip files, not CSV sent with a Content-Encoding.
+  '.gz': 'application/gzip',
 };
 
 /** Content type of a built file by its extension. */
@@ -58,6 +64,10 @@ export function listFiles(root: string, dir = root): string[] {
 export function compressAndDescribe(outDir: string, skip: ReadonlySet<string>): BuiltFile[] {
   const described: BuiltFile[] = [];
   for (const file of listFiles(outDir)) {
+    if (isBulkFile(file)) {
+      described.push(describeBulkFile(outDir, file));
+      continue;
+    }
     if (file.endsWith('.gz') || file.endsWith('.br') || skip.has(file)) continue;
     const path = join(outDir, file);
     const body = readFileSync(path);
@@ -83,4 +93,22 @@ export function compressAndDescribe(outDir: string, skip: ReadonlySet<string>): 
     });
   }
   return described;
+}
+
+/**
+ * A bulk file (src/build/bulk-files.ts) is already compressed (zstd Parquet, gzip CSV): no
+ * copies; its strong ETag is its full SHA-256, as the bulk listing gives it.
+ */
+function describeBulkFile(outDir: string, file: string): BuiltFile {
+  const body = readFileSync(join(outDir, file));
+  const sha256 = createHash('sha256').update(body).digest('hex');
+  return {
+    file: `/${file}`,
+    bytes: body.length,
+    etag: `"${sha256}"`,
+    content_type: contentTypeOf(file),
+    gzip_bytes: null,
+    br_bytes: null,
+    sha256,
+  };
 }

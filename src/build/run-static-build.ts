@@ -25,6 +25,13 @@ import {
   publicCacheControl,
   type StaticRoute,
 } from './build-manifest.ts';
+import {
+  BULK_DIR,
+  listBulkRedirectRules,
+  renderBulkHeaderRules,
+  writeBulkFiles,
+  writeBulkListings,
+} from './bulk-files.ts';
 import { compressAndDescribe } from './finish-dist.ts';
 import { renderHeadersFile, renderRedirectsFile } from './host-rules.ts';
 import { renderNginxConf } from './nginx-conf.ts';
@@ -75,7 +82,9 @@ export async function runStaticBuild(options: StaticBuildOptions): Promise<Stati
   assertReplaceable(options.outDir);
   const db = await openSnapshotDb(options.layout, options.snapshotId);
   const staging = `${options.outDir}.staging`;
+  const bulkStaging = `${options.outDir}.bulk-staging`;
   rmSync(staging, { recursive: true, force: true });
+  rmSync(bulkStaging, { recursive: true, force: true });
   try {
     options.progress?.('build: listing public requests…');
     const requests = await listStaticRequests(db);
@@ -84,7 +93,19 @@ export async function runStaticBuild(options: StaticBuildOptions): Promise<Stati
       render: () => renderStaticBody(db, request, options.now),
     }));
     files.push({ file: OPENAPI_FILE, render: async () => JSON.stringify(createOpenApiDocument()) });
-    setBuildBridge({ files: countRenders(files, options.progress), site: createSiteData(db, options.now) });
+    options.progress?.('build: writing the bulk files…');
+    const bulk = await writeBulkFiles({
+      layout: options.layout,
+      snapshotId: options.snapshotId,
+      stagingDir: bulkStaging,
+      previousDir: options.outDir,
+      previous: existing?.bulk ?? [],
+    });
+    setBuildBridge({
+      files: countRenders(files, options.progress),
+      site: createSiteData(db, options.now),
+      bulk,
+    });
     options.progress?.(`build: rendering ${files.length} files with Astro…`);
     const { build } = await import('astro');
     // Astro builds in the project's cache, never beside the output (src/build/astro-work-dir.ts).
@@ -106,12 +127,25 @@ export async function runStaticBuild(options: StaticBuildOptions): Promise<Stati
     }
     const errors = listStaticErrors();
     for (const error of errors) writeBody(staging, error.file, error.body);
-    const routes = listStaticRoutes(requests);
+    // Beside dist/ until Astro's output is in place: the site's bulk page lists these files.
+    moveDir(join(bulkStaging, BULK_DIR), join(staging, BULK_DIR));
+    const generatedAt = `${options.now.toISOString().slice(0, 19)}Z`;
+    const bulkRoutes = writeBulkListings(
+      (file, body) => writeBody(staging, file, body),
+      bulk,
+      options.snapshotId,
+      generatedAt,
+    );
+    const routes = [...listStaticRoutes(requests), ...bulkRoutes];
     const filterErrors = new Map(
       requests.flatMap((r) => Object.keys(r.query)).map((name) => [name, invalidFilterError(name as never)]),
     );
-    writeBody(staging, '_headers', renderHeadersFile([...routes, OPENAPI_ROUTE], errors));
-    writeBody(staging, '_redirects', renderRedirectsFile(routes, filterErrors));
+    writeBody(
+      staging,
+      '_headers',
+      renderHeadersFile([...routes, OPENAPI_ROUTE], errors) + renderBulkHeaderRules(bulk),
+    );
+    writeBody(staging, '_redirects', renderRedirectsFile(routes, filterErrors, listBulkRedirectRules(bulk)));
     options.progress?.('build: compressing and hashing…');
     const manifest: BuildManifest = {
       format: 1,
@@ -131,6 +165,7 @@ export async function runStaticBuild(options: StaticBuildOptions): Promise<Stati
         })),
       ],
       files: compressAndDescribe(staging, new Set(['_headers', '_redirects'])),
+      bulk,
     };
     // After compressAndDescribe: the nginx configuration is not a file the API serves.
     writeBody(staging, 'nginx.conf', renderNginxConf({ manifest, errors, root: resolve(options.outDir) }));
@@ -140,6 +175,7 @@ export async function runStaticBuild(options: StaticBuildOptions): Promise<Stati
   } finally {
     setBuildBridge(null);
     rmSync(staging, { recursive: true, force: true });
+    rmSync(bulkStaging, { recursive: true, force: true });
     await db.close();
   }
 }

@@ -2,6 +2,8 @@ import { PIPELINE_VERSION } from '../version.ts';
 import { ERROR_STATUS } from './errors.ts';
 import { PARAMS } from './params.ts';
 import { CSV_PATH_SUFFIX, paramSpec, ROUTES, type RouteDefinition, SCOPES } from './routes.ts';
+import { createBulkPublicPathItems } from './schemas/bulk.ts';
+import { createBulkFullFilePathItems } from './schemas/bulk-full.ts';
 import { createEnvelope } from './schemas/envelope.ts';
 import { arrayOf, type JsonSchema, nullable, object, oneOfText, text } from './schemas/json-schema.ts';
 import { createSuccessHeaders, HEADER_COMPONENTS, RESPONSE_COMPONENTS } from './schemas/responses.ts';
@@ -32,6 +34,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
     'The release calendar: past releases from the data and scheduled ones from the BLS, CFTC and ECB calendars, as JSON and iCalendar.',
   changes:
     'The change feed: which series and markets changed since a snapshot you hold, for incremental sync.',
+  bulk: 'Whole datasets as files: the public bulk files, and with a bulk:read key the full store.',
   index: 'The list of endpoints of v1, with links into this document and the HTML reference.',
 };
 
@@ -108,6 +111,8 @@ export function createOpenApiDocument(): Record<string, unknown> {
     paths: {
       [API_INDEX_PATH]: createIndexPathItem(),
       ...Object.fromEntries(ROUTES.flatMap(createPathItems)),
+      ...Object.fromEntries(createBulkFullFilePathItems(SECURITY_SCHEME)),
+      ...Object.fromEntries(createBulkPublicPathItems()),
     },
     components: {
       schemas: SCHEMA_COMPONENTS,
@@ -118,7 +123,7 @@ export function createOpenApiDocument(): Record<string, unknown> {
           type: 'http',
           scheme: 'bearer',
           bearerFormat: 'mmds_<key id>_<secret><checksum>',
-          description: `An API key in \`Authorization: Bearer <key>\`. OpenAPI 3.1 has no scopes on http bearer schemes: the scope an operation needs is in its \`x-required-scope\` and in its security requirement. Scopes: ${SCOPES.map((s) => `\`${s}\``).join(', ')}. \`cot:history\` unlocks the full history of /api/v1/markets/cot/{slug}; \`macro:history\` /api/v1/macro/{slug} and /api/v1/macro/{slug}/revisions; \`observations:read\` /api/v1/observations, /api/v1/observations/revisions and /api/v1/observations/aligned, and lists every source's series in /api/v1/changes.`,
+          description: `An API key in \`Authorization: Bearer <key>\`. OpenAPI 3.1 has no scopes on http bearer schemes: the scope an operation needs is in its \`x-required-scope\` and in its security requirement. Scopes: ${SCOPES.map((s) => `\`${s}\``).join(', ')}. \`cot:history\` unlocks the full history of /api/v1/markets/cot/{slug}; \`macro:history\` /api/v1/macro/{slug} and /api/v1/macro/{slug}/revisions; \`observations:read\` /api/v1/observations, /api/v1/observations/revisions and /api/v1/observations/aligned, and lists every source's series in /api/v1/changes; \`bulk:read\` the full store, /api/v1/bulk/full and its files.`,
         },
       },
     },
@@ -273,7 +278,7 @@ function describeCsv(route: RouteDefinition): string {
     (route.access.kind === 'public-or-scope' && !paramSpec(route, 'format').keyedOnly)
       ? `Public: no key needed. Public responses may be cached for ${route.maxAge} s.`
       : `Needs a key with scope \`${route.access.scope}\`. Responses are never cached (\`private, no-store\`).`;
-  return `${route.description}\n\nThe CSV form of ${operationIdOf(route, false)}: the same request as \`${path}?format=csv\` (the interface specification's form, which answers the same response), with the same parameters but \`format\` (400 here: the path asks for CSV). ${access} Endpoint ${route.number} of the interface specification.`;
+  return `${route.description}\n\nThe CSV form of ${operationIdOf(route, false)}: the same request as \`${path}?format=csv\` (the interface specification's form, which answers the same response), with the same parameters but \`format\` (400 here: the path asks for CSV). ${access} ${endpointOrigin(route)}`;
 }
 
 function describeAccess(route: RouteDefinition): string {
@@ -287,7 +292,7 @@ function describeAccess(route: RouteDefinition): string {
     route.maxAge > 0
       ? `Public responses may be cached for ${route.maxAge} s.`
       : 'Responses are never cached (`private, no-store`).';
-  return `${route.description}\n\n${access} ${caching} Endpoint ${route.number} of the interface specification.`;
+  return `${route.description}\n\n${access} ${caching} ${endpointOrigin(route)}`;
 }
 
 function createParameters(route: RouteDefinition, scope: string | null, csv: boolean): JsonSchema[] {
@@ -334,4 +339,13 @@ function createParameters(route: RouteDefinition, scope: string | null, csv: boo
 function tagOf(route: RouteDefinition): string {
   // `releases.ics` is tagged with `releases`: one tag per endpoint family, whatever the format.
   return route.path.split('/')[3]!.replace(/\.[a-z]+$/, '');
+}
+
+/** The fourteen endpoints of the interface specification, then the service's own additions. */
+const SPEC_ENDPOINTS = 14;
+
+function endpointOrigin(route: RouteDefinition): string {
+  return route.number <= SPEC_ENDPOINTS
+    ? `Endpoint ${route.number} of the interface specification.`
+    : `Endpoint ${route.number}: an addition of this service to the interface specification's ${SPEC_ENDPOINTS}.`;
 }

@@ -10,7 +10,7 @@ import {
 import { ALIGNED_FREQUENCY_PARAM, ALIGNED_SERIES_PARAM } from './schemas/aligned.ts';
 
 /** The scopes a key can hold (SPEC section 5). */
-export const SCOPES = ['cot:history', 'macro:history', 'observations:read'] as const;
+export const SCOPES = ['cot:history', 'macro:history', 'observations:read', 'bulk:read'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 /** Who may call an endpoint. */
@@ -27,7 +27,9 @@ export type Prerender =
   /** One file, plus one per valid value of each single filter parameter. */
   | 'filters'
   /** One file per slug (and per report type). */
-  | 'per-slug';
+  | 'per-slug'
+  /** Written by mmds build from the files it made, not rendered from the snapshot (the bulk listings). */
+  | 'build';
 
 /** One endpoint of v1, declared once for the server, the static build, OpenAPI and the tests. */
 export interface RouteDefinition {
@@ -77,7 +79,10 @@ export type RouteId =
   | 'macro-revisions'
   | 'observations-revisions'
   | 'changes'
-  | 'observations-aligned';
+  | 'observations-aligned'
+  | 'bulk-full'
+  | 'bulk'
+  | 'bulk-snapshot';
 
 const HISTORY: readonly ParamName[] = [
   'as_of',
@@ -112,9 +117,10 @@ const LATEST_MAX_AGE = 300;
 const REFERENCE_MAX_AGE = 3600;
 
 /**
- * The fourteen endpoints of SPEC section 4, endpoint 15 (public series history), endpoint 16
- * (the release calendar, as JSON and as iCalendar), endpoint 17 (revisions, by macro slug and
- * by series key) and endpoint 20 (the change feed).
+ * The fourteen endpoints of SPEC section 4 and the service's additions: 15 public series
+ * history, 16-18 bulk files (public listings, keyed full store), 19 the release calendar (JSON
+ * and iCalendar), 20-21 revisions (by macro slug, by series key), 22 the change feed, 23 aligned
+ * observations.
  */
 export const ROUTES: readonly RouteDefinition[] = [
   {
@@ -181,7 +187,7 @@ export const ROUTES: readonly RouteDefinition[] = [
   },
   {
     id: 'macro-revisions',
-    number: 17,
+    number: 20,
     path: '/api/v1/macro/:slug/revisions',
     summary: 'Revisions of one macro series: first release, each revision, latest; or the triangle',
     description: REVISIONS_DESCRIPTION,
@@ -229,7 +235,7 @@ export const ROUTES: readonly RouteDefinition[] = [
   },
   {
     id: 'observations-revisions',
-    number: 17,
+    number: 21,
     path: '/api/v1/observations/revisions',
     summary: 'Revisions of one series by key: first release, each revision, latest; or the triangle',
     description: REVISIONS_DESCRIPTION,
@@ -240,7 +246,7 @@ export const ROUTES: readonly RouteDefinition[] = [
   },
   {
     id: 'observations-aligned',
-    number: 21,
+    number: 23,
     path: '/api/v1/observations/aligned',
     summary: 'Several series on one weekly or monthly calendar, as known at as_of',
     description:
@@ -361,7 +367,7 @@ export const ROUTES: readonly RouteDefinition[] = [
   },
   {
     id: 'releases',
-    number: 16,
+    number: 19,
     path: '/api/v1/releases',
     summary: 'Release calendar: past releases (from the data) and scheduled ones (from the calendars)',
     description:
@@ -381,7 +387,7 @@ export const ROUTES: readonly RouteDefinition[] = [
   },
   {
     id: 'releases-ics',
-    number: 16,
+    number: 19,
     path: '/api/v1/releases.ics',
     summary: 'Release calendar as iCalendar (RFC 5545)',
     description:
@@ -398,7 +404,7 @@ export const ROUTES: readonly RouteDefinition[] = [
   },
   {
     id: 'changes',
-    number: 20,
+    number: 22,
     path: '/api/v1/changes',
     summary: 'Change feed: the series and markets whose data changed since a snapshot',
     description:
@@ -423,6 +429,45 @@ export const ROUTES: readonly RouteDefinition[] = [
         keyedOnly: false,
       },
     },
+  },
+  {
+    // The keyed full store. Its files, /api/v1/bulk/full/{snapshot}/{file}, are not a route of
+    // this table (a file path has several segments and the body is Parquet): served by
+    // src/server/serve-bulk-full.ts, described in OpenAPI by src/contract/schemas/bulk-full.ts.
+    id: 'bulk-full',
+    number: 18,
+    path: '/api/v1/bulk/full',
+    summary: 'The full store: every Parquet file of the current snapshot (keyed)',
+    description:
+      "Every Parquet file of the current snapshot's tables, as the store holds it: every revision of every series with its provenance and knowledge time (observed_at), the COT reports and the reference lists, licensed and proprietary sources included (the key's organisation is trusted to hold the rights to those: the public bulk files at /api/v1/bulk leave them out). Per file its table, path, rows, bytes, sha256, source (fact partitions) and url, /api/v1/bulk/full/{snapshot}/{file}, which streams the file byte for byte (application/vnd.apache.parquet, ETag the quoted sha256, Cache-Control private, max-age=31536000, immutable: the files are immutable). A file of an older snapshot stays downloadable while the store keeps that snapshot (MMDS_KEEP_SNAPSHOTS); a pruned or unknown snapshot is 404, naming the current one.",
+    access: { kind: 'scope', scope: 'bulk:read' },
+    query: [],
+    maxAge: 0,
+    prerender: 'none',
+  },
+  {
+    id: 'bulk',
+    number: 16,
+    path: '/api/v1/bulk',
+    summary: 'Public bulk files: whole redistributable datasets as Parquet and gzipped CSV',
+    description:
+      'Every snapshot with bulk files, newest first, each with its files: per dataset (observations, cot_reports and the reference and catalog lists) one Parquet file (zstd) and one gzipped RFC 4180 CSV (header row, RFC 3339 times, the same columns), with bytes, rows, sha256, licence, attribution and media_type. Rows in force only (per series and period its latest revision); only rows of public_domain or open_licence sources: licensed and proprietary data is never in a bulk file (every revision and as_of stay keyed). A file path, /api/v1/bulk/{snapshot}/{dataset}.parquet or .csv.gz, never changes content: Cache-Control immutable, strong ETag the quoted sha256. /api/v1/bulk/latest and /api/v1/bulk/latest/{file} redirect (302) to the newest snapshot. Files of earlier snapshots stay while the store keeps the snapshot (MMDS_KEEP_SNAPSHOTS). The keyed full store is /api/v1/bulk/full.',
+    access: { kind: 'public' },
+    query: [],
+    maxAge: LATEST_MAX_AGE,
+    prerender: 'build',
+  },
+  {
+    id: 'bulk-snapshot',
+    number: 17,
+    path: '/api/v1/bulk/:slug',
+    summary: 'The public bulk files of one snapshot',
+    description:
+      'The files of one snapshot as /api/v1/bulk lists them; the slug is a snapshot id (`20261124T084307Z-9da82ee8`). A snapshot without bulk files (unknown, or pruned from the store) is 404. The slug `latest` answers 302 (Cache-Control: public, max-age=300) with `Location: /api/v1/bulk/{snapshot}` of the newest snapshot.',
+    access: { kind: 'public' },
+    query: [],
+    maxAge: LATEST_MAX_AGE,
+    prerender: 'build',
   },
 ];
 
@@ -461,11 +506,11 @@ export function csvQuery(search: URLSearchParams): URLSearchParams {
 }
 
 function matchPath(pathname: string): { route: RouteDefinition; slug: string | null } | null {
+  // An exact path wins over a slug route it would also match (/api/v1/bulk/full, /api/v1/bulk/:slug).
+  const exact = ROUTES.find((route) => !route.path.includes(':slug') && route.path === pathname);
+  if (exact) return { route: exact, slug: null };
   for (const route of ROUTES) {
-    if (!route.path.includes(':slug')) {
-      if (route.path === pathname) return { route, slug: null };
-      continue;
-    }
+    if (!route.path.includes(':slug')) continue;
     const prefix = route.path.slice(0, route.path.indexOf(':slug'));
     // What follows the slug (`/revisions`), if anything: the slug itself never holds a `/`.
     const suffix = route.path.slice(route.path.indexOf(':slug') + ':slug'.length);

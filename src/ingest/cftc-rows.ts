@@ -1,23 +1,10 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { execute, quotedIdentifier, quotedString } from '../db/duckdb.ts';
-import type { CotScope } from '../model/records.ts';
+import { COT_POSITION_FIELDS, type CotScope } from '../model/records.ts';
 import { isPercentField, type PositionField, type ReportField, type ReportLayout } from './cftc-columns.ts';
 
 /** The order the former parser read a category's fields in (CotPosition's order). */
-const POSITION_FIELDS: readonly PositionField[] = [
-  'long',
-  'short',
-  'spread',
-  'change_long',
-  'change_short',
-  'change_spread',
-  'pct_oi_long',
-  'pct_oi_short',
-  'pct_oi_spread',
-  'traders_long',
-  'traders_short',
-  'traders_spread',
-];
+const POSITION_FIELDS: readonly PositionField[] = COT_POSITION_FIELDS;
 const TOTAL_FIELDS: readonly ReportField[] = [
   'open_interest',
   'change_open_interest',

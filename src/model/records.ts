@@ -105,6 +105,22 @@ export interface Footnote {
 
 export type Observation = ObservationInput & RevisionFields;
 
+/** The fields of a CotPosition besides its category, in the order the CFTC files give them. */
+export const COT_POSITION_FIELDS = [
+  'long',
+  'short',
+  'spread',
+  'change_long',
+  'change_short',
+  'change_spread',
+  'pct_oi_long',
+  'pct_oi_short',
+  'pct_oi_spread',
+  'traders_long',
+  'traders_short',
+  'traders_spread',
+] as const satisfies readonly Exclude<keyof CotPosition, 'category'>[];
+
 /** Positions of one trader category in one COT report (all futures, "All" crop years). */
 export interface CotPosition {
   /** Normalised category, e.g. `noncommercial`, `managed_money`, `dealer`, `nonreportable`. */

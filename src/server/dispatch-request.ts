@@ -8,6 +8,8 @@ import { createResponse, respondWith } from './http-response.ts';
 import { rateLimited } from './map-error.ts';
 import { representRoute } from './represent-route.ts';
 import { ALLOW, type ResponseHeaders } from './response-headers.ts';
+import { isBulkDownloadPath, serveBulkDownload } from './serve-bulk-download.ts';
+import { isBulkFullFilePath, serveBulkFullFile } from './serve-bulk-full.ts';
 import { serveApiIndex, serveNotFoundPage, wantsHtml } from './serve-site-extras.ts';
 import { serveStatusPage } from './serve-status-page.ts';
 
@@ -53,6 +55,10 @@ export async function dispatchRequest(
   if (!url.pathname.startsWith('/api/') || url.pathname === OPENAPI_PATH)
     return serveFile(request, url, headers, deps, caller);
   if (API_INDEX_PATHS.includes(url.pathname)) return serveApiIndex(request, headers, deps, caller);
+  // The full store's files: paths of several segments with a Parquet body, outside the route table.
+  if (isBulkFullFilePath(url.pathname)) return serveBulkFullFile(request, url, headers, state, deps, caller);
+  // The public bulk files and listings, answered from the build in service (src/build/bulk-files.ts).
+  if (isBulkDownloadPath(url.pathname)) return serveBulkDownload(request, url, headers, state, deps, caller);
   const matched = matchRoute(url.pathname);
   if (!matched) {
     const version = /^\/api\/(v\d+)\//.exec(url.pathname)?.[1];

@@ -1,4 +1,5 @@
 import type { Decision } from '../rate-limit/sliding-log.ts';
+import type { StoreLayout } from '../store/layout.ts';
 import type { ResponseCache } from './response-cache.ts';
 import type { SnapshotManager } from './snapshot-manager.ts';
 import type { StaticSite } from './static-site.ts';
@@ -17,6 +18,8 @@ export type LimitDecision = Decision;
 /** Everything the request handler needs, injected by the composition root. */
 export interface HandlerDeps {
   snapshots: SnapshotManager;
+  /** Where the snapshots are: the full store's files are read from there (serve-bulk-full.ts). */
+  layout: StoreLayout;
   staticSite: () => StaticSite | null;
   /** Resolves a bearer token to a caller, or null (the same null for every kind of bad key). */
   authenticate: (token: string) => Promise<Caller | null>;

@@ -115,6 +115,7 @@ export async function startServer(
   const site = watchStaticSite(config.distDir, options.pollMs ?? 1000, log);
   const handle = createRequestHandler({
     snapshots,
+    layout,
     staticSite: site.current,
     authenticate: async (token) => {
       let result: Awaited<ReturnType<typeof keys.authenticate>>;

@@ -1,6 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { BulkSnapshot } from '../api/v1/bulk.ts';
 import { BUILD_MANIFEST_FILE, type BuildManifest } from '../build/build-manifest.ts';
+import { isBulkFile } from '../build/bulk-files.ts';
 import type { BuiltFile } from '../build/finish-dist.ts';
 
 /** One built file held in memory with its compressed copies and headers. */
@@ -34,6 +36,19 @@ export interface StaticSite {
   /** A file by its own path (pages, assets), or null. */
   lookupFile(path: string): StaticEntry | null;
   readonly fileCount: number;
+  /** The bulk files' listing, newest snapshot first (empty before the build wrote any). */
+  readonly bulk: readonly BulkSnapshot[];
+  /** A bulk file by its path: read from disk per request (large files are not held in memory). */
+  lookupBulkFile(path: string): BulkFileEntry | null;
+}
+
+/** A bulk file on disk: where it is and how it is answered. */
+export interface BulkFileEntry {
+  /** Absolute path under dist/. */
+  path: string;
+  bytes: number;
+  etag: string;
+  contentType: string;
 }
 
 /** The key of a request: the path and its single query parameter, if any. */
@@ -59,8 +74,13 @@ export function loadStaticSite(distDir: string): StaticSite | null {
   const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as BuildManifest;
   const cacheByFile = new Map(manifest.routes.map((route) => [`/${route.file}`, route.cache_control]));
   const files = new Map<string, StaticEntry>();
-  for (const file of manifest.files)
-    files.set(file.file, loadEntry(distDir, file, cacheByFile.get(file.file)));
+  const bulkFiles = new Map<string, BulkFileEntry>();
+  for (const file of manifest.files) {
+    if (isBulkFile(file.file)) {
+      const { bytes, etag, content_type: contentType } = file;
+      bulkFiles.set(file.file, { path: join(distDir, file.file), bytes, etag, contentType });
+    } else files.set(file.file, loadEntry(distDir, file, cacheByFile.get(file.file)));
+  }
   const routes = new Map<string, StaticEntry>();
   const requests = new Map<string, StaticRequestHit>();
   for (const route of manifest.routes) {
@@ -73,7 +93,11 @@ export function loadStaticSite(distDir: string): StaticSite | null {
   return {
     snapshot: manifest.snapshot,
     generatedAt: manifest.generated_at,
-    fileCount: files.size,
+    fileCount: files.size + bulkFiles.size,
+    bulk: manifest.bulk ?? [],
+    lookupBulkFile(path) {
+      return bulkFiles.get(path) ?? null;
+    },
     lookupRoute(path, search) {
       const names = [...search.keys()];
       if (names.length > 1) return null;

@@ -16,10 +16,13 @@ import {
   type RouteDefinition,
   SCOPES,
 } from '../../src/contract/routes.ts';
+import { createBulkPublicPathItems } from '../../src/contract/schemas/bulk.ts';
+import { createBulkFullFilePathItems } from '../../src/contract/schemas/bulk-full.ts';
 import { REPO_ROOT, SAMPLE_DATA } from '../helpers/paths.ts';
 import { runMmds } from '../helpers/run-cli.ts';
 import { startTestServer, type TestServer } from '../helpers/server-fixture.ts';
-import { createSampleSnapshot, type SnapshotFixture } from '../helpers/snapshot-fixture.ts';
+import { useSharedSample } from '../helpers/shared-sample-build.ts';
+import type { SnapshotFixture } from '../helpers/snapshot-fixture.ts';
 import { createTempDir } from '../helpers/temp-dir.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: a walk over a JSON document whose shape the assertions check
@@ -88,6 +91,9 @@ function findOperation(pathname: string): { template: string; operation: Json } 
   return found;
 }
 
+/** Paths outside the route table: the public bulk files (src/contract/schemas/bulk.ts). */
+const BULK_PUBLIC_PATHS = createBulkPublicPathItems().map(([path]) => path);
+
 /** Every operation of the document: per route its JSON one, and the CSV one of a route with `format`. */
 const OPERATIONS = ROUTES.flatMap((route) =>
   route.query.includes('format')
@@ -155,7 +161,12 @@ describe('the OpenAPI document', () => {
 
   it('has exactly the paths of the route table, each with its parameters, access and formats', () => {
     expect(Object.keys(doc.paths).sort()).toEqual(
-      [API_INDEX_PATH, ...OPERATIONS.map((o) => templateOf(o.route, o.csv))].sort(),
+      [
+        API_INDEX_PATH,
+        ...OPERATIONS.map((o) => templateOf(o.route, o.csv)),
+        ...BULK_PUBLIC_PATHS,
+        ...createBulkFullFilePathItems('bearerAuth').map(([path]) => path),
+      ].sort(),
     );
     const ids = new Set<string>();
     for (const { route, csv } of OPERATIONS) {
@@ -277,7 +288,10 @@ describe('real responses of the server against the document', () => {
   };
 
   const samplePath = (route: RouteDefinition, csv = false) =>
-    route.path.replace(':slug', route.id === 'cot-market' ? market : macro.slug) +
+    route.path.replace(
+      ':slug',
+      route.id === 'cot-market' ? market : route.id === 'bulk-snapshot' ? fixture.snapshotId : macro.slug,
+    ) +
     (csv ? CSV_PATH_SUFFIX : '') +
     (route.query.includes('series') ? `?series=${macro.key}` : '') +
     // The aligned observations need their calendar (docs/api/aligned.md).
@@ -353,9 +367,8 @@ describe('real responses of the server against the document', () => {
 
   beforeAll(async () => {
     closedAjv = createAjv(true);
-    fixture = await createSampleSnapshot();
-    const build = await runMmds(['build'], fixture.env);
-    expect(build.code, build.stderr).toBe(0);
+    // The shared build (its dist/ read-only) with a data directory of this file's own.
+    fixture = await useSharedSample();
     server = await startTestServer({
       dataDir: fixture.dataDir,
       distDir: fixture.env.MMDS_DIST_DIR,
@@ -376,7 +389,7 @@ describe('real responses of the server against the document', () => {
     const emptyEnv = { MMDS_DATA_DIR: empty.dir };
     keys.emptyAll = await issue(emptyEnv, SCOPES.join(','));
     emptyServer = await startTestServer({ dataDir: empty.dir, anonymousLimit: 10_000 });
-  });
+  }, 300_000);
   afterAll(async () => {
     await server?.close();
     await emptyServer?.close();
@@ -549,6 +562,38 @@ describe('real responses of the server against the document', () => {
     expect(response.headers.get('cache-control')).toBe('public, max-age=3600');
     expect(response.headers.get('etag')).toMatch(/^"/);
     expect(await response.json()).toEqual(doc);
+  });
+
+  it('answers a public bulk file as documented (binary body, 304, 404, 429, 405)', async () => {
+    const file = `/api/v1/bulk/${fixture.snapshotId}/sectors.parquet`;
+    const { response } = await check(file, { status: 200 });
+    expect(response.headers.get('content-type')).toBe('application/vnd.apache.parquet');
+    await check(file, { status: 304, headers: { 'If-None-Match': response.headers.get('etag')! } });
+    await check(`/api/v1/bulk/${fixture.snapshotId}/no_such_dataset.parquet`, { status: 404 });
+    await check(file, { key: keys.limited, status: 429 });
+    await check(file, { method: 'POST', status: 405 });
+  });
+
+  it('answers a file of the keyed full store as documented (binary body and every error)', async () => {
+    const listing = await check('/api/v1/bulk/full', { key: keys.all, status: 200 });
+    const entries = (JSON.parse(listing.text) as { data: Array<{ url: string; file: string }> }).data;
+    // A partition of a fact table (`observations/…`) and a reference table (`regions.parquet`).
+    const partition = entries.find((entry) => entry.file.includes('/'))!;
+    const reference = entries.find((entry) => !entry.file.includes('/'))!;
+    for (const { url, file } of [partition, reference]) {
+      const { response } = await check(url, { key: keys.all, status: 200 });
+      expect(response.headers.get('content-type')).toBe('application/vnd.apache.parquet');
+      const etag = response.headers.get('etag')!;
+      await check(url, { key: keys.all, status: 304, headers: { 'If-None-Match': etag } });
+      await check(`${url}?no_such_parameter=1`, { key: keys.all, status: 400 });
+      await check(url, { status: 401 });
+      await check(url, { key: keys.other['bulk:read'], status: 403 });
+      const missing = url.replace(file.split('/').at(-1)!, 'no_such_file.parquet');
+      await check(missing, { key: keys.all, status: 404 });
+      await check(url, { key: keys.limited, status: 429 });
+      await check(url, { method: 'POST', status: 405 });
+      await check(url, { key: keys.emptyAll, status: 503, base: emptyServer.url });
+    }
   });
 
   it('checked every documented response of every path but 500', () => {

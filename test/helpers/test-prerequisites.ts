@@ -5,15 +5,16 @@ import { CHROMIUM_PATH, HAVE_SHARED_DATA, REPO_ROOT, SHARED_DATA } from './paths
 
 /**
  * What some test files need beyond Node and npm: the publishers' real files (../shared/data),
- * Debian's redis-server and chromium (.ci/run installs both). When one is absent, vitest.config.ts
- * leaves out the test files that need it and the run says so in one line per missing thing; the
- * rest still runs. A test file needs a prerequisite when its code names one of that
+ * Debian's redis-server, chromium and python3-pandas (.ci/run installs them). When one is
+ * absent, vitest.config.ts leaves out the test files that need it and the run says so in one line
+ * per missing thing; the rest still runs. A test file needs a prerequisite when its code names one of that
  * prerequisite's readers (helpers and their exports); test/unit/test-prerequisites.test.ts fails
  * when a helper under test/ uses a reader without being listed, so a new one cannot be forgotten.
- * MMDS_TEST_WITHOUT=redis-server,chromium (tests only) makes a run behave as if they were absent.
+ * MMDS_TEST_WITHOUT=redis-server,chromium,python3-pandas (tests only) makes a run behave as if
+ * they were absent.
  */
 export interface Prerequisite {
-  name: 'shared-data' | 'redis-server' | 'chromium';
+  name: 'shared-data' | 'redis-server' | 'chromium' | 'python3-pandas';
   present: boolean;
   /** Helper modules and the exports of theirs that need it. */
   readers: Readonly<Record<string, readonly string[]>>;
@@ -61,6 +62,14 @@ export const PREREQUISITES: readonly Prerequisite[] = [
     readers: { 'test/e2e/site/launch-chromium.ts': ['launchChromium'] },
     notice: (skipped) =>
       `${CHROMIUM_PATH} not found (apt-get install chromium, or run .ci/run): ${skipped} browser test files are skipped`,
+  },
+  {
+    // Debian's python3 with its python3-pandas (not a pyenv python3 earlier in PATH).
+    name: 'python3-pandas',
+    present: !without.has('python3-pandas') && installed('/usr/bin/python3', ['-c', 'import pandas']),
+    readers: { 'test/e2e/python/run-python.ts': ['runSystemPython'] },
+    notice: (skipped) =>
+      `/usr/bin/python3 cannot import pandas (apt-get install python3-pandas, or run .ci/run): ${skipped} test files that run the Python example are skipped`,
   },
 ];
 

@@ -12,7 +12,7 @@ import {
 } from '../helpers/test-prerequisites.ts';
 
 /**
- * The test files that need ../shared/data, redis-server or chromium are left out of a run when it
+ * The test files that need ../shared/data, redis-server, chromium or python3-pandas are left out of a run when it
  * is absent (vitest.config.ts), found by the helpers they call (test/helpers/test-prerequisites.ts).
  */
 
@@ -80,6 +80,7 @@ describe('tests that need what Node and npm do not bring', () => {
       ]),
     );
     expect(listTestsNeeding(byName('chromium'))).toContain('test/e2e/site/browser.test.ts');
+    expect(listTestsNeeding(byName('python3-pandas'))).toEqual(['test/e2e/python/python-example.test.ts']);
     for (const prerequisite of PREREQUISITES)
       expect(listTestsNeeding(prerequisite)).not.toContain('test/unit/test-prerequisites.test.ts');
   });
@@ -88,7 +89,7 @@ describe('tests that need what Node and npm do not bring', () => {
     const all = listRunFiles({});
     const without = listRunFiles({
       MMDS_SHARED_DATA: join(REPO_ROOT, 'no-such-shared-data-dir'),
-      MMDS_TEST_WITHOUT: 'redis-server,chromium',
+      MMDS_TEST_WITHOUT: 'redis-server,chromium,python3-pandas',
     });
     const needing = new Set(PREREQUISITES.flatMap((p) => listTestsNeeding(p)).filter((f) => all.includes(f)));
     expect(needing.size).toBeGreaterThan(0);
@@ -101,7 +102,7 @@ describe('tests that need what Node and npm do not bring', () => {
     const missing = join(REPO_ROOT, 'no-such-shared-data-dir');
     const run = vitest(['run', 'test/unit/test-prerequisites.test.ts', '-t', 'every listed reader'], {
       MMDS_SHARED_DATA: missing,
-      MMDS_TEST_WITHOUT: 'redis-server,chromium',
+      MMDS_TEST_WITHOUT: 'redis-server,chromium,python3-pandas',
     });
     expect(run.status, run.output).toBe(0);
     const count = (name: Prerequisite['name']) => listTestsNeeding(byName(name)).length;
@@ -110,6 +111,7 @@ describe('tests that need what Node and npm do not bring', () => {
       `${missing} not found: ${count('shared-data')} test files that read the publishers' files are skipped`,
       `redis-server not installed (apt-get install redis-server, or run .ci/run): ${count('redis-server')} test files that start Redis are skipped`,
       `/usr/bin/chromium not found (apt-get install chromium, or run .ci/run): ${count('chromium')} browser test files are skipped`,
+      `/usr/bin/python3 cannot import pandas (apt-get install python3-pandas, or run .ci/run): ${count('python3-pandas')} test files that run the Python example are skipped`,
     ]);
   });
 });

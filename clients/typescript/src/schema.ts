@@ -190,7 +190,7 @@ export interface paths {
      * Revisions of one macro series: first release, each revision, latest; or the triangle
      * @description Per period: the first release (value, knowledge time, revision number), every later revision with its knowledge time and its change from the previous one (absolute, and percent: null with a note when the previous value is 0), the latest, and the total revision (latest - first). as_of counts only the revisions known at it; from/to filter periods; limit counts periods. shape=triangle: one row per period, one value per vintage (meta.vintages, the knowledge times at which a period of the range changed), the value in force then (null before its first release); at most 500 vintages. CSV: list is one line per revision record, triangle has the header period,<vintage>,... The store keeps no withdrawn or deleted values: a value missing from a later vintage keeps its last revision. Details: docs/api/revisions.md.
      *
-     *     Needs a key with scope `macro:history`. Responses are never cached (`private, no-store`). Endpoint 17 of the interface specification.
+     *     Needs a key with scope `macro:history`. Responses are never cached (`private, no-store`). Endpoint 20: an addition of this service to the interface specification's 14.
      */
     get: operations['getMacroRevisions'];
     put?: never;
@@ -212,7 +212,7 @@ export interface paths {
      * Revisions of one macro series: first release, each revision, latest; or the triangle (CSV)
      * @description Per period: the first release (value, knowledge time, revision number), every later revision with its knowledge time and its change from the previous one (absolute, and percent: null with a note when the previous value is 0), the latest, and the total revision (latest - first). as_of counts only the revisions known at it; from/to filter periods; limit counts periods. shape=triangle: one row per period, one value per vintage (meta.vintages, the knowledge times at which a period of the range changed), the value in force then (null before its first release); at most 500 vintages. CSV: list is one line per revision record, triangle has the header period,<vintage>,... The store keeps no withdrawn or deleted values: a value missing from a later vintage keeps its last revision. Details: docs/api/revisions.md.
      *
-     *     The CSV form of getMacroRevisions: the same request as `/api/v1/macro/{slug}/revisions?format=csv` (the interface specification's form, which answers the same response), with the same parameters but `format` (400 here: the path asks for CSV). Needs a key with scope `macro:history`. Responses are never cached (`private, no-store`). Endpoint 17 of the interface specification.
+     *     The CSV form of getMacroRevisions: the same request as `/api/v1/macro/{slug}/revisions?format=csv` (the interface specification's form, which answers the same response), with the same parameters but `format` (400 here: the path asks for CSV). Needs a key with scope `macro:history`. Responses are never cached (`private, no-store`). Endpoint 20: an addition of this service to the interface specification's 14.
      */
     get: operations['getMacroRevisionsCsv'];
     put?: never;
@@ -322,7 +322,7 @@ export interface paths {
      * Revisions of one series by key: first release, each revision, latest; or the triangle
      * @description Per period: the first release (value, knowledge time, revision number), every later revision with its knowledge time and its change from the previous one (absolute, and percent: null with a note when the previous value is 0), the latest, and the total revision (latest - first). as_of counts only the revisions known at it; from/to filter periods; limit counts periods. shape=triangle: one row per period, one value per vintage (meta.vintages, the knowledge times at which a period of the range changed), the value in force then (null before its first release); at most 500 vintages. CSV: list is one line per revision record, triangle has the header period,<vintage>,... The store keeps no withdrawn or deleted values: a value missing from a later vintage keeps its last revision. Details: docs/api/revisions.md.
      *
-     *     Needs a key with scope `observations:read`. Responses are never cached (`private, no-store`). Endpoint 17 of the interface specification.
+     *     Needs a key with scope `observations:read`. Responses are never cached (`private, no-store`). Endpoint 21: an addition of this service to the interface specification's 14.
      */
     get: operations['getObservationsRevisions'];
     put?: never;
@@ -344,7 +344,7 @@ export interface paths {
      * Revisions of one series by key: first release, each revision, latest; or the triangle (CSV)
      * @description Per period: the first release (value, knowledge time, revision number), every later revision with its knowledge time and its change from the previous one (absolute, and percent: null with a note when the previous value is 0), the latest, and the total revision (latest - first). as_of counts only the revisions known at it; from/to filter periods; limit counts periods. shape=triangle: one row per period, one value per vintage (meta.vintages, the knowledge times at which a period of the range changed), the value in force then (null before its first release); at most 500 vintages. CSV: list is one line per revision record, triangle has the header period,<vintage>,... The store keeps no withdrawn or deleted values: a value missing from a later vintage keeps its last revision. Details: docs/api/revisions.md.
      *
-     *     The CSV form of getObservationsRevisions: the same request as `/api/v1/observations/revisions?format=csv` (the interface specification's form, which answers the same response), with the same parameters but `format` (400 here: the path asks for CSV). Needs a key with scope `observations:read`. Responses are never cached (`private, no-store`). Endpoint 17 of the interface specification.
+     *     The CSV form of getObservationsRevisions: the same request as `/api/v1/observations/revisions?format=csv` (the interface specification's form, which answers the same response), with the same parameters but `format` (400 here: the path asks for CSV). Needs a key with scope `observations:read`. Responses are never cached (`private, no-store`). Endpoint 21: an addition of this service to the interface specification's 14.
      */
     get: operations['getObservationsRevisionsCsv'];
     put?: never;
@@ -366,7 +366,7 @@ export interface paths {
      * Several series on one weekly or monthly calendar, as known at as_of
      * @description One row per week ending Friday (frequency=w, labelled by the Friday) or month (m), one value per series (up to 50 keys, columns in the order given, meta.series), each the value in force at as_of. A series as fine as the calendar or finer gives its last value in the period (daily ECB rates: the last rate of the week); a coarser one the value of the latest of its periods holding a day of the row (monthly BLS on weeks: the month). Alignment is by period, not by release date. fill=ffill (default) carries a series' own value of the previous row into a row without one, at most one period (filled flags it); fill=none leaves null. COT keys give open interest, or <key>.net.<category> the net position. Rows run from the first to the last period holding any value, within from/to; limit and cursor page them. CSV: period,<key1>,<key2>,... Details: docs/api/aligned.md.
      *
-     *     Needs a key with scope `observations:read`. Responses are never cached (`private, no-store`). Endpoint 21 of the interface specification.
+     *     Needs a key with scope `observations:read`. Responses are never cached (`private, no-store`). Endpoint 23: an addition of this service to the interface specification's 14.
      */
     get: operations['getObservationsAligned'];
     put?: never;
@@ -388,7 +388,7 @@ export interface paths {
      * Several series on one weekly or monthly calendar, as known at as_of (CSV)
      * @description One row per week ending Friday (frequency=w, labelled by the Friday) or month (m), one value per series (up to 50 keys, columns in the order given, meta.series), each the value in force at as_of. A series as fine as the calendar or finer gives its last value in the period (daily ECB rates: the last rate of the week); a coarser one the value of the latest of its periods holding a day of the row (monthly BLS on weeks: the month). Alignment is by period, not by release date. fill=ffill (default) carries a series' own value of the previous row into a row without one, at most one period (filled flags it); fill=none leaves null. COT keys give open interest, or <key>.net.<category> the net position. Rows run from the first to the last period holding any value, within from/to; limit and cursor page them. CSV: period,<key1>,<key2>,... Details: docs/api/aligned.md.
      *
-     *     The CSV form of getObservationsAligned: the same request as `/api/v1/observations/aligned?format=csv` (the interface specification's form, which answers the same response), with the same parameters but `format` (400 here: the path asks for CSV). Needs a key with scope `observations:read`. Responses are never cached (`private, no-store`). Endpoint 21 of the interface specification.
+     *     The CSV form of getObservationsAligned: the same request as `/api/v1/observations/aligned?format=csv` (the interface specification's form, which answers the same response), with the same parameters but `format` (400 here: the path asks for CSV). Needs a key with scope `observations:read`. Responses are never cached (`private, no-store`). Endpoint 23: an addition of this service to the interface specification's 14.
      */
     get: operations['getObservationsAlignedCsv'];
     put?: never;
@@ -432,7 +432,7 @@ export interface paths {
      * Public history of one redistributable series (values in force)
      * @description For a catalogued series of a public-domain or open-licence source that holds data: per period the value in force in the snapshot (its latest revision), oldest period first, with its revision_number and observed_at, and the licence and attribution in meta. The same rows as RFC 4180 CSV, without a key: /api/v1/series/{slug}.csv (a plain file on static hosts) or format=csv. The slug is the series slug of /api/v1/series (history_url). Licensed or proprietary series, and series without data, are 404. Every revision and as_of stay keyed: /api/v1/macro/{slug} and /api/v1/observations.
      *
-     *     Public: no key needed. Public responses may be cached for 300 s. Endpoint 15 of the interface specification.
+     *     Public: no key needed. Public responses may be cached for 300 s. Endpoint 15: an addition of this service to the interface specification's 14.
      */
     get: operations['getSeriesHistory'];
     put?: never;
@@ -454,7 +454,7 @@ export interface paths {
      * Public history of one redistributable series (values in force) (CSV)
      * @description For a catalogued series of a public-domain or open-licence source that holds data: per period the value in force in the snapshot (its latest revision), oldest period first, with its revision_number and observed_at, and the licence and attribution in meta. The same rows as RFC 4180 CSV, without a key: /api/v1/series/{slug}.csv (a plain file on static hosts) or format=csv. The slug is the series slug of /api/v1/series (history_url). Licensed or proprietary series, and series without data, are 404. Every revision and as_of stay keyed: /api/v1/macro/{slug} and /api/v1/observations.
      *
-     *     The CSV form of getSeriesHistory: the same request as `/api/v1/series/{slug}?format=csv` (the interface specification's form, which answers the same response), with the same parameters but `format` (400 here: the path asks for CSV). Public: no key needed. Public responses may be cached for 300 s. Endpoint 15 of the interface specification.
+     *     The CSV form of getSeriesHistory: the same request as `/api/v1/series/{slug}?format=csv` (the interface specification's form, which answers the same response), with the same parameters but `format` (400 here: the path asks for CSV). Public: no key needed. Public responses may be cached for 300 s. Endpoint 15: an addition of this service to the interface specification's 14.
      */
     get: operations['getSeriesHistoryCsv'];
     put?: never;
@@ -586,7 +586,7 @@ export interface paths {
      * Release calendar: past releases (from the data) and scheduled ones (from the calendars)
      * @description Per release of BLS, CFTC and ECB data: status `past` (from the snapshot: released_at is the knowledge time of the values it carried, with their series, count, first releases and revisions) or `scheduled` (from the shipped calendars after the request time: scheduled_at, with basis calendar_file, exception or rule and the source_url of the calendar row). Times in UTC, and local_time in the publisher zone (America/New_York for BLS and CFTC, Europe/Berlin for the ECB). Scheduled: BLS as far as data/calendars/bls_release_dates.csv goes, CFTC 91 days ahead, ECB 31 days ahead (meta.horizon). Filter by source, series (key or slug) and from/to (UTC days; default from: 92 days ago, at most 1096 days). The same releases as iCalendar: /api/v1/releases.ics. Details: docs/api/releases.md.
      *
-     *     Public: no key needed. Public responses may be cached for 300 s. Endpoint 16 of the interface specification.
+     *     Public: no key needed. Public responses may be cached for 300 s. Endpoint 19: an addition of this service to the interface specification's 14.
      */
     get: operations['getReleases'];
     put?: never;
@@ -608,7 +608,7 @@ export interface paths {
      * Release calendar as iCalendar (RFC 5545)
      * @description The releases of /api/v1/releases, with the same parameters, as an RFC 5545 calendar (`text/calendar; charset=utf-8`): one VEVENT per release, its UID stable (the release id, the same once a scheduled release is past), DTSTART in UTC, SUMMARY, DESCRIPTION with what it carries and the basis, URL of the calendar source where there is one. Errors are JSON envelopes.
      *
-     *     Public: no key needed. Public responses may be cached for 300 s. Endpoint 16 of the interface specification.
+     *     Public: no key needed. Public responses may be cached for 300 s. Endpoint 19: an addition of this service to the interface specification's 14.
      */
     get: operations['getReleasesIcs'];
     put?: never;
@@ -630,7 +630,7 @@ export interface paths {
      * Change feed: the series and markets whose data changed since a snapshot
      * @description Per series (observations) and COT market report series whose data changed from snapshot `since` to the one in service: new_observations (periods `since` had no value for), revisions (periods whose value in force is a newer revision), backfilled (periods that only gained older revisions: as_of answers change) and the periods touched; meta.reference_tables lists the reference and catalog lists that changed. Without a key: redistributable sources only (public domain, open licence); with a key holding observations:read: every source. One entry per changed series or market, never more than the catalog holds, so no paging. since = the current id answers no changes. Not pre-rendered: the server answers it (static hosts proxy it). Incremental sync: docs/api/changes.md.
      *
-     *     Public without a key; a key with scope `observations:read` unlocks the parameters marked x-keyed-only. The response varies with Authorization. Public responses may be cached for 60 s. Endpoint 20 of the interface specification.
+     *     Public without a key; a key with scope `observations:read` unlocks the parameters marked x-keyed-only. The response varies with Authorization. Public responses may be cached for 60 s. Endpoint 22: an addition of this service to the interface specification's 14.
      */
     get: operations['getChanges'];
     put?: never;
@@ -652,9 +652,135 @@ export interface paths {
      * Change feed: the series and markets whose data changed since a snapshot (CSV)
      * @description Per series (observations) and COT market report series whose data changed from snapshot `since` to the one in service: new_observations (periods `since` had no value for), revisions (periods whose value in force is a newer revision), backfilled (periods that only gained older revisions: as_of answers change) and the periods touched; meta.reference_tables lists the reference and catalog lists that changed. Without a key: redistributable sources only (public domain, open licence); with a key holding observations:read: every source. One entry per changed series or market, never more than the catalog holds, so no paging. since = the current id answers no changes. Not pre-rendered: the server answers it (static hosts proxy it). Incremental sync: docs/api/changes.md.
      *
-     *     The CSV form of getChanges: the same request as `/api/v1/changes?format=csv` (the interface specification's form, which answers the same response), with the same parameters but `format` (400 here: the path asks for CSV). Public: no key needed. Public responses may be cached for 60 s. Endpoint 20 of the interface specification.
+     *     The CSV form of getChanges: the same request as `/api/v1/changes?format=csv` (the interface specification's form, which answers the same response), with the same parameters but `format` (400 here: the path asks for CSV). Public: no key needed. Public responses may be cached for 60 s. Endpoint 22: an addition of this service to the interface specification's 14.
      */
     get: operations['getChangesCsv'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/bulk/full': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The full store: every Parquet file of the current snapshot (keyed)
+     * @description Every Parquet file of the current snapshot's tables, as the store holds it: every revision of every series with its provenance and knowledge time (observed_at), the COT reports and the reference lists, licensed and proprietary sources included (the key's organisation is trusted to hold the rights to those: the public bulk files at /api/v1/bulk leave them out). Per file its table, path, rows, bytes, sha256, source (fact partitions) and url, /api/v1/bulk/full/{snapshot}/{file}, which streams the file byte for byte (application/vnd.apache.parquet, ETag the quoted sha256, Cache-Control private, max-age=31536000, immutable: the files are immutable). A file of an older snapshot stays downloadable while the store keeps that snapshot (MMDS_KEEP_SNAPSHOTS); a pruned or unknown snapshot is 404, naming the current one.
+     *
+     *     Needs a key with scope `bulk:read`. Responses are never cached (`private, no-store`). Endpoint 18: an addition of this service to the interface specification's 14.
+     */
+    get: operations['getBulkFull'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/bulk': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Public bulk files: whole redistributable datasets as Parquet and gzipped CSV
+     * @description Every snapshot with bulk files, newest first, each with its files: per dataset (observations, cot_reports and the reference and catalog lists) one Parquet file (zstd) and one gzipped RFC 4180 CSV (header row, RFC 3339 times, the same columns), with bytes, rows, sha256, licence, attribution and media_type. Rows in force only (per series and period its latest revision); only rows of public_domain or open_licence sources: licensed and proprietary data is never in a bulk file (every revision and as_of stay keyed). A file path, /api/v1/bulk/{snapshot}/{dataset}.parquet or .csv.gz, never changes content: Cache-Control immutable, strong ETag the quoted sha256. /api/v1/bulk/latest and /api/v1/bulk/latest/{file} redirect (302) to the newest snapshot. Files of earlier snapshots stay while the store keeps the snapshot (MMDS_KEEP_SNAPSHOTS). The keyed full store is /api/v1/bulk/full.
+     *
+     *     Public: no key needed. Public responses may be cached for 300 s. Endpoint 16: an addition of this service to the interface specification's 14.
+     */
+    get: operations['getBulk'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/bulk/{slug}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The public bulk files of one snapshot
+     * @description The files of one snapshot as /api/v1/bulk lists them; the slug is a snapshot id (`20261124T084307Z-9da82ee8`). A snapshot without bulk files (unknown, or pruned from the store) is 404. The slug `latest` answers 302 (Cache-Control: public, max-age=300) with `Location: /api/v1/bulk/{snapshot}` of the newest snapshot.
+     *
+     *     Public: no key needed. Public responses may be cached for 300 s. Endpoint 17: an addition of this service to the interface specification's 14.
+     */
+    get: operations['getBulkSnapshot'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/bulk/full/{snapshot}/{file}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One Parquet file of the full store: a reference table (keyed)
+     * @description Streams one file of a snapshot listed by /api/v1/bulk/full (its `url`), byte for byte as the store holds it: `Content-Type: application/vnd.apache.parquet`, `Content-Length`, `ETag` the quoted sha256 of the listing (If-None-Match answers 304), `Cache-Control: private, max-age=31536000, immutable` (a snapshot's files never change). No compression (Parquet pages are compressed already); no query parameters (any is 400). A download that has started completes even if a publish prunes the snapshot meanwhile (the server holds the file open). Needs a key with scope `bulk:read`; counted once against the key's rate limit.
+     */
+    get: operations['getBulkFullFile'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/bulk/full/{snapshot}/{table}/{file}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One Parquet file of the full store: a partition of a fact table (keyed)
+     * @description Streams one file of a snapshot listed by /api/v1/bulk/full (its `url`), byte for byte as the store holds it: `Content-Type: application/vnd.apache.parquet`, `Content-Length`, `ETag` the quoted sha256 of the listing (If-None-Match answers 304), `Cache-Control: private, max-age=31536000, immutable` (a snapshot's files never change). No compression (Parquet pages are compressed already); no query parameters (any is 400). A download that has started completes even if a publish prunes the snapshot meanwhile (the server holds the file open). Needs a key with scope `bulk:read`; counted once against the key's rate limit.
+     */
+    get: operations['getBulkFullPartitionFile'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/bulk/{slug}/{file}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One public bulk file
+     * @description The file, byte for byte: `application/vnd.apache.parquet` or `application/gzip` (the .csv.gz is the file: never a Content-Encoding), `Content-Length`, strong `ETag` the quoted sha256 of the listing (If-None-Match answers 304), `Cache-Control: public, max-age=31536000, immutable`. Rows in force of public_domain and open_licence sources only. A snapshot or file not listed is 404. `/api/v1/bulk/latest/{file}` answers 302 (Cache-Control: public, max-age=300) with `Location: /api/v1/bulk/{snapshot}/{file}` of the newest snapshot.
+     */
+    get: operations['getBulkFile'];
     put?: never;
     post?: never;
     delete?: never;
@@ -1599,7 +1725,7 @@ export interface operations {
                * @description The scope a key needs for the keyed view; null for public endpoints.
                * @enum {string|null}
                */
-              scope: 'cot:history' | 'macro:history' | 'observations:read' | null;
+              scope: 'cot:history' | 'macro:history' | 'observations:read' | 'bulk:read' | null;
               /** @description The query parameters it accepts. */
               query: string[];
               /** @description This endpoint in this document: its path and a JSON pointer to the operation. */
@@ -4164,6 +4290,418 @@ export interface operations {
       429: components['responses']['429'];
       500: components['responses']['500'];
       503: components['responses']['503'];
+    };
+  };
+  getBulkFull: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
+        'If-None-Match'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The payload. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Snapshot-Id': components['headers']['X-Snapshot-Id'];
+          ETag: components['headers']['ETag'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description Every file of every table of the snapshot, in manifest order (facts first, then reference tables). */
+            data: {
+              /** @description The table the file belongs to (observations, cot_reports, series, sources, ...). */
+              table: string;
+              /** @description Path of the file inside the snapshot, as in its manifest (a fact table is partitioned: `observations/<source>-<hash>.parquet`). */
+              file: string;
+              /** @description Rows in the file. */
+              rows: number;
+              /** @description Size of the file in bytes. */
+              bytes: number;
+              /** @description SHA-256 of the file, lowercase hex; the download answers it as its ETag. */
+              sha256: string;
+              /** @description The source whose series a fact partition holds (`bls`, `ecb`, `cftc`, ...); null for other tables. */
+              source: string | null;
+              /** @description Where to download the file: /api/v1/bulk/full/{snapshot}/{file} (same key). */
+              url: string;
+            }[];
+            meta: {
+              /**
+               * @description Always `v1`.
+               * @constant
+               */
+              api_version: 'v1';
+              /** @description Id of the published snapshot the payload was computed from. */
+              snapshot: string;
+              /**
+               * Format: date-time
+               * @description When the payload was rendered (for pre-rendered files: the build time). Not part of the ETag.
+               */
+              generated_at: string;
+              /** @description Number of items in `data`. */
+              count: number;
+              /** @description Number of files listed (as count). */
+              files: number;
+              /** @description Rows over all files. */
+              rows: number;
+              /** @description Bytes over all files. */
+              bytes: number;
+              /** @description Always: the files hold every source, licensed and proprietary ones included: the organisation the key was issued to is trusted to hold the rights to those; redistribute only what /api/v1/sources marks redistributable. */
+              rights: string;
+            };
+          };
+        };
+      };
+      304: components['responses']['304'];
+      400: components['responses']['400'];
+      401: components['responses']['401'];
+      403: components['responses']['403'];
+      429: components['responses']['429'];
+      500: components['responses']['500'];
+      503: components['responses']['503'];
+    };
+  };
+  getBulk: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
+        'If-None-Match'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The payload. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Snapshot-Id': components['headers']['X-Snapshot-Id'];
+          ETag: components['headers']['ETag'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description Snapshots with bulk files, newest first: the one built last, then earlier ones the store still keeps. */
+            data: {
+              /** @description Snapshot id. */
+              snapshot: string;
+              /**
+               * Format: date-time
+               * @description When the snapshot was published.
+               */
+              created_at: string;
+              /** @description Per dataset its Parquet file, then its CSV. */
+              files: {
+                /** @description observations, cot_reports, or a reference or catalog list (regions, countries, country_currencies, currencies, time_zones, venues, sources, series, markets, sectors). */
+                dataset: string;
+                /**
+                 * @description Parquet (zstd) or gzipped RFC 4180 CSV with a header row.
+                 * @enum {string}
+                 */
+                format: 'parquet' | 'csv.gz';
+                /** @description Where to download it: /api/v1/bulk/{snapshot}/{dataset}.{format}; its content never changes. */
+                path: string;
+                /** @description Size of the file in bytes. */
+                bytes: number;
+                /** @description Data rows (the CSV has one header row more). */
+                rows: number;
+                /** @description SHA-256 of the file, lowercase hex; the file is served with this, quoted, as its ETag. */
+                sha256: string;
+                /** @description The licence of the rows: the source's, each source's prefixed by its id when several, or the service's own catalog. */
+                licence: string;
+                /** @description The attributions of the sources of the rows, to show with the data. */
+                attribution: string[];
+                /** @description Catalog ids of the sources of the rows (empty for the catalog lists). */
+                sources: string[];
+                /**
+                 * @description Content-Type of the file (the .csv.gz is a gzip file: no Content-Encoding).
+                 * @enum {string}
+                 */
+                media_type: 'application/vnd.apache.parquet' | 'application/gzip';
+              }[];
+            }[];
+            meta: {
+              /**
+               * @description Always `v1`.
+               * @constant
+               */
+              api_version: 'v1';
+              /** @description Id of the published snapshot the payload was computed from. */
+              snapshot: string;
+              /**
+               * Format: date-time
+               * @description When the payload was rendered (for pre-rendered files: the build time). Not part of the ETag.
+               */
+              generated_at: string;
+              /** @description Number of items in `data`. */
+              count: number;
+              /** @description The newest snapshot with bulk files (where /api/v1/bulk/latest redirects). */
+              latest: string | null;
+              /** @description Always: only rows of public_domain or open_licence sources. */
+              rights: string;
+            };
+          };
+        };
+      };
+      304: components['responses']['304'];
+      400: components['responses']['400'];
+      401: components['responses']['401'];
+      429: components['responses']['429'];
+      500: components['responses']['500'];
+      503: components['responses']['503'];
+    };
+  };
+  getBulkSnapshot: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
+        'If-None-Match'?: string;
+      };
+      path: {
+        /** @description Identifier of a market or series (lowercase letters, digits and hyphens). */
+        slug: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The payload. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Snapshot-Id': components['headers']['X-Snapshot-Id'];
+          ETag: components['headers']['ETag'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              /** @description Snapshot id. */
+              snapshot: string;
+              /**
+               * Format: date-time
+               * @description When the snapshot was published.
+               */
+              created_at: string;
+              /** @description Per dataset its Parquet file, then its CSV. */
+              files: {
+                /** @description observations, cot_reports, or a reference or catalog list (regions, countries, country_currencies, currencies, time_zones, venues, sources, series, markets, sectors). */
+                dataset: string;
+                /**
+                 * @description Parquet (zstd) or gzipped RFC 4180 CSV with a header row.
+                 * @enum {string}
+                 */
+                format: 'parquet' | 'csv.gz';
+                /** @description Where to download it: /api/v1/bulk/{snapshot}/{dataset}.{format}; its content never changes. */
+                path: string;
+                /** @description Size of the file in bytes. */
+                bytes: number;
+                /** @description Data rows (the CSV has one header row more). */
+                rows: number;
+                /** @description SHA-256 of the file, lowercase hex; the file is served with this, quoted, as its ETag. */
+                sha256: string;
+                /** @description The licence of the rows: the source's, each source's prefixed by its id when several, or the service's own catalog. */
+                licence: string;
+                /** @description The attributions of the sources of the rows, to show with the data. */
+                attribution: string[];
+                /** @description Catalog ids of the sources of the rows (empty for the catalog lists). */
+                sources: string[];
+                /**
+                 * @description Content-Type of the file (the .csv.gz is a gzip file: no Content-Encoding).
+                 * @enum {string}
+                 */
+                media_type: 'application/vnd.apache.parquet' | 'application/gzip';
+              }[];
+            };
+            meta: {
+              /**
+               * @description Always `v1`.
+               * @constant
+               */
+              api_version: 'v1';
+              /** @description Id of the published snapshot the payload was computed from. */
+              snapshot: string;
+              /**
+               * Format: date-time
+               * @description When the payload was rendered (for pre-rendered files: the build time). Not part of the ETag.
+               */
+              generated_at: string;
+              /** @description Number of files. */
+              count: number;
+              /** @description Always: only rows of public_domain or open_licence sources. */
+              rights: string;
+            };
+          };
+        };
+      };
+      304: components['responses']['304'];
+      400: components['responses']['400'];
+      401: components['responses']['401'];
+      404: components['responses']['404'];
+      429: components['responses']['429'];
+      500: components['responses']['500'];
+      503: components['responses']['503'];
+    };
+  };
+  getBulkFullFile: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The ETag of an earlier download: 304 Not Modified when it still matches. */
+        'If-None-Match'?: string;
+      };
+      path: {
+        /** @description A snapshot id (`meta.snapshot` of the listing). Snapshots the store no longer keeps (MMDS_KEEP_SNAPSHOTS) are 404, whose message names the current snapshot. */
+        snapshot: string;
+        /** @description The file name as listed (`regions.parquet`; in a fact table the part after `<table>/`). Only files of the snapshot’s manifest are served; anything else (other names, dot segments, escaped slashes) is 404. */
+        file: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The Parquet file. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Snapshot-Id': components['headers']['X-Snapshot-Id'];
+          ETag: components['headers']['ETag'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/vnd.apache.parquet': string;
+        };
+      };
+      304: components['responses']['304'];
+      400: components['responses']['400'];
+      401: components['responses']['401'];
+      403: components['responses']['403'];
+      404: components['responses']['404'];
+      429: components['responses']['429'];
+      500: components['responses']['500'];
+      503: components['responses']['503'];
+    };
+  };
+  getBulkFullPartitionFile: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The ETag of an earlier download: 304 Not Modified when it still matches. */
+        'If-None-Match'?: string;
+      };
+      path: {
+        /** @description A snapshot id (`meta.snapshot` of the listing). Snapshots the store no longer keeps (MMDS_KEEP_SNAPSHOTS) are 404, whose message names the current snapshot. */
+        snapshot: string;
+        /** @description The fact table of a partition file, the part of the listed `file` before its `/` (`observations`, `cot_reports`). */
+        table: string;
+        /** @description The file name as listed (`regions.parquet`; in a fact table the part after `<table>/`). Only files of the snapshot’s manifest are served; anything else (other names, dot segments, escaped slashes) is 404. */
+        file: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The Parquet file. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Snapshot-Id': components['headers']['X-Snapshot-Id'];
+          ETag: components['headers']['ETag'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/vnd.apache.parquet': string;
+        };
+      };
+      304: components['responses']['304'];
+      400: components['responses']['400'];
+      401: components['responses']['401'];
+      403: components['responses']['403'];
+      404: components['responses']['404'];
+      429: components['responses']['429'];
+      500: components['responses']['500'];
+      503: components['responses']['503'];
+    };
+  };
+  getBulkFile: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The ETag of an earlier download: 304 Not Modified when it still matches. */
+        'If-None-Match'?: string;
+      };
+      path: {
+        /** @description A snapshot id of the listing. */
+        slug: string;
+        /** @description A file name of the listing: `{dataset}.parquet` or `{dataset}.csv.gz`. */
+        file: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The file. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Snapshot-Id': components['headers']['X-Snapshot-Id'];
+          ETag: components['headers']['ETag'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/vnd.apache.parquet': string;
+          'application/gzip': string;
+        };
+      };
+      304: components['responses']['304'];
+      404: components['responses']['404'];
+      429: components['responses']['429'];
+      500: components['responses']['500'];
     };
   };
 }

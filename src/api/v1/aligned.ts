@@ -132,7 +132,7 @@ function csvRows(keys: readonly string[], rows: ReturnType<typeof alignSeries>) 
   });
 }
 
-/** Endpoint 21: the aligned rows of up to ALIGNED_MAX_SERIES series (an unknown key is a 400). */
+/** Endpoint 23: the aligned rows of up to ALIGNED_MAX_SERIES series (an unknown key is a 400). */
 export const getAlignedObservations: PayloadFunction = async ({ db, now }, params): Promise<Payload> => {
   const keys = String(params.query.series).split(',');
   const frequency = params.query.frequency as AlignedFrequency;

@@ -72,7 +72,7 @@ function toRow(change: ChangedKey, names: Awaited<ReturnType<typeof readNames>>)
 }
 
 /**
- * Endpoint 20: what changed between snapshot `since` and the one in service (docs/api/changes.md).
+ * Endpoint 22: what changed between snapshot `since` and the one in service (docs/api/changes.md).
  * Without a key only series and markets of redistributable sources are listed (never a word about
  * the others); a key with observations:read sees every source. An unknown or pruned `since` is a
  * 400 that lists the ids the store still holds.

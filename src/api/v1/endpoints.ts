@@ -1,5 +1,7 @@
 import type { RouteId } from '../../contract/routes.ts';
 import { getAlignedObservations } from './aligned.ts';
+import { getBulkListing } from './bulk.ts';
+import { getBulkFull } from './bulk-full.ts';
 import { getResearch, getSources } from './catalog.ts';
 import { getChanges } from './changes.ts';
 import type { PayloadFunction } from './context.ts';
@@ -41,4 +43,7 @@ export const PAYLOADS: Readonly<Record<RouteId, PayloadFunction>> = {
   'observations-revisions': getObservationRevisions,
   'observations-aligned': getAlignedObservations,
   changes: getChanges,
+  'bulk-full': getBulkFull,
+  bulk: getBulkListing,
+  'bulk-snapshot': getBulkListing,
 };

@@ -53,7 +53,7 @@ export interface ReleaseRow {
 }
 
 /**
- * Endpoint 16: the release calendar. Past releases are read from the snapshot (the knowledge
+ * Endpoint 19: the release calendar. Past releases are read from the snapshot (the knowledge
  * times of its observations and COT reports, up to `now`); scheduled ones come from the shipped
  * calendars after `now`. Filters: source, series (key or slug), from/to (UTC days of the release).
  */

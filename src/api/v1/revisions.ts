@@ -79,7 +79,7 @@ function requestedShape(value: unknown): 'list' | 'triangle' {
   return value === 'triangle' ? 'triangle' : 'list';
 }
 
-/** Endpoint 17 by macro slug: /api/v1/macro/{slug}/revisions (a slug not on /macro is 404). */
+/** Endpoint 20 (by macro slug): /api/v1/macro/{slug}/revisions (a slug not on /macro is 404). */
 export const getMacroRevisions: PayloadFunction = async ({ db, now }, params) => {
   const query = resolveHistoryQuery(params, now);
   const series = params.slug === null ? null : await readMacroSeries(db, params.slug);
@@ -93,7 +93,7 @@ export const getMacroRevisions: PayloadFunction = async ({ db, now }, params) =>
   );
 };
 
-/** Endpoint 17 by series key: /api/v1/observations/revisions?series= (an unknown key is 404). */
+/** Endpoint 21 (by series key): /api/v1/observations/revisions?series= (an unknown key is 404). */
 export const getObservationRevisions: PayloadFunction = async ({ db, now }, params) => {
   const key = String(params.query.series);
   const query = resolveHistoryQuery(params, now);

@@ -48,7 +48,7 @@ const SNAPSHOT_REF = (what: string) =>
     created_at: timestamp(`When ${what} was published.`),
   });
 
-/** Endpoint 20: the change feed. */
+/** Endpoint 22: the change feed. */
 export const CHANGES_BODY: JsonSchema = createEnvelope(
   arrayOf(CHANGES_ITEM, 'Changed series and markets, series first, each by key.'),
   {

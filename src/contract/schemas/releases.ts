@@ -14,7 +14,7 @@ import {
 const RELEASE_SOURCE_IDS = ['bls', 'cftc', 'ecb'];
 const BASES = ['store', 'calendar_file', 'exception', 'rule'];
 
-/** Endpoint 16: one row per release, past (from the store) or scheduled (from a calendar). */
+/** Endpoint 19: one row per release, past (from the store) or scheduled (from a calendar). */
 export const RELEASES_DATA: JsonSchema = arrayOf(
   object({
     id: text(
@@ -72,7 +72,7 @@ export const RELEASES_DATA: JsonSchema = arrayOf(
   'Releases, oldest first: past ones, then scheduled ones.',
 );
 
-/** Endpoint 16: the window and horizons applied. */
+/** Endpoint 19: the window and horizons applied. */
 export const RELEASES_META: Record<string, JsonSchema> = {
   now: timestamp('The request time: releases up to it are past, later ones scheduled.'),
   from: date('First UTC day of the window (default: 92 days before today).'),
@@ -100,7 +100,7 @@ export const RELEASES_META: Record<string, JsonSchema> = {
   ics_url: text('The same releases as iCalendar.'),
 };
 
-/** Endpoint 16 as iCalendar: the body is text. */
+/** Endpoint 19 as iCalendar: the body is text. */
 export const RELEASES_ICS_BODY: JsonSchema = {
   type: 'string',
   description:

@@ -29,7 +29,7 @@ const NOTE_TEXT = Object.entries(REVISION_NOTES)
   .map(([code, text]) => `\`${code}\`: ${text}`)
   .join('; ');
 
-/** The two shapes of endpoint 17, tagged by meta.shape, and the schema of each shape's meta. */
+/** The two shapes of endpoints 20 and 21, tagged by meta.shape, and the schema of each shape's meta. */
 const REVISIONS_SHAPES = {
   list: 'RevisionsListMeta',
   triangle: 'RevisionsTriangleMeta',
@@ -150,7 +150,7 @@ function taggedByShape(names: Readonly<Record<string, string>>): JsonSchema {
 }
 
 /**
- * The 200 body of endpoint 17: `meta` is a tagged union on meta.shape (list or triangle), and so
+ * The 200 body of endpoints 20 and 21: `meta` is a tagged union on meta.shape (list or triangle), and so
  * is each `data` row (row.shape, the same value): a RevisionPeriod in the list shape, a
  * RevisionTriangleRow in the triangle. Generated clients type both as discriminated unions.
  */

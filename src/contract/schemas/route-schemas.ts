@@ -1,5 +1,7 @@
 import type { RouteId } from '../routes.ts';
 import { ALIGNED_BODY } from './aligned.ts';
+import { BULK_DATA, BULK_META, BULK_SNAPSHOT_DATA, BULK_SNAPSHOT_META } from './bulk.ts';
+import { BULK_FULL_DATA, BULK_FULL_META } from './bulk-full.ts';
 import {
   RESEARCH_DATA,
   SECTORS_DATA,
@@ -67,4 +69,7 @@ export const ROUTE_BODIES: Readonly<Record<RouteId, readonly JsonSchema[]>> = {
   'observations-revisions': [REVISIONS_BODY],
   'observations-aligned': [ALIGNED_BODY],
   changes: [CHANGES_BODY],
+  'bulk-full': [createEnvelope(BULK_FULL_DATA, BULK_FULL_META)],
+  bulk: [createEnvelope(BULK_DATA, BULK_META)],
+  'bulk-snapshot': [createEnvelope(BULK_SNAPSHOT_DATA, BULK_SNAPSHOT_META)],
 };

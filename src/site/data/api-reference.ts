@@ -117,6 +117,8 @@ function chooseExample(
   // A macro series is a catalogued series of a redistributable source: its slug names it here too.
   if (route.id === 'series-history')
     return subjects.macroSlug ? { slug: subjects.macroSlug, query: {} } : null;
+  // The bulk listings are written by the build after the pages (src/build/bulk-files.ts); /bulk/ shows them.
+  if (route.prerender === 'build') return null;
   // Any other endpoint with a path parameter has no example subject yet.
   if (route.path.includes(':slug')) return null;
   return { slug: null, query: {} };

@@ -6,7 +6,8 @@ import { astroCacheDir } from '../../../src/build/astro-work-dir.ts';
 import { BUILD_MANIFEST_FILE, type BuildManifest } from '../../../src/build/build-manifest.ts';
 import { REPO_ROOT } from '../../helpers/paths.ts';
 import { startTestServer, type TestServer } from '../../helpers/server-fixture.ts';
-import { createSampleSnapshot, type SnapshotFixture } from '../../helpers/snapshot-fixture.ts';
+import { useSharedSample } from '../../helpers/shared-sample-build.ts';
+import type { SnapshotFixture } from '../../helpers/snapshot-fixture.ts';
 import { createTempDir } from '../../helpers/temp-dir.ts';
 
 /**
@@ -55,7 +56,8 @@ describe('mmds build --out a directory outside the project, run from outside the
   let server: TestServer;
 
   beforeAll(async () => {
-    fixture = await createSampleSnapshot();
+    // The builds are the subject; the snapshot is a copy of the shared sample's (no fresh ingest).
+    fixture = await useSharedSample();
     temp = createTempDir('mmds-build-outside-');
     const env = { MMDS_DATA_DIR: fixture.dataDir };
     // 1. A relative --out: the output is inside the working directory (Astro's first case).

@@ -9,14 +9,10 @@ import { listFiles } from '../../../src/build/finish-dist.ts';
 import { REDISTRIBUTABLE_RIGHTS } from '../../../src/model/records.ts';
 import type { SnapshotDb } from '../../../src/query/snapshot-db.ts';
 import { SAMPLE_DATA } from '../../helpers/paths.ts';
-import { runMmds } from '../../helpers/run-cli.ts';
 import { parseCsv } from '../../helpers/series-history-csv.ts';
 import { startTestServer, type TestServer } from '../../helpers/server-fixture.ts';
-import {
-  createSampleSnapshot,
-  LICENSED_SERIES_KEY,
-  type SnapshotFixture,
-} from '../../helpers/snapshot-fixture.ts';
+import { useSharedSample } from '../../helpers/shared-sample-build.ts';
+import { LICENSED_SERIES_KEY, type SnapshotFixture } from '../../helpers/snapshot-fixture.ts';
 import { type StaticHost, startStaticHost } from '../../helpers/static-host.ts';
 import { createTempDir } from '../../helpers/temp-dir.ts';
 import { readCatalogs } from '../site/sample-expectations.ts';
@@ -81,11 +77,11 @@ describe('mmds build writes the public history of each redistributable series', 
   const readDist = (file: string) => readFileSync(join(distDir, file), 'utf8');
 
   beforeAll(async () => {
-    fixture = await createSampleSnapshot({ licensed: true });
+    // The shared `mmds build --out` of the sample (test/helpers/shared-sample-build.ts), read-only.
+    const shared = await useSharedSample({ licensed: true });
+    fixture = shared;
+    distDir = shared.distDir;
     temp = createTempDir('mmds-series-history-build-');
-    distDir = join(temp.dir, 'dist');
-    const run = await runMmds(['build', '--out', distDir], fixture.env);
-    if (run.code !== 0) throw new Error(`mmds build failed (${run.code}): ${run.stderr}`);
     manifest = JSON.parse(readDist(BUILD_MANIFEST_FILE)) as BuildManifest;
     host = await startStaticHost(distDir);
     server = await startTestServer({ dataDir: fixture.dataDir, distDir, anonymousLimit: 10_000 });

@@ -8,7 +8,8 @@ import { createKey } from '../../../src/keys/key-codec.ts';
 import { REPO_ROOT, SAMPLE_DATA } from '../../helpers/paths.ts';
 import { runMmds } from '../../helpers/run-cli.ts';
 import { startTestServer, type TestServer } from '../../helpers/server-fixture.ts';
-import { createSampleSnapshot, type SnapshotFixture } from '../../helpers/snapshot-fixture.ts';
+import { useSharedSample } from '../../helpers/shared-sample-build.ts';
+import type { SnapshotFixture } from '../../helpers/snapshot-fixture.ts';
 
 // The server checks expiry and grace deadlines against the real clock, so keys are issued with it too.
 const REAL_CLOCK = () => new Date();
@@ -174,9 +175,8 @@ describe('keyed tier over HTTP: who gets what', () => {
   };
 
   beforeAll(async () => {
-    fixture = await createSampleSnapshot();
-    const build = await runMmds(['build'], fixture.env);
-    expect(build.code, build.stderr).toBe(0);
+    // The shared build (its dist/ read-only) with a data directory of this file's own.
+    fixture = await useSharedSample();
     manifest = JSON.parse(readFileSync(join(fixture.env.MMDS_DIST_DIR!, BUILD_MANIFEST_FILE), 'utf8'));
     server = await startTestServer({
       dataDir: fixture.dataDir,
@@ -187,7 +187,7 @@ describe('keyed tier over HTTP: who gets what', () => {
     expect(malformed.response.status).toBe(401);
     const { request_id: _id, ...rest } = malformed.body.error!;
     badKeyError = rest;
-  });
+  }, 300_000);
 
   afterAll(async () => {
     await server?.close();

@@ -14,11 +14,8 @@ import { loadStaticSite, type StaticSite } from '../../../src/server/static-site
 import { SAMPLE_DATA } from '../../helpers/paths.ts';
 import { runMmds } from '../../helpers/run-cli.ts';
 import { startTestServer, type TestServer } from '../../helpers/server-fixture.ts';
-import {
-  createSampleSnapshot,
-  LICENSED_SERIES_KEY,
-  type SnapshotFixture,
-} from '../../helpers/snapshot-fixture.ts';
+import { useSharedSample } from '../../helpers/shared-sample-build.ts';
+import { LICENSED_SERIES_KEY, type SnapshotFixture } from '../../helpers/snapshot-fixture.ts';
 
 /**
  * `mmds serve` answers the pre-rendered anonymous GET/HEAD requests in a node:http listener in
@@ -117,9 +114,8 @@ describe('the public fast path in front of h3', () => {
   };
 
   beforeAll(async () => {
-    fixture = await createSampleSnapshot({ licensed: true });
-    const build = await runMmds(['build'], fixture.env);
-    expect(build.code, build.stderr).toBe(0);
+    // The shared build (its dist/ read-only) with a data directory of this file's own.
+    fixture = await useSharedSample({ licensed: true });
     manifest = JSON.parse(readFileSync(join(fixture.env.MMDS_DIST_DIR!, BUILD_MANIFEST_FILE), 'utf8'));
     routes = manifest.routes.filter((route) => route.route_id !== null && route.route_id !== 'status');
     server = await startTestServer({
@@ -128,7 +124,7 @@ describe('the public fast path in front of h3', () => {
       anonymousLimit: 100_000,
       trustedProxies: 1,
     });
-  });
+  }, 300_000);
 
   afterAll(async () => {
     await server?.close();

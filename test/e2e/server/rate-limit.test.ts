@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runMmds } from '../../helpers/run-cli.ts';
 import { startTestServer, type TestServer, type TestServerOptions } from '../../helpers/server-fixture.ts';
-import { createSampleSnapshot, type SnapshotFixture } from '../../helpers/snapshot-fixture.ts';
+import { type SharedSampleFixture, useSharedSample } from '../../helpers/shared-sample-build.ts';
 
 const REAL_CLOCK = () => new Date();
 const LIMIT = 60;
@@ -16,12 +16,11 @@ interface Counted {
   code: string | null;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 // Each test starts its own server (its own in-memory counters), so they run side by side; the
-// one that waits out a whole window sets the file's duration.
-describe.concurrent('rate limits over HTTP', () => {
-  let fixture: SnapshotFixture;
+// one that waits out a window runs last, alone, on a mocked clock (only Date: it moves on with real
+// time and jumps by Retry-After instead of the test sleeping for up to a minute).
+describe('rate limits over HTTP', () => {
+  let fixture: SharedSampleFixture;
   const servers: TestServer[] = [];
 
   const start = async (options: Partial<TestServerOptions> = {}) => {
@@ -70,15 +69,84 @@ describe.concurrent('rate limits over HTTP', () => {
   };
 
   beforeAll(async () => {
-    fixture = await createSampleSnapshot();
-  });
+    fixture = await useSharedSample();
+  }, 300_000);
 
   afterAll(async () => {
     await Promise.all(servers.map((server) => server.close()));
     fixture?.remove();
   });
 
+  describe.concurrent('side by side', () => {
+    it('does not reset the count for a spoofed X-Forwarded-For when no proxy is trusted', async () => {
+      const server = await start({ trustedProxies: 0 });
+      const spoofed = (i: number) => ({ 'X-Forwarded-For': `203.0.113.${i % 250}` });
+      const replies = await sendMany(LIMIT + 5, server, spoofed);
+      expect(replies.slice(0, LIMIT).every((reply) => reply.status === 200)).toBe(true);
+      expect(replies.slice(0, LIMIT).map((reply) => reply.remaining)).toEqual(
+        Array.from({ length: LIMIT }, (_, i) => LIMIT - 1 - i),
+      );
+      for (const reply of replies.slice(LIMIT)) expectRateLimited(reply);
+    });
+
+    it('with one trusted proxy, keys on the right-most X-Forwarded-For entry, never on the left', async () => {
+      const server = await start({ trustedProxies: 1 });
+      const client = (left: string, right: string) => ({ 'X-Forwarded-For': `${left}, ${right}` });
+      // A changing left entry (written by the client) must not give a fresh budget.
+      const first = await sendMany(LIMIT, server, (i) => client(`192.0.2.${i}`, '198.51.100.1'));
+      expect(first.map((reply) => reply.remaining)).toEqual(
+        Array.from({ length: LIMIT }, (_, i) => LIMIT - 1 - i),
+      );
+      expectRateLimited(await send(server, client('192.0.2.200', '198.51.100.1')));
+      expectRateLimited(await send(server, client('10.9.9.9', '198.51.100.1')));
+      // Another right-most entry is another client with a whole budget.
+      const other = await send(server, client('192.0.2.1', '198.51.100.2'));
+      expect(other.status).toBe(200);
+      expect(other.remaining).toBe(LIMIT - 1);
+      // The socket address (127.0.0.1, the trusted proxy) is not the client either.
+      const direct = await send(server);
+      expect(direct.status).toBe(200);
+      expect(direct.remaining).toBe(LIMIT - 1);
+    });
+
+    it('counts keyed requests against the key’s own limit (--rate-limit 5), not the IP', async () => {
+      const server = await start();
+      const run = await runMmds(
+        ['--json', 'keys', 'issue', '--org', 'Limit Org', '--scopes', 'macro:history', '--rate-limit', '5'],
+        fixture.env,
+        REAL_CLOCK,
+      );
+      expect(run.code, run.stderr).toBe(0);
+      const { key } = JSON.parse(run.stdout) as { key: string };
+      const auth = { Authorization: `Bearer ${key}` };
+      const replies: Counted[] = [];
+      for (let i = 0; i < 6; i++) replies.push(await send(server, auth, '/api/v1/macro/nonfarm-payrolls'));
+      expect(replies.slice(0, 5).map((reply) => [reply.status, reply.limit, reply.remaining])).toEqual([
+        [200, 5, 4],
+        [200, 5, 3],
+        [200, 5, 2],
+        [200, 5, 1],
+        [200, 5, 0],
+      ]);
+      expectRateLimited(replies[5]!);
+      expect(replies[5]!.limit).toBe(5);
+      // The anonymous budget of the same IP was not touched.
+      const anonymous = await send(server);
+      expect([anonymous.status, anonymous.limit, anonymous.remaining]).toEqual([200, LIMIT, LIMIT - 1]);
+    });
+  });
+
   it('refuses the 61st anonymous request in a minute with 429 and accepts one after Retry-After', async () => {
+    // Before the server starts: its limiter reads the clock through the Date.now it was given.
+    vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
+    try {
+      await windowTest();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  const windowTest = async () => {
     const server = await start();
     const replies = await sendMany(LIMIT + 1, server, () => ({}));
     const accepted = replies.slice(0, LIMIT);
@@ -94,66 +162,14 @@ describe.concurrent('rate limits over HTTP', () => {
     expect(retryAfter).toBeLessThanOrEqual(60);
     // Refused requests are not counted: asking again at once changes nothing.
     expectRateLimited(await send(server));
-    await sleep(retryAfter * 1000);
+    // Two seconds before Retry-After (still at least one inside the window) it is refused; at
+    // Retry-After it is accepted.
+    const refusedAt = Date.now();
+    vi.setSystemTime(refusedAt + retryAfter * 1000 - 2000);
+    expectRateLimited(await send(server));
+    vi.setSystemTime(refusedAt + retryAfter * 1000);
     const next = await send(server);
     expect(next.status).toBe(200);
     expect(next.remaining).toBeGreaterThanOrEqual(0);
-  }, 90_000);
-
-  it('does not reset the count for a spoofed X-Forwarded-For when no proxy is trusted', async () => {
-    const server = await start({ trustedProxies: 0 });
-    const spoofed = (i: number) => ({ 'X-Forwarded-For': `203.0.113.${i % 250}` });
-    const replies = await sendMany(LIMIT + 5, server, spoofed);
-    expect(replies.slice(0, LIMIT).every((reply) => reply.status === 200)).toBe(true);
-    expect(replies.slice(0, LIMIT).map((reply) => reply.remaining)).toEqual(
-      Array.from({ length: LIMIT }, (_, i) => LIMIT - 1 - i),
-    );
-    for (const reply of replies.slice(LIMIT)) expectRateLimited(reply);
-  });
-
-  it('with one trusted proxy, keys on the right-most X-Forwarded-For entry, never on the left', async () => {
-    const server = await start({ trustedProxies: 1 });
-    const client = (left: string, right: string) => ({ 'X-Forwarded-For': `${left}, ${right}` });
-    // A changing left entry (written by the client) must not give a fresh budget.
-    const first = await sendMany(LIMIT, server, (i) => client(`192.0.2.${i}`, '198.51.100.1'));
-    expect(first.map((reply) => reply.remaining)).toEqual(
-      Array.from({ length: LIMIT }, (_, i) => LIMIT - 1 - i),
-    );
-    expectRateLimited(await send(server, client('192.0.2.200', '198.51.100.1')));
-    expectRateLimited(await send(server, client('10.9.9.9', '198.51.100.1')));
-    // Another right-most entry is another client with a whole budget.
-    const other = await send(server, client('192.0.2.1', '198.51.100.2'));
-    expect(other.status).toBe(200);
-    expect(other.remaining).toBe(LIMIT - 1);
-    // The socket address (127.0.0.1, the trusted proxy) is not the client either.
-    const direct = await send(server);
-    expect(direct.status).toBe(200);
-    expect(direct.remaining).toBe(LIMIT - 1);
-  });
-
-  it('counts keyed requests against the key’s own limit (--rate-limit 5), not the IP', async () => {
-    const server = await start();
-    const run = await runMmds(
-      ['--json', 'keys', 'issue', '--org', 'Limit Org', '--scopes', 'macro:history', '--rate-limit', '5'],
-      fixture.env,
-      REAL_CLOCK,
-    );
-    expect(run.code, run.stderr).toBe(0);
-    const { key } = JSON.parse(run.stdout) as { key: string };
-    const auth = { Authorization: `Bearer ${key}` };
-    const replies: Counted[] = [];
-    for (let i = 0; i < 6; i++) replies.push(await send(server, auth, '/api/v1/macro/nonfarm-payrolls'));
-    expect(replies.slice(0, 5).map((reply) => [reply.status, reply.limit, reply.remaining])).toEqual([
-      [200, 5, 4],
-      [200, 5, 3],
-      [200, 5, 2],
-      [200, 5, 1],
-      [200, 5, 0],
-    ]);
-    expectRateLimited(replies[5]!);
-    expect(replies[5]!.limit).toBe(5);
-    // The anonymous budget of the same IP was not touched.
-    const anonymous = await send(server);
-    expect([anonymous.status, anonymous.limit, anonymous.remaining]).toEqual([200, LIMIT, LIMIT - 1]);
-  });
+  };
 });

@@ -4,14 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listFiles } from '../../../src/build/finish-dist.ts';
 import { MAX_REVISION_BARS } from '../../../src/site/revisions-view.ts';
 import { REPO_ROOT } from '../../helpers/paths.ts';
-import { runMmds } from '../../helpers/run-cli.ts';
 import { startTestServer, type TestServer } from '../../helpers/server-fixture.ts';
-import {
-  createSampleSnapshot,
-  LICENSED_SERIES_KEY,
-  type SnapshotFixture,
-} from '../../helpers/snapshot-fixture.ts';
-import { createTempDir } from '../../helpers/temp-dir.ts';
+import { useSharedSample } from '../../helpers/shared-sample-build.ts';
+import { LICENSED_SERIES_KEY, type SnapshotFixture } from '../../helpers/snapshot-fixture.ts';
 import { launchChromium, type TestBrowser } from './launch-chromium.ts';
 import {
   CHARTED_CATEGORIES,
@@ -61,7 +56,6 @@ describe('the documentation site, built from the sample data (plus a licensed te
   let browser: TestBrowser;
   let expected: ChartExpectations;
   let fixture: SnapshotFixture;
-  let temp: ReturnType<typeof createTempDir>;
   let distDir: string;
   let server: TestServer;
   const visits = new Map<string, PageVisit>();
@@ -128,11 +122,10 @@ describe('the documentation site, built from the sample data (plus a licensed te
   beforeAll(async () => {
     browser = await launchChromium();
     expected = await readChartExpectations();
-    fixture = await createSampleSnapshot({ licensed: true });
-    temp = createTempDir('mmds-site-');
-    distDir = join(temp.dir, 'dist');
-    const run = await runMmds(['build', '--out', distDir], fixture.env);
-    if (run.code !== 0) throw new Error(`mmds build failed (${run.code}): ${run.stderr}`);
+    // The shared build of the sample (its dist/ read-only) with a data directory of this file's own.
+    const shared = await useSharedSample({ licensed: true });
+    fixture = shared;
+    distDir = shared.distDir;
     // The crawl makes more requests than one anonymous client may per minute.
     server = await startTestServer({ dataDir: fixture.dataDir, distDir, anonymousLimit: 100_000 });
     await crawl();
@@ -141,7 +134,6 @@ describe('the documentation site, built from the sample data (plus a licensed te
   afterAll(async () => {
     await browser?.close();
     await server?.close();
-    temp?.remove();
     fixture?.remove();
   });
 

@@ -1,0 +1,185 @@
+import { createHash } from 'node:crypto';
+import { copyFileSync, createReadStream, existsSync, linkSync, mkdirSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  BULK_FILE_CACHE_CONTROL,
+  BULK_LATEST,
+  BULK_LISTING_MAX_AGE,
+  BULK_MEDIA_TYPES,
+  BULK_PATH,
+  type BulkFile,
+  type BulkSnapshot,
+  bulkFilePath,
+  renderBulkListing,
+  renderBulkSnapshot,
+} from '../api/v1/bulk.ts';
+import { BULK_FORMATS, exportBulkDatasets } from '../query/bulk-export.ts';
+import { SNAPSHOT_ID_PATTERN, type StoreLayout, snapshotDir } from '../store/layout.ts';
+import { readManifest } from '../store/manifest.ts';
+import { publicCacheControl, type StaticRoute } from './build-manifest.ts';
+
+/** The directory of the bulk files under dist/ (no leading slash). */
+export const BULK_DIR = BULK_PATH.slice(1);
+
+const BULK_FILE = /^\/?api\/v1\/bulk\/\d{8}T\d{6}Z-[0-9a-f]{8}\/[a-z][a-z_]*\.(?:parquet|csv\.gz)$/;
+
+/** Whether a dist/ path (with or without its leading slash) is a bulk file: never recompressed. */
+export function isBulkFile(file: string): boolean {
+  return BULK_FILE.test(file);
+}
+
+/** Options of `writeBulkFiles`. */
+export interface WriteBulkFilesOptions {
+  layout: StoreLayout;
+  snapshotId: string;
+  /** The new dist/ being built. */
+  stagingDir: string;
+  /** The dist/ being replaced, and the bulk snapshots its manifest listed (carried over). */
+  previousDir: string;
+  previous: readonly BulkSnapshot[];
+  memoryLimit?: string;
+}
+
+/**
+ * Writes the snapshot's bulk files (Parquet and gzipped CSV of every redistributable dataset)
+ * under `api/v1/bulk/<snapshot>/`, carries over the bulk directories of earlier snapshots that
+ * the old dist/ held and the store still keeps (a download that began before a rebuild is not
+ * cut off), and returns every snapshot's listing, newest first. Pruned snapshots' files go.
+ */
+export async function writeBulkFiles(options: WriteBulkFilesOptions): Promise<BulkSnapshot[]> {
+  const dir = join(options.stagingDir, BULK_DIR, options.snapshotId);
+  mkdirSync(dir, { recursive: true });
+  const exported = await exportBulkDatasets({
+    layout: options.layout,
+    snapshotId: options.snapshotId,
+    outDir: dir,
+    memoryLimit: options.memoryLimit,
+  });
+  const files: BulkFile[] = [];
+  for (const dataset of exported) {
+    for (const format of BULK_FORMATS) {
+      const name = dataset.files[format];
+      const { sha256, bytes } = await hashFile(join(dir, name));
+      files.push({
+        dataset: dataset.dataset,
+        format,
+        path: bulkFilePath(options.snapshotId, name),
+        bytes,
+        rows: dataset.rows,
+        sha256,
+        licence: describeLicence(dataset.sources),
+        attribution: dataset.sources.map((source) => source.attribution),
+        sources: dataset.sources.map((source) => source.id),
+        media_type: BULK_MEDIA_TYPES[format],
+      });
+    }
+  }
+  const current: BulkSnapshot = {
+    snapshot: options.snapshotId,
+    created_at: readManifest(options.layout, options.snapshotId).created_at,
+    files,
+  };
+  const kept = options.previous.filter(
+    (earlier) =>
+      earlier.snapshot !== options.snapshotId &&
+      SNAPSHOT_ID_PATTERN.test(earlier.snapshot) &&
+      existsSync(join(snapshotDir(options.layout, earlier.snapshot), 'manifest.json')) &&
+      carryOver(options.previousDir, options.stagingDir, earlier),
+  );
+  return [current, ...kept].sort((a, b) => (a.snapshot < b.snapshot ? 1 : -1));
+}
+
+/**
+ * One licence text for a file: the single source's licence, or each source's prefixed by its id;
+ * the service's own catalog lists have no outside source.
+ */
+function describeLicence(sources: ReadonlyArray<{ id: string; licence: string }>): string {
+  if (sources.length === 0) return "The service's own catalog (data/catalog/catalog.yaml), MIT as the code";
+  if (sources.length === 1) return sources[0]!.licence;
+  return sources.map((source) => `${source.id}: ${source.licence}`).join('; ');
+}
+
+/** Copies (hard-links where it can) an earlier snapshot's bulk directory into the new dist/; false when it is gone. */
+function carryOver(previousDir: string, stagingDir: string, earlier: BulkSnapshot): boolean {
+  const from = join(previousDir, BULK_DIR, earlier.snapshot);
+  if (!existsSync(from)) return false;
+  const names = new Set(readdirSync(from));
+  if (!earlier.files.every((file) => names.has(file.path.slice(file.path.lastIndexOf('/') + 1))))
+    return false;
+  const to = join(stagingDir, BULK_DIR, earlier.snapshot);
+  mkdirSync(to, { recursive: true });
+  for (const file of earlier.files) {
+    const name = file.path.slice(file.path.lastIndexOf('/') + 1);
+    try {
+      linkSync(join(from, name), join(to, name));
+    } catch {
+      copyFileSync(join(from, name), join(to, name));
+    }
+  }
+  return true;
+}
+
+async function hashFile(path: string): Promise<{ sha256: string; bytes: number }> {
+  const hash = createHash('sha256');
+  let bytes = 0;
+  for await (const chunk of createReadStream(path)) {
+    hash.update(chunk as Buffer);
+    bytes += (chunk as Buffer).length;
+  }
+  return { sha256: hash.digest('hex'), bytes };
+}
+
+/**
+ * Writes the listings (`api/v1/bulk/index.json`, `api/v1/bulk/<snapshot>/index.json`) and
+ * returns their static routes (route ids `bulk` and `bulk-snapshot`).
+ */
+export function writeBulkListings(
+  write: (file: string, body: string) => void,
+  snapshots: readonly BulkSnapshot[],
+  servedSnapshot: string,
+  generatedAt: string,
+): StaticRoute[] {
+  const cacheControl = publicCacheControl(BULK_LISTING_MAX_AGE);
+  const listing = `${BULK_DIR}/index.json`;
+  write(listing, JSON.stringify(renderBulkListing(snapshots, servedSnapshot, generatedAt)));
+  const routes: StaticRoute[] = [
+    { path: BULK_PATH, query: {}, file: listing, status: 200, cache_control: cacheControl, route_id: 'bulk' },
+  ];
+  for (const snapshot of snapshots) {
+    const file = `${BULK_DIR}/${snapshot.snapshot}/index.json`;
+    write(file, JSON.stringify(renderBulkSnapshot(snapshot, servedSnapshot, generatedAt)));
+    routes.push({
+      path: `${BULK_PATH}/${snapshot.snapshot}`,
+      query: {},
+      file,
+      status: 200,
+      cache_control: cacheControl,
+      route_id: 'bulk-snapshot',
+    });
+  }
+  return routes;
+}
+
+/** `_headers` rules of the bulk files: immutable, their own media type (after the /api/* default). */
+export function renderBulkHeaderRules(snapshots: readonly BulkSnapshot[]): string {
+  const lines: string[] = [];
+  for (const snapshot of snapshots)
+    for (const file of snapshot.files)
+      lines.push(
+        file.path,
+        `  Cache-Control: ${BULK_FILE_CACHE_CONTROL}`,
+        `  Content-Type: ${file.media_type}`,
+        '',
+      );
+  return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
+}
+
+/** `_redirects` rules of `/api/v1/bulk/latest` (302 to the newest snapshot), placed before the /api/* 404. */
+export function listBulkRedirectRules(snapshots: readonly BulkSnapshot[]): string[] {
+  const newest = snapshots[0];
+  if (!newest) return [];
+  return [
+    `${BULK_PATH}/${BULK_LATEST}  ${BULK_PATH}/${newest.snapshot}  302`,
+    `${BULK_PATH}/${BULK_LATEST}/*  ${BULK_PATH}/${newest.snapshot}/:splat  302`,
+  ];
+}

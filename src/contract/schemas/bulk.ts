@@ -1,0 +1,129 @@
+import {
+  arrayOf,
+  integer,
+  type JsonSchema,
+  nullable,
+  object,
+  oneOfText,
+  text,
+  timestamp,
+} from './json-schema.ts';
+import { createSuccessHeaders } from './responses.ts';
+
+const SNAPSHOT_PATTERN = '^\\d{8}T\\d{6}Z-[0-9a-f]{8}$';
+
+const BULK_FILE: JsonSchema = object({
+  dataset: text(
+    'observations, cot_reports, or a reference or catalog list (regions, countries, country_currencies, currencies, time_zones, venues, sources, series, markets, sectors).',
+  ),
+  format: oneOfText(['parquet', 'csv.gz'], 'Parquet (zstd) or gzipped RFC 4180 CSV with a header row.'),
+  path: text('Where to download it: /api/v1/bulk/{snapshot}/{dataset}.{format}; its content never changes.'),
+  bytes: integer('Size of the file in bytes.', { minimum: 0 }),
+  rows: integer('Data rows (the CSV has one header row more).', { minimum: 0 }),
+  sha256: text('SHA-256 of the file, lowercase hex; the file is served with this, quoted, as its ETag.', {
+    pattern: '^[0-9a-f]{64}$',
+  }),
+  licence: text(
+    "The licence of the rows: the source's, each source's prefixed by its id when several, or the service's own catalog.",
+  ),
+  attribution: arrayOf(text(), 'The attributions of the sources of the rows, to show with the data.'),
+  sources: arrayOf(text(), 'Catalog ids of the sources of the rows (empty for the catalog lists).'),
+  media_type: oneOfText(
+    ['application/vnd.apache.parquet', 'application/gzip'],
+    'Content-Type of the file (the .csv.gz is a gzip file: no Content-Encoding).',
+  ),
+});
+
+/** One snapshot's bulk files. */
+export const BULK_SNAPSHOT_DATA: JsonSchema = object({
+  snapshot: text('Snapshot id.', { pattern: SNAPSHOT_PATTERN }),
+  created_at: timestamp('When the snapshot was published.'),
+  files: arrayOf(BULK_FILE, 'Per dataset its Parquet file, then its CSV.'),
+});
+
+/** `/api/v1/bulk`: every snapshot with bulk files, newest first. */
+export const BULK_DATA: JsonSchema = arrayOf(
+  BULK_SNAPSHOT_DATA,
+  'Snapshots with bulk files, newest first: the one built last, then earlier ones the store still keeps.',
+);
+
+const RIGHTS = text('Always: only rows of public_domain or open_licence sources.');
+
+/** Meta of the listing. */
+export const BULK_META: Record<string, JsonSchema> = {
+  latest: nullable(text('The newest snapshot with bulk files (where /api/v1/bulk/latest redirects).')),
+  rights: RIGHTS,
+};
+
+/** Meta of one snapshot's listing. */
+export const BULK_SNAPSHOT_META: Record<string, JsonSchema> = {
+  count: integer('Number of files.', { minimum: 0 }),
+  rights: RIGHTS,
+};
+
+const ref = (status: string) => ({ $ref: `#/components/responses/${status}` });
+
+const FILE_PARAM: JsonSchema = {
+  name: 'file',
+  in: 'path',
+  required: true,
+  description: 'A file name of the listing: `{dataset}.parquet` or `{dataset}.csv.gz`.',
+  schema: { type: 'string', pattern: '^[a-z][a-z_]*\\.(parquet|csv\\.gz)$' },
+};
+
+/**
+ * The OpenAPI path item outside the route table: a bulk file (binary). The `latest` redirects
+ * are described in the operations' text, not as paths of their own: a 302-only operation has no
+ * 2XX response (Redocly's operation-2xx-response), and `/api/v1/bulk/latest/{file}` beside
+ * `/api/v1/bulk/{slug}/{file}` would be an ambiguous path.
+ */
+export function createBulkPublicPathItems(): Array<[string, Record<string, unknown>]> {
+  return [
+    [
+      '/api/v1/bulk/{slug}/{file}',
+      {
+        get: {
+          operationId: 'getBulkFile',
+          summary: 'One public bulk file',
+          description:
+            'The file, byte for byte: `application/vnd.apache.parquet` or `application/gzip` (the .csv.gz is the file: never a Content-Encoding), `Content-Length`, strong `ETag` the quoted sha256 of the listing (If-None-Match answers 304), `Cache-Control: public, max-age=31536000, immutable`. Rows in force of public_domain and open_licence sources only. A snapshot or file not listed is 404. `/api/v1/bulk/latest/{file}` answers 302 (Cache-Control: public, max-age=300) with `Location: /api/v1/bulk/{snapshot}/{file}` of the newest snapshot.',
+          tags: ['bulk'],
+          parameters: [
+            {
+              name: 'slug',
+              in: 'path',
+              required: true,
+              description: 'A snapshot id of the listing.',
+              schema: { type: 'string', pattern: SNAPSHOT_PATTERN },
+            },
+            FILE_PARAM,
+            {
+              name: 'If-None-Match',
+              in: 'header',
+              required: false,
+              description: 'The ETag of an earlier download: 304 Not Modified when it still matches.',
+              schema: { type: 'string' },
+            },
+          ],
+          security: [{}],
+          'x-access': 'public',
+          'x-cache-max-age': 31536000,
+          responses: {
+            '200': {
+              description: 'The file.',
+              headers: createSuccessHeaders(false),
+              content: {
+                'application/vnd.apache.parquet': { schema: { type: 'string', format: 'binary' } },
+                'application/gzip': { schema: { type: 'string', format: 'binary' } },
+              },
+            },
+            '304': ref('304'),
+            '404': ref('404'),
+            '429': ref('429'),
+            '500': ref('500'),
+          },
+        },
+      },
+    ],
+  ];
+}

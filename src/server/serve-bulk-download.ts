@@ -1,0 +1,131 @@
+import { createHash } from 'node:crypto';
+import { constants } from 'node:fs';
+import { type FileHandle, open } from 'node:fs/promises';
+import { FastResponse } from 'srvx';
+import {
+  BULK_FILE_CACHE_CONTROL,
+  BULK_FILE_NAME,
+  BULK_LATEST,
+  BULK_LISTING_MAX_AGE,
+  BULK_PATH,
+  renderBulkListing,
+} from '../api/v1/bulk.ts';
+import { publicCacheControl } from '../build/build-manifest.ts';
+import { invalidParameter, notFound, unavailable } from '../contract/errors.ts';
+import { SNAPSHOT_ID_PATTERN } from '../store/layout.ts';
+import type { Caller, HandlerDeps, RequestState } from './handler-deps.ts';
+import {
+  compressBody,
+  createResponse,
+  matchesEtag,
+  type Representation,
+  respondWith,
+} from './http-response.ts';
+import type { ResponseHeaders } from './response-headers.ts';
+import type { BulkFileEntry, StaticSite } from './static-site.ts';
+
+/**
+ * Whether a path is the public bulk listing, a snapshot's listing or file, or a `latest`
+ * redirect (`/api/v1/bulk/full…`, the keyed full store, is not).
+ */
+export function isBulkDownloadPath(pathname: string): boolean {
+  if (pathname === BULK_PATH) return true;
+  if (!pathname.startsWith(`${BULK_PATH}/`)) return false;
+  const first = pathname.slice(BULK_PATH.length + 1).split('/')[0]!;
+  return first === BULK_LATEST || SNAPSHOT_ID_PATTERN.test(first);
+}
+
+/**
+ * Answers the public bulk paths from the build in service (dist/), whichever snapshot the API
+ * serves: the listings as built, `latest` as a 302 to the newest snapshot with bulk files, and a
+ * file by a lookup of its exact path in the build manifest (so nothing outside the listed files
+ * is ever opened), streamed from disk with its sha256 as strong ETag. Throws ApiErrors.
+ */
+export async function serveBulkDownload(
+  request: Request,
+  url: URL,
+  headers: ResponseHeaders,
+  state: RequestState,
+  deps: HandlerDeps,
+  caller: Caller | null,
+): Promise<Response> {
+  const [name] = url.searchParams.keys();
+  if (name !== undefined)
+    throw invalidParameter(name.slice(0, 40), 'no query parameters (the bulk paths take none)');
+  const site = deps.staticSite();
+  if (!site && !deps.snapshots.current()) throw unavailable('no snapshot has been published yet', 30);
+  const segments = url.pathname === BULK_PATH ? [] : url.pathname.slice(BULK_PATH.length + 1).split('/');
+  const shared = (cacheControl: string) =>
+    headers.set('Cache-Control', caller ? 'private, no-store' : cacheControl);
+  if (segments[0] === BULK_LATEST) {
+    const newest = site?.bulk[0]?.snapshot;
+    const file = segments[1];
+    if (!newest) throw notFound('bulk files (none has been built)');
+    if (segments.length > 2 || (file !== undefined && !BULK_FILE_NAME.test(file)))
+      throw notFound('bulk file (/api/v1/bulk lists the files)');
+    shared(publicCacheControl(BULK_LISTING_MAX_AGE));
+    headers.set('Location', `${BULK_PATH}/${newest}${file === undefined ? '' : `/${file}`}`);
+    return createResponse(302, headers.toPairs());
+  }
+  if (segments.length <= 1) {
+    const entry = site?.lookupRoute(url.pathname, url.searchParams) ?? null;
+    if (!entry && segments.length === 1) throw notFound('bulk snapshot (unknown, or pruned from the store)');
+    // The listings are the build's: its snapshot, as in their meta.snapshot.
+    if (site) {
+      headers.set('X-Snapshot-Id', site.snapshot);
+      state.snapshot = site.snapshot;
+    }
+    shared(publicCacheControl(BULK_LISTING_MAX_AGE));
+    return respondWith(request, entry ?? renderEmptyListing(site, deps), headers);
+  }
+  const file = segments.length === 2 ? site?.lookupBulkFile(url.pathname) : null;
+  if (!file) throw notFound('bulk file (/api/v1/bulk lists the files)');
+  headers.set('X-Snapshot-Id', segments[0]!);
+  state.snapshot = segments[0]!;
+  shared(BULK_FILE_CACHE_CONTROL);
+  headers.set('ETag', file.etag);
+  if (matchesEtag(request.headers.get('if-none-match'), file.etag))
+    return createResponse(304, headers.toPairs());
+  const handle = await openBulkFile(file);
+  headers.set('Content-Type', file.contentType);
+  headers.set('Content-Length', String(file.bytes));
+  if (request.method === 'HEAD') {
+    await handle.close();
+    return createResponse(200, headers.toPairs());
+  }
+  // srvx pipes the Node stream to the socket; the handle closes when the stream ends or is cut off.
+  return new FastResponse(handle.createReadStream({ autoClose: true }) as unknown as ReadableStream, {
+    status: 200,
+    statusText: 'OK',
+    headers: headers.toPairs(),
+  });
+}
+
+/** Opens a listed file without following a symbolic link; one gone from disk is 404. */
+async function openBulkFile(file: BulkFileEntry): Promise<FileHandle> {
+  try {
+    const handle = await open(file.path, constants.O_RDONLY | constants.O_NOFOLLOW);
+    const stats = await handle.stat();
+    if (stats.isFile() && stats.size === file.bytes) return handle;
+    await handle.close();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'ELOOP' && code !== 'ENOTDIR') throw error;
+  }
+  throw notFound('bulk file (no longer on disk)');
+}
+
+/** The listing when no build with bulk files is in service: no snapshot, no files. */
+function renderEmptyListing(site: StaticSite | null, deps: HandlerDeps): Representation {
+  const snapshot = site?.snapshot ?? deps.snapshots.current()?.id ?? '';
+  const generatedAt = `${deps.now().toISOString().slice(0, 19)}Z`;
+  const envelope = renderBulkListing(site?.bulk ?? [], snapshot, generatedAt);
+  const body = Buffer.from(JSON.stringify(envelope));
+  const data = JSON.stringify(envelope.data);
+  return {
+    body,
+    ...compressBody(body),
+    etag: `"${createHash('sha256').update(data).update(snapshot).digest('base64url').slice(0, 32)}"`,
+    contentType: 'application/json; charset=utf-8',
+  };
+}

@@ -1,0 +1,213 @@
+import { createHash } from 'node:crypto';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { join, relative } from 'node:path';
+import { withBuildLock } from '../../src/build/with-build-lock.ts';
+import { openSnapshotDb } from '../../src/query/snapshot-db.ts';
+import { resolveLayout } from '../../src/store/layout.ts';
+import { REPO_ROOT } from './paths.ts';
+import { runMmds } from './run-cli.ts';
+import {
+  createSampleSnapshot,
+  type SampleSnapshotOptions,
+  type SnapshotFixture,
+} from './snapshot-fixture.ts';
+import { createTempDir } from './temp-dir.ts';
+
+/**
+ * One `mmds build` of the sample snapshot (createSampleSnapshot), shared by the test files whose
+ * subject is not the build itself: built once per state of everything the output depends on, under
+ * a lock across the test processes, into node_modules/.cache/mmds-test/<key>/ (data/ and dist/).
+ * A test gets its own copy of the data directory (the server and the key commands write to it; the
+ * snapshot id stays the same, so the shared dist/ matches) and MMDS_DIST_DIR pointing at the shared
+ * dist/, which it must only read: a test that builds or updates gets a copy (`copyDist`).
+ */
+export interface SharedSampleBuild {
+  /** The shared, read-only data directory and dist/ of the build. */
+  dataDir: string;
+  distDir: string;
+  snapshotId: string;
+}
+
+/** A writable copy of the shared data directory with the shared dist/, as a SnapshotFixture. */
+export interface SharedSampleFixture extends SnapshotFixture {
+  distDir: string;
+}
+
+const CACHE = join(REPO_ROOT, 'node_modules', '.cache', 'mmds-test');
+/** Cache entries kept besides the one in use; older ones are removed. */
+const KEEP = 4;
+/** Everything under the repository the sample snapshot and its build are made from. */
+const INPUTS = [
+  'src',
+  'public',
+  'data/sample',
+  'data/catalog',
+  'data/calendars',
+  'test/fixtures',
+  'test/helpers/shared-sample-build.ts',
+  'test/helpers/snapshot-fixture.ts',
+  'test/helpers/run-cli.ts',
+  'astro.config.mjs',
+  'package-lock.json',
+  'package.json',
+  'tsconfig.json',
+];
+
+function listInputs(path: string, out: string[]): void {
+  if (!existsSync(path)) return;
+  if (statSync(path).isDirectory()) {
+    for (const name of readdirSync(path).sort()) listInputs(join(path, name), out);
+  } else out.push(path);
+}
+
+/** The files the shared build is keyed on, relative to the repository root, in a stable order. */
+export function listSharedSampleInputs(): string[] {
+  const files: string[] = [];
+  for (const input of INPUTS) listInputs(join(REPO_ROOT, input), files);
+  return files.map((file) => relative(REPO_ROOT, file));
+}
+
+/** A digest of the content of every input file. */
+function digestInputs(): string {
+  const hash = createHash('sha256');
+  for (const file of listSharedSampleInputs()) {
+    hash.update(`${file}\0`);
+    hash.update(readFileSync(join(REPO_ROOT, file)));
+    hash.update('\0');
+  }
+  return hash.digest('hex');
+}
+
+/**
+ * The inputs as this process loaded them: taken when the test file imports this module, beside
+ * the modules of src/ it runs in-process, not when a build starts (src/ may be edited meanwhile).
+ */
+const INPUTS_AT_LOAD = digestInputs();
+
+function keyOf(inputs: string, options: SampleSnapshotOptions): string {
+  return createHash('sha256')
+    .update(`${process.version}\0${JSON.stringify({ licensed: options.licensed === true })}\0${inputs}`)
+    .digest('hex')
+    .slice(0, 20);
+}
+
+/** The key of the shared build: the inputs as loaded, the Node version and the options. */
+export function sharedSampleKey(options: SampleSnapshotOptions = {}): string {
+  return keyOf(INPUTS_AT_LOAD, options);
+}
+
+const READY = 'ready.json';
+const pending = new Map<string, Promise<SharedSampleBuild>>();
+
+/** The shared build of the sample snapshot (`licensed`: with the test-only licensed vendor). */
+export function sharedSampleBuild(options: SampleSnapshotOptions = {}): Promise<SharedSampleBuild> {
+  const key = sharedSampleKey(options);
+  let build = pending.get(key);
+  if (!build) {
+    build = buildOnce(key, options);
+    pending.set(key, build);
+  }
+  return build;
+}
+
+async function buildOnce(key: string, options: SampleSnapshotOptions): Promise<SharedSampleBuild> {
+  const dir = join(CACHE, key);
+  mkdirSync(CACHE, { recursive: true });
+  const read = (): SharedSampleBuild | null => {
+    if (!existsSync(join(dir, READY))) return null;
+    const { snapshotId } = JSON.parse(readFileSync(join(dir, READY), 'utf8')) as { snapshotId: string };
+    const now = new Date();
+    utimesSync(dir, now, now); // newest used: kept by the pruning
+    return { dataDir: join(dir, 'data'), distDir: join(dir, 'dist'), snapshotId };
+  };
+  const ready = read();
+  if (ready) return ready;
+  return withBuildLock(join(CACHE, `${key}.lock`), async () => {
+    const built = read();
+    if (built) return built;
+    // Built in place (dist/nginx.conf names its own directory); ready.json, written last, marks
+    // an entry complete, and a half-built one (its builder died) is built again.
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir);
+    const fixture = await createSampleSnapshot(options);
+    try {
+      const run = await runMmds(['build', '--out', join(dir, 'dist')], fixture.env);
+      if (run.code !== 0) throw new Error(`shared sample build failed (${run.code}): ${run.stderr}`);
+      cpSync(fixture.dataDir, join(dir, 'data'), { recursive: true });
+      const entry = { snapshotId: fixture.snapshotId };
+      // Inputs edited since this process loaded them: the build may mix both states, so it serves
+      // this process only, moved aside (removed once the process is gone); the next one rebuilds.
+      if (digestInputs() !== INPUTS_AT_LOAD) {
+        const aside = join(CACHE, `${key}.stale-${process.pid}`);
+        rmSync(aside, { recursive: true, force: true });
+        renameSync(dir, aside);
+        return { dataDir: join(aside, 'data'), distDir: join(aside, 'dist'), ...entry };
+      }
+      writeFileSync(join(dir, READY), JSON.stringify(entry));
+    } finally {
+      fixture.remove();
+    }
+    prune(key);
+    return read()!;
+  });
+}
+
+/** Removes all but the newest KEEP entries besides the current one. */
+function prune(current: string): void {
+  const entries = readdirSync(CACHE)
+    .filter((name) => /^[0-9a-f]{20}$/.test(name) && name !== current)
+    .map((name) => ({ name, mtime: statSync(join(CACHE, name)).mtimeMs }))
+    .sort((a, b) => b.mtime - a.mtime);
+  for (const { name } of entries.slice(KEEP)) rmSync(join(CACHE, name), { recursive: true, force: true });
+  for (const name of readdirSync(CACHE)) {
+    const pid = Number(/\.stale-(\d+)$/.exec(name)?.[1]);
+    if (pid && !isAlive(pid)) rmSync(join(CACHE, name), { recursive: true, force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * The shared build with a data directory of the test's own (a copy), and MMDS_DIST_DIR at the
+ * shared dist/. Pass `copyDist` when the test runs `mmds build`/`update` or otherwise writes dist/.
+ */
+export async function useSharedSample(
+  options: SampleSnapshotOptions & { copyDist?: boolean } = {},
+): Promise<SharedSampleFixture> {
+  const shared = await sharedSampleBuild(options);
+  const temp = createTempDir('mmds-shared-sample-');
+  const dataDir = join(temp.dir, 'data');
+  cpSync(shared.dataDir, dataDir, { recursive: true });
+  let distDir = shared.distDir;
+  if (options.copyDist) {
+    distDir = join(temp.dir, 'dist');
+    cpSync(shared.distDir, distDir, { recursive: true, preserveTimestamps: true });
+  }
+  const layout = resolveLayout(dataDir);
+  return {
+    dataDir,
+    distDir,
+    env: { MMDS_DATA_DIR: dataDir, MMDS_DIST_DIR: distDir },
+    snapshotId: shared.snapshotId,
+    open: () => openSnapshotDb(layout, shared.snapshotId),
+    remove: temp.remove,
+  };
+}
