@@ -18,6 +18,7 @@ import {
 } from '../../src/contract/routes.ts';
 import { createBulkPublicPathItems } from '../../src/contract/schemas/bulk.ts';
 import { createBulkFullFilePathItems } from '../../src/contract/schemas/bulk-full.ts';
+import { TAGGED_BY } from '../../src/contract/schemas/transforms.ts';
 import { REPO_ROOT, SAMPLE_DATA } from '../helpers/paths.ts';
 import { runMmds } from '../helpers/run-cli.ts';
 import { startTestServer, type TestServer } from '../helpers/server-fixture.ts';
@@ -60,6 +61,8 @@ function createAjv(closed: boolean): Ajv2020 {
   // OpenAPI's discriminator is an annotation here (Ajv's own refuses `mapping`); the oneOf and the
   // const of each shape validate, and a test below checks that the mapping agrees with them.
   ajv.addKeyword({ keyword: 'discriminator', schemaType: 'object' });
+  // x-tagged-by names the nested tag of a union a discriminator cannot (a test below checks it).
+  ajv.addKeyword({ keyword: TAGGED_BY, schemaType: 'string' });
   const defs = doc.components.schemas as Json;
   ajv.addSchema(
     { $id: COMPONENTS_ID, $defs: rebase(closed ? (closeObjects(defs) as Json) : defs) },
@@ -68,12 +71,12 @@ function createAjv(closed: boolean): Ajv2020 {
   return ajv;
 }
 
-const resolve = (value: Json): Json =>
+const resolve = (value: Json, root: Json = doc): Json =>
   typeof value.$ref === 'string'
     ? (value.$ref as string)
         .slice(2)
         .split('/')
-        .reduce((node: Json, part) => node[part.replaceAll('~1', '/').replaceAll('~0', '~')], doc)
+        .reduce((node: Json, part) => node[part.replaceAll('~1', '/').replaceAll('~0', '~')], root)
     : value;
 
 /**
@@ -132,6 +135,59 @@ function findUnions(node: unknown, at: string, out: { at: string; schema: Json }
     for (const [key, value] of Object.entries(node)) findUnions(value, `${at}/${key}`, out);
   }
   return out;
+}
+
+/** The JSON 200 body of a path's GET. */
+const bodyOf = (path: string): Json =>
+  doc.paths[path].get.responses['200'].content['application/json'].schema;
+
+/**
+ * What is wrong with the tag of a union of object shapes (empty: nothing). A oneOf, so that exactly
+ * one shape applies, tagged either by an OpenAPI discriminator that agrees with the shapes (a
+ * top-level property: its mapping lists every shape, each requires the property with that const), or,
+ * where the tag is nested (meta.view), by `x-tagged-by` with its dotted path: every shape requires
+ * each step of the path and has a const of its own at its end.
+ */
+function unionProblems(at: string, schema: Json, root: Json = doc): string[] {
+  const options = (schema.oneOf ?? schema.anyOf) as Json[];
+  if (!schema.oneOf) return [`${at}: an anyOf, not a oneOf`];
+  const discriminator = schema.discriminator as Json | undefined;
+  const taggedBy = schema[TAGGED_BY] as string | undefined;
+  if ((discriminator === undefined) === (taggedBy === undefined))
+    return [`${at}: needs a discriminator or ${TAGGED_BY}, one of the two`];
+  const problems: string[] = [];
+  if (discriminator) {
+    const mapping = discriminator.mapping as Record<string, string>;
+    const name = discriminator.propertyName as string;
+    if (JSON.stringify(Object.values(mapping).sort()) !== JSON.stringify(options.map((o) => o.$ref).sort()))
+      problems.push(`${at}: the mapping lists other shapes than the oneOf`);
+    for (const [value, target] of Object.entries(mapping)) {
+      const shape = resolve({ $ref: target }, root);
+      if (!shape.required?.includes(name)) problems.push(`${target} does not require ${name}`);
+      if (shape.properties?.[name]?.const !== value)
+        problems.push(`${target}: ${name} is not const ${value}`);
+    }
+    return problems;
+  }
+  // A $ref, or a one-member allOf of one (a $ref with a description): the schema it stands for.
+  const shapeOf = (value: Json): Json => {
+    const node = resolve(value, root);
+    return Array.isArray(node.allOf) && node.allOf.length === 1 ? shapeOf(node.allOf[0]) : node;
+  };
+  const values = options.map((option) => {
+    let node = shapeOf(option);
+    for (const step of taggedBy!.split('.')) {
+      if (!node.required?.includes(step) || !node.properties?.[step]) {
+        problems.push(`${option.$ref ?? at} does not require ${step} of ${taggedBy}`);
+        return undefined;
+      }
+      node = shapeOf(node.properties[step]);
+    }
+    if (typeof node.const !== 'string') problems.push(`${option.$ref ?? at}: ${taggedBy} has no const`);
+    return node.const as string | undefined;
+  });
+  if (new Set(values).size !== values.length) problems.push(`${at}: two shapes share a ${taggedBy}`);
+  return problems;
 }
 
 describe('the OpenAPI document', () => {
@@ -216,27 +272,39 @@ describe('the OpenAPI document', () => {
     for (const scope of SCOPES) expect(description).toContain(scope);
   });
 
-  it('tags every union of object shapes with a discriminator that agrees with the shapes', () => {
+  it('tags every union of object shapes: a discriminator, or x-tagged-by where the tag is nested', () => {
     const unions = findUnions(doc, '#');
-    // The one union today: the two views of /markets/cot/{slug} meta.
-    expect(unions.map((u) => u.at)).toContain(
-      '#/paths//api/v1/markets/cot/{slug}/get/responses/200/content/application/json/schema/properties/meta/oneOf',
+    const body = (path: string) => `#/paths/${path}/get/responses/200/content/application/json/schema`;
+    // The two views of /markets/cot/{slug} meta (a discriminator on view), and the two whole bodies
+    // of endpoints 5 and 8, told apart by meta.view (x-tagged-by).
+    expect(unions.map((u) => u.at)).toEqual(
+      expect.arrayContaining([
+        `${body('/api/v1/markets/cot/{slug}')}/properties/meta/oneOf`,
+        `${body('/api/v1/macro/{slug}')}/oneOf`,
+        `${body('/api/v1/observations')}/oneOf`,
+      ]),
     );
-    for (const { at, schema } of unions) {
-      const options = (schema.oneOf ?? schema.anyOf) as Json[];
-      expect(schema.oneOf, `${at}: oneOf, so exactly one shape applies`).toBeDefined();
-      const discriminator = schema.discriminator as Json | undefined;
-      expect(discriminator, `${at} has a discriminator`).toBeDefined();
-      const mapping = discriminator!.mapping as Record<string, string>;
-      expect(Object.values(mapping).sort()).toEqual(options.map((o) => o.$ref).sort());
-      for (const [value, target] of Object.entries(mapping)) {
-        const shape = resolve({ $ref: target });
-        expect(shape.required, `${target} requires ${discriminator!.propertyName}`).toContain(
-          discriminator!.propertyName,
-        );
-        expect(shape.properties[discriminator!.propertyName].const).toBe(value);
-      }
-    }
+    for (const path of ['/api/v1/macro/{slug}', '/api/v1/observations'])
+      expect(bodyOf(path)[TAGGED_BY], path).toBe('meta.view');
+    for (const { at, schema } of unions) expect(unionProblems(at, schema), at).toEqual([]);
+  });
+
+  it('the union rule finds an untagged union, a nested tag a shape lacks, and a shared tag value', () => {
+    const views = bodyOf('/api/v1/observations');
+    expect(unionProblems('#', views)).toEqual([]);
+    expect(unionProblems('#', { oneOf: views.oneOf })).toEqual([
+      `#: needs a discriminator or ${TAGGED_BY}, one of the two`,
+    ]);
+    // The transformed meta without a view, then with the revisions view's value.
+    const copy = structuredClone(doc);
+    const meta = copy.components.schemas.SeriesHistoryTransformedMeta as Json;
+    meta.required = meta.required.filter((name: string) => name !== 'view');
+    expect(unionProblems('#', views, copy)).toEqual([
+      '#/components/schemas/SeriesHistoryTransformed does not require view of meta.view',
+    ]);
+    meta.required.push('view');
+    meta.properties.view = { ...meta.properties.view, const: 'revisions' };
+    expect(unionProblems('#', views, copy)).toEqual(['#: two shapes share a meta.view']);
   });
 
   it('has a relative server, a licence, a description on every tag, and every component used', () => {
@@ -478,6 +546,17 @@ describe('real responses of the server against the document', () => {
       status: 200,
     });
     expect(JSON.parse(asOf.text).meta.as_of).toBe('2026-01-01T00:00:00Z');
+    // Endpoints 5 and 8 in both views: exactly one branch of the body's oneOf matches each answer.
+    for (const base of [`/api/v1/macro/${macro.slug}?`, `/api/v1/observations?series=${macro.key}&`]) {
+      for (const [query, view] of [
+        ['limit=5', 'revisions'],
+        ['units=pch&limit=5', 'transformed'],
+      ]) {
+        const { text } = await check(`${base}${query}`, { key: keys.all, status: 200 });
+        expect(JSON.parse(text).meta.view, `${base}${query}`).toBe(view);
+        expect(JSON.parse(text).data.length).toBeGreaterThan(0);
+      }
+    }
   });
 
   it('answers the documented errors in the documented envelope and headers', async () => {

@@ -27,6 +27,23 @@ export type GetData<P extends GetPath> = NonNullable<
   FetchResponse<paths[P]['get'], object, AnyMedia>['data']
 >;
 
+/** The revisions view of /api/v1/macro/{slug} and /api/v1/observations: Observation rows. */
+export type SeriesHistoryRevisions = components['schemas']['SeriesHistoryRevisions'];
+/** The transformed view of the same endpoints (units, frequency or aggregation given): TransformedValue rows. */
+export type SeriesHistoryTransformed = components['schemas']['SeriesHistoryTransformed'];
+
+/**
+ * Whether a body of /api/v1/macro/{slug} or /api/v1/observations is the transformed view
+ * (`meta.view === 'transformed'`). The body is a union of the two views tagged by meta.view, and
+ * TypeScript does not narrow a union by a nested property: this guard narrows the whole body, so
+ * `data` is TransformedValue rows (else Observation rows).
+ */
+export function isTransformedView(
+  body: SeriesHistoryRevisions | SeriesHistoryTransformed,
+): body is SeriesHistoryTransformed {
+  return body.meta.view === 'transformed';
+}
+
 /** The machine-readable error codes of the API. */
 export type MmdsErrorCode = components['schemas']['Error']['error']['code'];
 

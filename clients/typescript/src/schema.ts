@@ -1206,8 +1206,8 @@ export interface components {
       /** @description Number of items in `data`. */
       count: number;
       /**
-       * @description Every revision record (no units, frequency or aggregation asked for). (enum property replaced by openapi-typescript)
-       * @enum {string}
+       * @description Every revision record (no units, frequency or aggregation asked for).
+       * @constant
        */
       view: 'revisions';
       /** @description The series from the catalog; all but key are null for a key the catalog does not list. */
@@ -1255,8 +1255,8 @@ export interface components {
       /** @description Number of items in `data`. */
       count: number;
       /**
-       * @description One row per period, transformed (units, frequency or aggregation asked for). (enum property replaced by openapi-typescript)
-       * @enum {string}
+       * @description One row per period, transformed (units, frequency or aggregation asked for).
+       * @constant
        */
       view: 'transformed';
       /** @description The series from the catalog; all but key are null for a key the catalog does not list. */
@@ -1344,6 +1344,20 @@ export interface components {
           first_period: string;
         }[];
       };
+    };
+    /** @description The revisions view of endpoints 5 and 8 (meta.view `revisions`: no units, frequency or aggregation asked for). */
+    SeriesHistoryRevisions: {
+      /** @description Every revision record, oldest period first. */
+      data: components['schemas']['Observation'][];
+      /** @description The meta of the revisions view: meta.view is `revisions`. */
+      meta: components['schemas']['SeriesHistoryRevisionsMeta'];
+    };
+    /** @description The transformed view of endpoints 5 and 8 (meta.view `transformed`: units, frequency or aggregation asked for). */
+    SeriesHistoryTransformed: {
+      /** @description One row per period, oldest first. */
+      data: components['schemas']['TransformedValue'][];
+      /** @description The meta of the transformed view: meta.view is `transformed`. */
+      meta: components['schemas']['SeriesHistoryTransformedMeta'];
     };
     /** @description One release of a period: its value and when it became known. */
     RevisionRelease: {
@@ -2340,13 +2354,9 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            /** @description Observation rows (meta.view revisions) or TransformedValue rows (meta.view transformed), oldest period first. */
-            data: unknown[];
-            meta:
-              | components['schemas']['SeriesHistoryRevisionsMeta']
-              | components['schemas']['SeriesHistoryTransformedMeta'];
-          };
+          'application/json':
+            | components['schemas']['SeriesHistoryRevisions']
+            | components['schemas']['SeriesHistoryTransformed'];
         };
       };
       304: components['responses']['304'];
@@ -2757,13 +2767,9 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            /** @description Observation rows (meta.view revisions) or TransformedValue rows (meta.view transformed), oldest period first. */
-            data: unknown[];
-            meta:
-              | components['schemas']['SeriesHistoryRevisionsMeta']
-              | components['schemas']['SeriesHistoryTransformedMeta'];
-          };
+          'application/json':
+            | components['schemas']['SeriesHistoryRevisions']
+            | components['schemas']['SeriesHistoryTransformed'];
         };
       };
       304: components['responses']['304'];

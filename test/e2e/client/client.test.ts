@@ -4,7 +4,13 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { createClient, MmdsApiError, type PageRow } from '../../../clients/typescript/src/index.ts';
+import {
+  createClient,
+  isTransformedView,
+  MmdsApiError,
+  type PageRow,
+} from '../../../clients/typescript/src/index.ts';
+import type { components } from '../../../clients/typescript/src/schema.ts';
 import { REPO_ROOT } from '../../helpers/paths.ts';
 import { runMmds } from '../../helpers/run-cli.ts';
 import { startTestServer, type TestServer } from '../../helpers/server-fixture.ts';
@@ -131,6 +137,42 @@ describe('the typed TypeScript client (clients/typescript) against the real serv
     );
     expect(cotBig.data.length).toBeGreaterThan(1);
     expect(cotRows).toEqual(cotBig.data);
+  });
+
+  it('types both views of /macro/{slug} and /observations: the guard narrows data by meta.view', async () => {
+    const client = createClient({ baseUrl: server.url, apiKey: key });
+    const slug = { path: { slug: macro.slug } };
+    const transformed = await client.get('/api/v1/macro/{slug}', {
+      params: { ...slug, query: { units: 'pch', limit: 5 } },
+    });
+    const revisions = await client.get('/api/v1/observations', {
+      params: { query: { series: macro.key, limit: 5 } },
+    });
+    // One type for every answer of the path: a union of two whole bodies, never `unknown[]` rows.
+    expectTypeOf(transformed).toEqualTypeOf<typeof revisions>();
+    expectTypeOf(transformed.data).not.toEqualTypeOf<unknown[]>();
+    expect(transformed.meta.view).toBe('transformed');
+    expect(revisions.meta.view).toBe('revisions');
+    expect(isTransformedView(transformed)).toBe(true);
+    expect(isTransformedView(revisions)).toBe(false);
+    if (isTransformedView(transformed)) {
+      expectTypeOf(transformed.data[0]!.level).toEqualTypeOf<number | null>();
+      expectTypeOf(transformed.meta.transform.units).toEqualTypeOf<
+        'lin' | 'chg' | 'ch1' | 'pch' | 'pc1' | 'pca' | 'cch' | 'cca' | 'log'
+      >();
+      expect(transformed.meta.transform.units).toBe('pch');
+      expect(transformed.data.length).toBeGreaterThan(0);
+      for (const row of transformed.data) expect(typeof row.complete).toBe('boolean');
+    }
+    if (!isTransformedView(revisions)) {
+      expectTypeOf(revisions.data[0]!.in_force).toEqualTypeOf<boolean>();
+      expect(revisions.data.length).toBeGreaterThan(0);
+      for (const row of revisions.data) expect(typeof row.in_force).toBe('boolean');
+    }
+    // The rows of paginate are either kind: the guard is for the body.
+    expectTypeOf<PageRow<'/api/v1/macro/{slug}'>>().toEqualTypeOf<
+      components['schemas']['Observation'] | components['schemas']['TransformedValue']
+    >();
   });
 
   it('reads CSV as text', async () => {
