@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
 import { missingPrerequisites } from './test/helpers/test-prerequisites.ts';
 
@@ -16,5 +17,9 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // Vitest's default for a run is one worker fewer than the cores: a single worker on the
+    // two-core machines here, so the files ran one after another. Most of them wait on child
+    // processes, servers and disk, so every core gets a worker.
+    maxWorkers: availableParallelism(),
   },
 });

@@ -41,7 +41,7 @@ await step(['build']);
 const captured: Buffer[] = [];
 const keyOut = new (await import('node:stream')).PassThrough();
 keyOut.on('data', (chunk: Buffer) => captured.push(chunk));
-const expires = new Date(Date.now() + 86_400_000).toISOString().slice(0, 19) + 'Z';
+const expires = `${new Date(Date.now() + 86_400_000).toISOString().slice(0, 19)}Z`;
 const code = await runCli(
   [
     'keys',

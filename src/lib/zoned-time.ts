@@ -25,7 +25,8 @@ export function addDays(date: string, days: number): string {
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
-function offsetMs(instant: number, timeZone: string): number {
+/** The wall-clock fields (year … second, 24-hour, zero-padded text) of an instant in a zone. */
+function wallClock(instant: number, timeZone: string): Record<string, string> {
   let formatter = formatters.get(timeZone);
   if (!formatter) {
     formatter = new Intl.DateTimeFormat('en-US', {
@@ -40,7 +41,17 @@ function offsetMs(instant: number, timeZone: string): number {
     });
     formatters.set(timeZone, formatter);
   }
-  const parts = Object.fromEntries(formatter.formatToParts(new Date(instant)).map((p) => [p.type, p.value]));
+  return Object.fromEntries(formatter.formatToParts(new Date(instant)).map((p) => [p.type, p.value]));
+}
+
+/** The wall time of an RFC 3339 instant in an IANA zone, `YYYY-MM-DDTHH:MM:SS` (no offset). */
+export function localWallTime(at: string, timeZone: string): string {
+  const parts = wallClock(Date.parse(at), timeZone);
+  return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}`;
+}
+
+function offsetMs(instant: number, timeZone: string): number {
+  const parts = wallClock(instant, timeZone);
   const asUtc = Date.UTC(
     Number(parts.year),
     Number(parts.month) - 1,

@@ -1,6 +1,6 @@
 import { computeTimeTicks, computeValueTicks, parsePeriodStart } from './charts/axis-ticks.ts';
 import { describeChart } from './charts/describe-chart.ts';
-import type { ChartPoint } from './charts/line-chart.ts';
+import { type ChartPoint, round, wrapWords } from './charts/line-chart.ts';
 import { escapeHtml } from './escape-html.ts';
 import { formatNumber } from './format.ts';
 
@@ -105,22 +105,4 @@ function drawBars(options: RevisionBarsOptions, drawing: (typeof DRAWINGS)[numbe
   });
   parts.push('</g></svg>');
   return parts.join('');
-}
-
-/** Splits text into lines of at most `max` characters at spaces (a longer word stays whole). */
-function wrapWords(text: string, max: number): string[] {
-  const lines: string[] = [];
-  let line = '';
-  for (const word of text.split(' ')) {
-    if (line !== '' && line.length + 1 + word.length > max) {
-      lines.push(line);
-      line = word;
-    } else line = line === '' ? word : `${line} ${word}`;
-  }
-  if (line !== '') lines.push(line);
-  return lines;
-}
-
-function round(value: number): number {
-  return Math.round(value * 10) / 10;
 }

@@ -1,7 +1,7 @@
 import { blsReleaseForSeries } from '../../calendar/bls-calendar.ts';
 import { ApiError, invalidParameter } from '../../contract/errors.ts';
 import { periodDaySpan } from '../../contract/period-range.ts';
-import { addDays } from '../../lib/zoned-time.ts';
+import { addDays, localWallTime } from '../../lib/zoned-time.ts';
 import {
   type PastReleaseGroup,
   type ReleaseSubject,
@@ -203,7 +203,7 @@ function pastRow(release: PastRelease): ReleaseRow {
     released_at: release.observed_at,
     scheduled_at: null,
     time_zone: zone,
-    local_time: localTime(release.observed_at, zone),
+    local_time: localWallTime(release.observed_at, zone),
     reference_period: release.last_period,
     first_period: release.first_period,
     last_period: release.last_period,
@@ -232,7 +232,7 @@ function scheduledRow(release: ScheduledRelease, wanted: ReadonlySet<string> | n
     released_at: null,
     scheduled_at: release.at,
     time_zone: zone,
-    local_time: localTime(release.at, zone),
+    local_time: localWallTime(release.at, zone),
     reference_period: release.reference_period,
     first_period: null,
     last_period: null,
@@ -258,28 +258,6 @@ export function releaseId(source: string, name: string, at: string): string {
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-|-$/g, '');
   return `${source}-${slug}-${at.replace(/[-:]/g, '')}`;
-}
-
-const localFormatters = new Map<string, Intl.DateTimeFormat>();
-
-/** The wall time of an instant in a zone, `YYYY-MM-DDTHH:MM:SS` (no offset). */
-export function localTime(at: string, zone: string): string {
-  let formatter = localFormatters.get(zone);
-  if (formatter === undefined) {
-    formatter = new Intl.DateTimeFormat('en-CA', {
-      timeZone: zone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-    });
-    localFormatters.set(zone, formatter);
-  }
-  const parts = Object.fromEntries(formatter.formatToParts(new Date(at)).map((p) => [p.type, p.value]));
-  return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}`;
 }
 
 /** The next scheduled release of a source or series, as /status and /macro show it. */
@@ -314,7 +292,7 @@ export async function readNextReleases(
       name: release.name,
       scheduled_at: release.at,
       time_zone: zone,
-      local_time: localTime(release.at, zone),
+      local_time: localWallTime(release.at, zone),
       reference_period: release.reference_period,
       basis: release.basis,
     };

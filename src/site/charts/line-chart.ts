@@ -234,7 +234,7 @@ function layoutLegend(
 }
 
 /** Splits text into lines of at most `max` characters at spaces (a longer word stays whole). */
-function wrapWords(text: string, max: number): string[] {
+export function wrapWords(text: string, max: number): string[] {
   const lines: string[] = [];
   let line = '';
   for (const word of text.split(' ')) {
@@ -247,6 +247,7 @@ function wrapWords(text: string, max: number): string[] {
   return lines;
 }
 
-function round(value: number): number {
+/** A coordinate to one decimal, as the charts write them. */
+export function round(value: number): number {
   return Math.round(value * 10) / 10;
 }
