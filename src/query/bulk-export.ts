@@ -13,6 +13,7 @@ import { type StoreLayout, snapshotDir } from '../store/layout.ts';
 import { readManifest } from '../store/manifest.ts';
 import { relationOf } from '../store/partitions.ts';
 import { getTable, TABLES } from '../store/tables.ts';
+import { createRightsTable } from './derived-tables.ts';
 
 /** The two formats of every bulk dataset. */
 export type BulkFormat = 'parquet' | 'csv.gz';
@@ -120,25 +121,14 @@ export async function exportBulkDatasets(options: ExportBulkOptions): Promise<Ex
   }
 }
 
-/**
- * Rights per series key, by the rule of the serving side (src/query/derived-tables.ts): the
- * series' catalog source, else the key's prefix; no catalog source means not redistributable.
- */
+/** Rights of every key of the facts and the catalog, by the serving side's rule (derived-tables.ts). */
 async function createBulkRights(connection: DuckDBConnection): Promise<void> {
-  const redistributable = `[${REDISTRIBUTABLE_RIGHTS.map(quotedString).join(', ')}]`;
-  await execute(
+  await createRightsTable(
     connection,
-    `CREATE TEMP TABLE bulk_rights AS
-     WITH keys AS (
-       SELECT DISTINCT series_key AS key FROM observations
-       UNION SELECT DISTINCT series_key FROM cot_reports
-       UNION SELECT key FROM series)
-     SELECT k.key,
-            coalesce(s.source, split_part(k.key, '.', 1)) AS source,
-            coalesce(list_contains(${redistributable}, src.rights), false) AS redistributable
-       FROM keys k
-       LEFT JOIN series s ON s.key = k.key
-       LEFT JOIN sources src ON src.id = coalesce(s.source, split_part(k.key, '.', 1))`,
+    'bulk_rights',
+    `SELECT DISTINCT series_key AS key FROM observations
+     UNION SELECT DISTINCT series_key FROM cot_reports
+     UNION SELECT key FROM series`,
   );
 }
 

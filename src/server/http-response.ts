@@ -1,3 +1,4 @@
+import type { FileHandle } from 'node:fs/promises';
 import { STATUS_CODES } from 'node:http';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { FastResponse } from 'srvx';
@@ -112,4 +113,25 @@ export function respondWithError(
   headers.set('Cache-Control', 'no-store');
   headers.set('Content-Length', String(body.length));
   return createResponse(error.status, headers.toPairs(), request.method === 'HEAD' ? null : body);
+}
+
+/**
+ * Answers 200 with an opened file as the body, streamed from disk (HEAD: the headers only, and
+ * the handle closed). srvx pipes the Node stream to the socket; the handle closes when the
+ * stream ends or the client goes away. The caller sets Content-Type and Content-Length.
+ */
+export async function respondWithFile(
+  request: Request,
+  handle: FileHandle,
+  headers: ResponseHeaders,
+): Promise<Response> {
+  if (request.method === 'HEAD') {
+    await handle.close();
+    return createResponse(200, headers.toPairs());
+  }
+  return new FastResponse(handle.createReadStream({ autoClose: true }) as unknown as ReadableStream, {
+    status: 200,
+    statusText: 'OK',
+    headers: headers.toPairs(),
+  });
 }

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
-import { FastResponse } from 'srvx';
 import {
   BULK_FILE_CACHE_CONTROL,
   BULK_FILE_NAME,
@@ -20,6 +19,7 @@ import {
   matchesEtag,
   type Representation,
   respondWith,
+  respondWithFile,
 } from './http-response.ts';
 import type { ResponseHeaders } from './response-headers.ts';
 import type { BulkFileEntry, StaticSite } from './static-site.ts';
@@ -89,16 +89,7 @@ export async function serveBulkDownload(
   const handle = await openBulkFile(file);
   headers.set('Content-Type', file.contentType);
   headers.set('Content-Length', String(file.bytes));
-  if (request.method === 'HEAD') {
-    await handle.close();
-    return createResponse(200, headers.toPairs());
-  }
-  // srvx pipes the Node stream to the socket; the handle closes when the stream ends or is cut off.
-  return new FastResponse(handle.createReadStream({ autoClose: true }) as unknown as ReadableStream, {
-    status: 200,
-    statusText: 'OK',
-    headers: headers.toPairs(),
-  });
+  return respondWithFile(request, handle, headers);
 }
 
 /** Opens a listed file without following a symbolic link; one gone from disk is 404. */

@@ -1,7 +1,6 @@
 import { constants } from 'node:fs';
 import { type FileHandle, open, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
-import { FastResponse } from 'srvx';
 import { type BulkFullEntry, listBulkFullFiles } from '../api/v1/bulk-full.ts';
 import {
   ApiError,
@@ -20,7 +19,7 @@ import {
 import { SNAPSHOT_ID_PATTERN, snapshotDir } from '../store/layout.ts';
 import { readManifest, type SnapshotManifest } from '../store/manifest.ts';
 import type { Caller, HandlerDeps, RequestState } from './handler-deps.ts';
-import { createResponse, matchesEtag } from './http-response.ts';
+import { createResponse, matchesEtag, respondWithFile } from './http-response.ts';
 import type { ResponseHeaders } from './response-headers.ts';
 
 /** Whether a request path is one of the full store's files (`/api/v1/bulk/full/{snapshot}/{file}`). */
@@ -89,17 +88,7 @@ export async function serveBulkFullFile(
   headers.set('Content-Type', PARQUET_MEDIA_TYPE);
   headers.set('Content-Length', String(entry.bytes));
   headers.set('Content-Disposition', `attachment; filename="${entry.file.replaceAll('/', '_')}"`);
-  if (request.method === 'HEAD') {
-    await handle.close();
-    return createResponse(200, headers.toPairs());
-  }
-  // srvx pipes a Node stream to the socket; the handle closes when the stream ends or is cut off.
-  const body = handle.createReadStream({ autoClose: true });
-  return new FastResponse(body as unknown as ReadableStream, {
-    status: 200,
-    statusText: 'OK',
-    headers: headers.toPairs(),
-  });
+  return respondWithFile(request, handle, headers);
 }
 
 /** The manifest of a snapshot the store still keeps, or null (malformed id, pruned, unknown). */
