@@ -53,8 +53,11 @@ export function unauthorized(
 }
 
 /** 403: the key is valid but lacks the scope. */
-export function insufficientScope(scope: string): ApiError {
-  return new ApiError('insufficient_scope', `this endpoint needs an API key with scope ${scope}`, {
+export function insufficientScope(
+  scope: string,
+  message = `this endpoint needs an API key with scope ${scope}`,
+): ApiError {
+  return new ApiError('insufficient_scope', message, {
     headers: { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${scope}"` },
   });
 }

@@ -13,6 +13,12 @@ import { ALIGNED_FREQUENCY_PARAM, ALIGNED_SERIES_PARAM } from './schemas/aligned
 export const SCOPES = ['cot:history', 'macro:history', 'observations:read', 'bulk:read'] as const;
 export type Scope = (typeof SCOPES)[number];
 
+/**
+ * The scope of COT reports older than the public window (query/cot.ts PUBLIC_COT_REPORTS): needed
+ * besides a route's own scope wherever a route would show such a report (docs/keys.md).
+ */
+export const COT_HISTORY_SCOPE: Scope = 'cot:history';
+
 /** Who may call an endpoint. */
 export type Access =
   | { kind: 'public' }
@@ -256,7 +262,8 @@ export const ROUTES: readonly RouteDefinition[] = [
       'week); a coarser one the value of the latest of its periods holding a day of the row (monthly BLS on ' +
       'weeks: the month). Alignment is by period, not by release date. fill=ffill (default) carries a ' +
       "series' own value of the previous row into a row without one, at most one period (filled flags it); " +
-      'fill=none leaves null. COT keys give open interest, or <key>.net.<category> the net position. Rows ' +
+      'fill=none leaves null. COT keys give open interest, or <key>.net.<category> the net position; a COT ' +
+      'column needs cot:history besides observations:read (403 insufficient_scope naming it). Rows ' +
       'run from the first to the last period holding any value, within from/to; limit and cursor page them. ' +
       'CSV: period,<key1>,<key2>,... Details: docs/api/aligned.md.',
     access: { kind: 'scope', scope: 'observations:read' },
@@ -413,7 +420,8 @@ export const ROUTES: readonly RouteDefinition[] = [
       'force is a newer revision), backfilled (periods that only gained older revisions: as_of answers ' +
       'change) and the periods touched; meta.reference_tables lists the reference and catalog lists that ' +
       'changed. Without a key: redistributable sources only (public domain, open licence); with a key ' +
-      'holding observations:read: every source. One entry per changed series or market, never more than ' +
+      'holding observations:read: every source. A COT entry counts only the reports of the public window ' +
+      '(the 12 most recent per market and report type) unless the key holds cot:history. One entry per changed series or market, never more than ' +
       'the catalog holds, so no paging. since = the current id answers no changes. Not pre-rendered: the ' +
       'server answers it (static hosts proxy it). Incremental sync: docs/api/changes.md.',
     access: { kind: 'public-or-scope', scope: 'observations:read' },
@@ -439,7 +447,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     path: '/api/v1/bulk/full',
     summary: 'The full store: every Parquet file of the current snapshot (keyed)',
     description:
-      "Every Parquet file of the current snapshot's tables, as the store holds it: every revision of every series with its provenance and knowledge time (observed_at), the COT reports and the reference lists, licensed and proprietary sources included (the key's organisation is trusted to hold the rights to those: the public bulk files at /api/v1/bulk leave them out). Per file its table, path, rows, bytes, sha256, source (fact partitions) and url, /api/v1/bulk/full/{snapshot}/{file}, which streams the file byte for byte (application/vnd.apache.parquet, ETag the quoted sha256, Cache-Control private, max-age=31536000, immutable: the files are immutable). A file of an older snapshot stays downloadable while the store keeps that snapshot (MMDS_KEEP_SNAPSHOTS); a pruned or unknown snapshot is 404, naming the current one.",
+      "Every Parquet file of the current snapshot's tables, as the store holds it: every revision of every series with its provenance and knowledge time (observed_at), the COT reports (for a key also holding cot:history; without it the cot_reports files are left out and 403) and the reference lists, licensed and proprietary sources included (the key's organisation is trusted to hold the rights to those: the public bulk files at /api/v1/bulk leave them out). Per file its table, path, rows, bytes, sha256, source (fact partitions) and url, /api/v1/bulk/full/{snapshot}/{file}, which streams the file byte for byte (application/vnd.apache.parquet, ETag the quoted sha256, Cache-Control private, max-age=31536000, immutable: the files are immutable). A file of an older snapshot stays downloadable while the store keeps that snapshot (MMDS_KEEP_SNAPSHOTS); a pruned or unknown snapshot is 404, naming the current one.",
     access: { kind: 'scope', scope: 'bulk:read' },
     query: [],
     maxAge: 0,
@@ -451,7 +459,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     path: '/api/v1/bulk',
     summary: 'Public bulk files: whole redistributable datasets as Parquet and gzipped CSV',
     description:
-      'Every snapshot with bulk files, newest first, each with its files: per dataset (observations, cot_reports and the reference and catalog lists) one Parquet file (zstd) and one gzipped RFC 4180 CSV (header row, RFC 3339 times, the same columns), with bytes, rows, sha256, licence, attribution and media_type. Rows in force only (per series and period its latest revision); only rows of public_domain or open_licence sources: licensed and proprietary data is never in a bulk file (every revision and as_of stay keyed). A file path, /api/v1/bulk/{snapshot}/{dataset}.parquet or .csv.gz, never changes content: Cache-Control immutable, strong ETag the quoted sha256. /api/v1/bulk/latest and /api/v1/bulk/latest/{file} redirect (302) to the newest snapshot. Files of earlier snapshots stay while the store keeps the snapshot (MMDS_KEEP_SNAPSHOTS). The keyed full store is /api/v1/bulk/full.',
+      'Every snapshot with bulk files, newest first, each with its files: per dataset (observations, cot_reports: the public window, the 12 most recent reports per market and report type; and the reference and catalog lists) one Parquet file (zstd) and one gzipped RFC 4180 CSV (header row, RFC 3339 times, the same columns), with bytes, rows, sha256, licence, attribution and media_type. Rows in force only (per series and period its latest revision); only rows of public_domain or open_licence sources: licensed and proprietary data is never in a bulk file (every revision and as_of stay keyed). A file path, /api/v1/bulk/{snapshot}/{dataset}.parquet or .csv.gz, never changes content: Cache-Control immutable, strong ETag the quoted sha256. /api/v1/bulk/latest and /api/v1/bulk/latest/{file} redirect (302) to the newest snapshot. Files of earlier snapshots stay while the store keeps the snapshot (MMDS_KEEP_SNAPSHOTS). The keyed full store is /api/v1/bulk/full.',
     access: { kind: 'public' },
     query: [],
     maxAge: LATEST_MAX_AGE,

@@ -13,6 +13,7 @@ import { type StoreLayout, snapshotDir } from '../store/layout.ts';
 import { readManifest } from '../store/manifest.ts';
 import { relationOf } from '../store/partitions.ts';
 import { getTable, TABLES } from '../store/tables.ts';
+import { publicCotWindowSql } from './cot.ts';
 import { createRightsTable } from './derived-tables.ts';
 
 /** The two formats of every bulk dataset. */
@@ -147,9 +148,11 @@ function observationsInForce(): string {
 }
 
 /**
- * COT reports in force, the positions list flattened into `<category>_<field>` columns (the
- * categories the snapshot holds, in the order the reports list them): a flat table that reads
- * the same in Parquet and CSV; a category a report type does not have is null.
+ * COT reports in force within the public window (cot.ts publicCotWindowSql: the latest 12 report
+ * dates per market and report type; the full history needs cot:history), the positions list
+ * flattened into `<category>_<field>` columns (the categories the snapshot holds, in the order
+ * the reports list them): a flat table that reads the same in Parquet and CSV; a category a
+ * report type does not have is null.
  */
 async function cotReportsInForce(connection: DuckDBConnection): Promise<string> {
   const categories = await readRows<{ category: string }>(
@@ -169,6 +172,7 @@ async function cotReportsInForce(connection: DuckDBConnection): Promise<string> 
   return `SELECT ${[...base, ...flattened].join(', ')}
             FROM cot_reports c
             JOIN bulk_rights r ON r.key = c.series_key AND r.redistributable
+            JOIN (${publicCotWindowSql('cot_reports')}) w ON w.series_key = c.series_key AND w.period = c.period
          QUALIFY row_number() OVER (PARTITION BY c.series_key, c.period ORDER BY c.revision_number DESC) = 1
            ORDER BY c.series_key, c.period`;
 }

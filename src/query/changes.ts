@@ -5,6 +5,7 @@ import { BATCH_ID_PATTERN, SNAPSHOT_ID_PATTERN, type StoreLayout, snapshotDir } 
 import { readManifest, type SnapshotManifest } from '../store/manifest.ts';
 import { relationOf } from '../store/partitions.ts';
 import { TABLES } from '../store/tables.ts';
+import { publicCotWindowSql } from './cot.ts';
 
 /** A snapshot the store still holds. */
 export interface KnownSnapshot {
@@ -44,6 +45,28 @@ export interface ChangedKey {
   backfilled: number;
   period_start: string;
   period_end: string;
+  /**
+   * The same counts over the public COT window of `current` only (cot.ts publicCotWindowSql),
+   * what a caller without cot:history is told; for observations equal to the counts above.
+   */
+  public: {
+    new_observations: number;
+    revisions: number;
+    backfilled: number;
+    period_start: string | null;
+    period_end: string | null;
+  };
+}
+
+/** A row of the diff query as a ChangedKey: its `public_*` columns become `public`. */
+function withPublicCounts(table: ChangedKey['table'], row: Record<string, unknown>): ChangedKey {
+  const own: Record<string, unknown> = {};
+  const publicView: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(row)) {
+    if (name.startsWith('public_')) publicView[name.slice('public_'.length)] = value;
+    else own[name] = value;
+  }
+  return { table, ...own, public: publicView } as unknown as ChangedKey;
 }
 
 /** How the keys to compare were found (docs/api/changes.md). */
@@ -143,26 +166,37 @@ async function computeDiff(
                 bit_xor(hash(id)) AS ids, ${market} AS market_code, ${servedType} AS report_type
            FROM ${relation} SEMI JOIN candidates USING (series_key, period)
           GROUP BY series_key, period`;
-      const rows = await readRows<Omit<ChangedKey, 'table'>>(
+      // A COT report date outside the public window of `current` is for cot:history alone.
+      const cot = name === 'cot_reports';
+      const windowJoin = cot
+        ? `LEFT JOIN (${publicCotWindowSql(now)}) w ON w.series_key = n.series_key AND w.period = n.period`
+        : '';
+      const rows = await readRows<Record<string, unknown>>(
         connection,
         `WITH candidates AS (${candidates}),
               now_chains AS (${chains(now)}),
               before_chains AS (${chains(before)}),
               classified AS (
                 SELECT n.series_key, n.period, n.market_code, n.report_type,
+                       ${cot ? 'w.series_key IS NOT NULL' : 'true'} AS in_window,
                        CASE WHEN b.series_key IS NULL THEN 'new'
                             WHEN b.latest IS DISTINCT FROM n.latest THEN 'revised'
                             WHEN b.records <> n.records OR b.ids <> n.ids THEN 'backfilled' END AS kind
-                  FROM now_chains n LEFT JOIN before_chains b USING (series_key, period))
+                  FROM now_chains n LEFT JOIN before_chains b USING (series_key, period) ${windowJoin})
          SELECT series_key, any_value(market_code) AS market_code, any_value(report_type) AS report_type,
                 count_if(kind = 'new')::INTEGER AS new_observations,
                 count_if(kind = 'revised')::INTEGER AS revisions,
                 count_if(kind = 'backfilled')::INTEGER AS backfilled,
-                min(period) AS period_start, max(period) AS period_end
+                min(period) AS period_start, max(period) AS period_end,
+                count_if(kind = 'new' AND in_window)::INTEGER AS public_new_observations,
+                count_if(kind = 'revised' AND in_window)::INTEGER AS public_revisions,
+                count_if(kind = 'backfilled' AND in_window)::INTEGER AS public_backfilled,
+                min(period) FILTER (WHERE in_window) AS public_period_start,
+                max(period) FILTER (WHERE in_window) AS public_period_end
            FROM classified WHERE kind IS NOT NULL
           GROUP BY series_key ORDER BY series_key`,
       );
-      for (const row of rows) keys.push({ table: name, ...row });
+      for (const row of rows) keys.push(withPublicCounts(name, row));
     }
     return { method, new_batches: newBatches.length, keys, reference_tables: referenceTables };
   } finally {

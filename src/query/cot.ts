@@ -2,6 +2,24 @@ import type { CotPosition } from '../model/records.ts';
 import type { SnapshotDb } from './snapshot-db.ts';
 import { rfc3339 } from './sql.ts';
 
+/**
+ * The public COT window (SPEC rule 1): per market and report type (per COT series key) the 12
+ * most recent report dates. Every public view of COT reports holds these dates only: endpoint 3
+ * without cot:history, the site's market pages, the public bulk file, /changes; anything older is
+ * for a key holding cot:history (docs/keys.md).
+ */
+export const PUBLIC_COT_REPORTS = 12;
+
+/**
+ * The one SQL statement of the public window: `(series_key, period)` of the PUBLIC_COT_REPORTS
+ * most recent report dates of each series of `relation` (a relation with the columns of
+ * cot_reports). Join it to keep the public reports only.
+ */
+export function publicCotWindowSql(relation: string): string {
+  return `SELECT series_key, period FROM (SELECT DISTINCT series_key, period FROM ${relation})
+           QUALIFY row_number() OVER (PARTITION BY series_key ORDER BY period DESC) <= ${PUBLIC_COT_REPORTS}`;
+}
+
 /** One name a market was published under, and the report dates it was used from and to. */
 export interface MarketNameRow {
   name: string;
@@ -167,11 +185,14 @@ export async function readLatestReports(db: SnapshotDb): Promise<CotReportRow[]>
   );
 }
 
-/** Reads the in-force revision of the `limit` most recent reports of one series, oldest first. */
+/**
+ * Reads the in-force revision of the `limit` most recent reports of one series, oldest first;
+ * by default the public window (the same dates as publicCotWindowSql).
+ */
 export async function readRecentReports(
   db: SnapshotDb,
   seriesKey: string,
-  limit: number,
+  limit: number = PUBLIC_COT_REPORTS,
 ): Promise<CotReportRow[]> {
   return db.query<CotReportRow>(
     `SELECT * FROM (

@@ -2,7 +2,7 @@ import { API_INDEX_PATHS } from '../api/v1/api-index.ts';
 import { ApiError, insufficientScope, notFound, unauthorized, unavailable } from '../contract/errors.ts';
 import { OPENAPI_PATH } from '../contract/openapi.ts';
 import { parseRequest, type RequestParams } from '../contract/parse-request.ts';
-import { csvQuery, matchRoute, type RouteDefinition } from '../contract/routes.ts';
+import { COT_HISTORY_SCOPE, csvQuery, matchRoute, type RouteDefinition } from '../contract/routes.ts';
 import type { Caller, HandlerDeps, RequestState } from './handler-deps.ts';
 import { createResponse, respondWith } from './http-response.ts';
 import { rateLimited } from './map-error.ts';
@@ -77,7 +77,8 @@ export async function dispatchRequest(
   // The request's queries all read this snapshot, even if a publish retires it meanwhile.
   const release = db.lease();
   try {
-    const representation = await representRoute(matched.route, params, url, db, keyed, deps);
+    const cotHistory = caller?.scopes.includes(COT_HISTORY_SCOPE) ?? false;
+    const representation = await representRoute(matched.route, params, url, db, keyed, deps, cotHistory);
     return respondWith(request, representation, headers);
   } finally {
     release();

@@ -20,6 +20,8 @@ export async function representRoute(
   db: SnapshotDb,
   keyed: boolean,
   deps: HandlerDeps,
+  /** The caller holds cot:history (ApiContext.cotHistory): part of the view, so of the cache key. */
+  cotHistory = false,
 ): Promise<Representation> {
   const site = deps.staticSite();
   if (!keyed && route.id !== 'status' && site?.snapshot === db.id) {
@@ -30,10 +32,10 @@ export async function representRoute(
   const cacheKey =
     route.id === 'status'
       ? null
-      : `${db.id} ${keyed ? 'k' : 'p'} ${route.id} ${params.slug ?? ''} ${normaliseQuery(params)}${clockHour(route, deps)}`;
+      : `${db.id} ${keyed ? 'k' : 'p'}${cotHistory ? 'c' : ''} ${route.id} ${params.slug ?? ''} ${normaliseQuery(params)}${clockHour(route, deps)}`;
   const cached = cacheKey ? deps.cache.get(cacheKey) : undefined;
   if (cached) return cached as Representation;
-  const envelope = await renderPayload(db, route, params, { now: deps.now(), keyed });
+  const envelope = await renderPayload(db, route, params, { now: deps.now(), keyed, cotHistory });
   if (route.mediaType === 'text/calendar') {
     const body = Buffer.from(renderReleasesIcs(envelope));
     const representation: Representation = {

@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { type FileHandle, open, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type BulkFullEntry, listBulkFullFiles } from '../api/v1/bulk-full.ts';
+import { type BulkFullEntry, listBulkFullFiles, mayReadBulkFullFile } from '../api/v1/bulk-full.ts';
 import {
   ApiError,
   insufficientScope,
@@ -10,6 +10,7 @@ import {
   unauthorized,
   unavailable,
 } from '../contract/errors.ts';
+import { COT_HISTORY_SCOPE } from '../contract/routes.ts';
 import {
   BULK_FULL_FILE_CACHE_CONTROL,
   BULK_FULL_FILE_PREFIX,
@@ -77,6 +78,11 @@ export async function serveBulkFullFile(
     throw new ApiError(
       'not_found',
       `snapshot ${manifest.id} has no file ${printable(requested)}; /api/v1/bulk/full lists the files (the file path as listed, its slashes unescaped)`,
+    );
+  if (!mayReadBulkFullFile(entry, caller.scopes.includes(COT_HISTORY_SCOPE)))
+    throw insufficientScope(
+      COT_HISTORY_SCOPE,
+      `the COT reports' files need an API key with scope ${COT_HISTORY_SCOPE} besides ${BULK_FULL_SCOPE}`,
     );
   headers.set('X-Snapshot-Id', manifest.id);
   state.snapshot = manifest.id;

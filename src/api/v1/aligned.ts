@@ -1,6 +1,7 @@
 import type { Payload } from '../../contract/envelope.ts';
-import { invalidParameter } from '../../contract/errors.ts';
+import { insufficientScope, invalidParameter } from '../../contract/errors.ts';
 import { resolvePeriodRange } from '../../contract/period-range.ts';
+import { COT_HISTORY_SCOPE } from '../../contract/routes.ts';
 import { ALIGNED_COT_FIELDS, ALIGNED_MAX_SERIES } from '../../contract/schemas/aligned.ts';
 import type { SeriesFrequency } from '../../contract/transforms.ts';
 import { FREQUENCIES } from '../../model/records.ts';
@@ -50,12 +51,17 @@ function isSeriesFrequency(text: string | null): text is SeriesFrequency {
   return text !== null && (FREQUENCIES as readonly string[]).includes(text);
 }
 
-/** Reads one requested key as a column, or null when the snapshot knows no such series. */
+/**
+ * Reads one requested key as a column, or null when the snapshot knows no such series. A COT
+ * column gives every report date, so it needs cot:history besides observations:read (a 403
+ * otherwise, as endpoint 3 refuses the same history).
+ */
 async function readColumn(
   db: SnapshotDb,
   key: string,
   asOf: string | null,
   frequency: AlignedFrequency,
+  cotHistory: boolean,
 ): Promise<Column | null> {
   const info = await readSeriesInfo(db, key);
   if (info) {
@@ -83,6 +89,11 @@ async function readColumn(
   const seriesKey = net ? net[1]! : key;
   const cot = await readCotSeriesInfo(db, seriesKey);
   if (!cot) return null;
+  if (!cotHistory)
+    throw insufficientScope(
+      COT_HISTORY_SCOPE,
+      `COT columns (${key}) need an API key with scope ${COT_HISTORY_SCOPE} besides observations:read`,
+    );
   const reports = await readCotInForceAsOf(db, seriesKey, asOf);
   const category = net ? net[2]! : null;
   if (category !== null) {
@@ -133,12 +144,17 @@ function csvRows(keys: readonly string[], rows: ReturnType<typeof alignSeries>) 
 }
 
 /** Endpoint 23: the aligned rows of up to ALIGNED_MAX_SERIES series (an unknown key is a 400). */
-export const getAlignedObservations: PayloadFunction = async ({ db, now }, params): Promise<Payload> => {
+export const getAlignedObservations: PayloadFunction = async (
+  { db, now, cotHistory = false },
+  params,
+): Promise<Payload> => {
   const keys = String(params.query.series).split(',');
   const frequency = params.query.frequency as AlignedFrequency;
   const fill = (params.query.fill ?? 'ffill') as AlignedFill;
   const query = resolveHistoryQuery(params, now);
-  const columns = await Promise.all(keys.map((key) => readColumn(db, key, query.asOf, frequency)));
+  const columns = await Promise.all(
+    keys.map((key) => readColumn(db, key, query.asOf, frequency, cotHistory)),
+  );
   const unknown = keys.filter((_, i) => columns[i] === null);
   if (unknown.length)
     throw invalidParameter(

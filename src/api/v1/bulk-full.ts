@@ -32,9 +32,20 @@ export function listBulkFullFiles(manifest: SnapshotManifest): BulkFullEntry[] {
   );
 }
 
-/** `GET /api/v1/bulk/full` (bulk:read): the full store of the snapshot in service. */
-export const getBulkFull: PayloadFunction = async ({ db }) => {
-  const data = listBulkFullFiles(db.manifest);
+/** The tables of the full store that hold COT reports: listed and served to cot:history keys only. */
+export const COT_HISTORY_TABLES: ReadonlySet<string> = new Set(['cot_reports']);
+
+/** Whether a key may have a file of the full store: a COT table's files need cot:history too. */
+export function mayReadBulkFullFile(entry: { table: string }, cotHistory: boolean): boolean {
+  return cotHistory || !COT_HISTORY_TABLES.has(entry.table);
+}
+
+/**
+ * `GET /api/v1/bulk/full` (bulk:read): the full store of the snapshot in service; the COT
+ * reports' files only for a key that also holds cot:history (docs/api/bulk.md).
+ */
+export const getBulkFull: PayloadFunction = async ({ db, cotHistory = false }) => {
+  const data = listBulkFullFiles(db.manifest).filter((entry) => mayReadBulkFullFile(entry, cotHistory));
   return {
     data,
     meta: {

@@ -40,15 +40,22 @@ async function readNames(db: SnapshotDb) {
   };
 }
 
-function toRow(change: ChangedKey, names: Awaited<ReturnType<typeof readNames>>): ChangeRow | null {
+function toRow(
+  change: ChangedKey,
+  names: Awaited<ReturnType<typeof readNames>>,
+  cotHistory: boolean,
+): ChangeRow | null {
   const rights = names.series.get(change.series_key);
   const market = change.market_code === null ? undefined : names.markets.get(change.market_code);
+  // Without cot:history a market's entry counts the reports of the public window only (none: no entry).
+  const view = change.table === 'cot_reports' && !cotHistory ? change.public : change;
+  if (view.period_start === null || view.period_end === null) return null;
   const counts = {
-    new_observations: change.new_observations,
-    revisions: change.revisions,
-    backfilled: change.backfilled,
-    period_start: change.period_start,
-    period_end: change.period_end,
+    new_observations: view.new_observations,
+    revisions: view.revisions,
+    backfilled: view.backfilled,
+    period_start: view.period_start,
+    period_end: view.period_end,
   };
   if (change.table === 'cot_reports')
     return {
@@ -74,10 +81,11 @@ function toRow(change: ChangedKey, names: Awaited<ReturnType<typeof readNames>>)
 /**
  * Endpoint 22: what changed between snapshot `since` and the one in service (docs/api/changes.md).
  * Without a key only series and markets of redistributable sources are listed (never a word about
- * the others); a key with observations:read sees every source. An unknown or pruned `since` is a
+ * the others); a key with observations:read sees every source. A COT market's entry counts only
+ * the reports of the public window unless the key holds cot:history. An unknown or pruned `since` is a
  * 400 that lists the ids the store still holds.
  */
-export const getChanges: PayloadFunction = async ({ db, keyed }, params) => {
+export const getChanges: PayloadFunction = async ({ db, keyed, cotHistory = false }, params) => {
   const sinceId = String(params.query.since);
   const known = listKnownSnapshots(db.layout);
   const refuse = (why: string) =>
@@ -100,7 +108,7 @@ export const getChanges: PayloadFunction = async ({ db, keyed }, params) => {
   const names = await readNames(db);
   const rows = changes.keys
     .filter((change) => keyed || names.series.get(change.series_key)?.redistributable === true)
-    .map((change) => toRow(change, names))
+    .map((change) => toRow(change, names, cotHistory))
     .filter((row): row is ChangeRow => row !== null);
   return {
     data: rows,

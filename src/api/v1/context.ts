@@ -9,6 +9,11 @@ export interface ApiContext {
   now: Date;
   /** The caller holds the route's scope (full history on endpoint 3). */
   keyed: boolean;
+  /**
+   * The caller holds cot:history: COT reports older than the public window (query/cot.ts
+   * PUBLIC_COT_REPORTS) are for it alone, on every route (docs/keys.md). Absent: false.
+   */
+  cotHistory?: boolean;
 }
 
 /** Computes one endpoint's `{data, meta}`; shared by the static build and the server. */

@@ -3,6 +3,7 @@ import { readSourceTerms } from '../../query/catalog.ts';
 import {
   type CotReportRow,
   type MarketRow,
+  PUBLIC_COT_REPORTS,
   readLatestReports,
   readMarket,
   readMarkets,
@@ -11,8 +12,8 @@ import {
 import type { PayloadFunction } from './context.ts';
 import { cotSeriesKey, presentCotReport } from './cot-report.ts';
 
-/** Weekly reports an anonymous caller sees (SPEC rule 1): the latest 12 reports. */
-export const PUBLIC_REPORTS = 12;
+/** Weekly reports an anonymous caller sees (SPEC rule 1): the public window of query/cot.ts. */
+export const PUBLIC_REPORTS = PUBLIC_COT_REPORTS;
 
 /** A market as every COT payload shows it. */
 export function presentMarket(market: MarketRow) {
@@ -33,9 +34,24 @@ export function presentMarket(market: MarketRow) {
   };
 }
 
-/** A market with its name history, for the per-market payloads. */
-export function presentMarketDetail(market: MarketRow) {
-  return { ...presentMarket(market), names: market.names };
+/**
+ * A market with its name history, for the per-market payloads. Given `windowFrom` (the first
+ * report date of the public window), the history covers the window only: names last used before
+ * it are left out and a first_report before it reads as `windowFrom`, so that no public answer
+ * holds a report date older than the window; null (no public report) leaves no name.
+ */
+export function presentMarketDetail(market: MarketRow, windowFrom?: string | null) {
+  if (windowFrom === undefined) return { ...presentMarket(market), names: market.names };
+  const names =
+    windowFrom === null
+      ? []
+      : market.names
+          .filter((entry) => entry.last_report >= windowFrom)
+          .map((entry) => ({
+            ...entry,
+            first_report: entry.first_report < windowFrom ? windowFrom : entry.first_report,
+          }));
+  return { ...presentMarket(market), names };
 }
 
 async function cftcTerms(db: Parameters<PayloadFunction>[0]['db']) {
@@ -75,7 +91,7 @@ export const getCotMarketPublic: PayloadFunction = async ({ db }, params) => {
     meta: {
       // Tags the view (the OpenAPI discriminator of this meta); the keyed one is `history`.
       view: 'latest',
-      market: presentMarketDetail(market),
+      market: presentMarketDetail(market, reports[0]?.period ?? null),
       report_type: reportType,
       window: {
         reports: reports.length,

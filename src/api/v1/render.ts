@@ -11,6 +11,8 @@ import type { StaticRequest } from './static-requests.ts';
 export interface RenderOptions {
   now: Date;
   keyed: boolean;
+  /** The caller holds cot:history (ApiContext.cotHistory). */
+  cotHistory?: boolean;
 }
 
 /**
@@ -23,7 +25,10 @@ export async function renderPayload(
   params: RequestParams,
   options: RenderOptions,
 ): Promise<Success> {
-  const payload = await PAYLOADS[route.id]({ db, now: options.now, keyed: options.keyed }, params);
+  const payload = await PAYLOADS[route.id](
+    { db, now: options.now, keyed: options.keyed, cotHistory: options.cotHistory === true },
+    params,
+  );
   return success(payload, db.id, `${options.now.toISOString().slice(0, 19)}Z`);
 }
 

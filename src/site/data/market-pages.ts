@@ -1,12 +1,11 @@
-import { getCotSummary } from '../../api/v1/cot.ts';
-import { cotSeriesKey, presentCotReport } from '../../api/v1/cot-report.ts';
+import { getCotMarketPublic, getCotSummary } from '../../api/v1/cot.ts';
+import type { presentCotReport } from '../../api/v1/cot-report.ts';
 import { readSourceTerms } from '../../query/catalog.ts';
 import { readSectors } from '../../query/catalog-lists.ts';
 import { type MarketRow, readMarket, readMarkets } from '../../query/cot.ts';
-import { readCotHistory } from '../../query/history.ts';
 import { type ChartPoint, renderLineChart } from '../charts/line-chart.ts';
 import { formatChange, formatIdentifier, formatNumber, formatPercent, formatTimestamp } from '../format.ts';
-import { readPublicData, readWholeHistory, type SiteContext } from './site-context.ts';
+import { readPublicData, type SiteContext } from './site-context.ts';
 
 /** A market as the market list shows it. */
 export interface MarketListItem {
@@ -43,7 +42,10 @@ export interface ReportTypeSection {
   from: string;
   to: string;
   netChart: string;
-  /** The 52-report COT Index per category, or null while no report has a full window. */
+  /**
+   * The 52-report COT Index per category of the public reports (each computed over the 52 reports
+   * up to it, as endpoint 3 serves it), or null while none of them has 52 reports behind it.
+   */
   indexChart: string | null;
   latest: {
     date: string;
@@ -125,7 +127,11 @@ export async function readMarketList(context: SiteContext): Promise<MarketListIt
   }));
 }
 
-/** Reads one market's whole history per report type and shapes its charts and latest table. */
+/**
+ * Reads one market's public reports per report type (endpoint 3 without a key: the public window
+ * of query/cot.ts, the 12 most recent reports) and shapes its charts and latest table. The page
+ * never shows an older report: the full history is for a key holding cot:history.
+ */
 export async function readMarketPage(context: SiteContext, slug: string): Promise<MarketPage> {
   const market = await readMarket(context.db, slug);
   if (!market) throw new Error(`no market ${slug}`);
@@ -133,15 +139,23 @@ export async function readMarketPage(context: SiteContext, slug: string): Promis
   const sections: ReportTypeSection[] = [];
   const missingTypes: string[] = [];
   let openInterest: Report[] = [];
+  // The names the market was published under within the public window (endpoint 3's meta of
+  // its first report type with reports).
+  let names: MarketRow['names'] = [];
   for (const type of market.report_types) {
-    const key = cotSeriesKey(market.code, type);
-    const rows = await readWholeHistory((query) => readCotHistory(context.db, key, query));
-    const reports = rows.map(presentCotReport);
+    const { data: reports, meta } = await readPublicData<Report[]>(
+      context,
+      getCotMarketPublic,
+      { report_type: type },
+      market.slug,
+    );
     if (reports.length === 0) {
       missingTypes.push(REPORT_TYPE_LABELS[type] ?? type);
       continue;
     }
     if (openInterest.length === 0) openInterest = reports;
+    const windowNames = (meta.market as { names: MarketRow['names'] }).names;
+    if (names.length === 0) names = windowNames;
     sections.push(presentSection(market, type, reports));
   }
   const terms = await readSourceTerms(context.db, 'cftc');
@@ -152,8 +166,8 @@ export async function readMarketPage(context: SiteContext, slug: string): Promis
     exchange: market.exchange ?? '',
     mic: market.mic,
     sector: sectors.find((s) => s.id === market.sector)?.name ?? OTHER_SECTOR,
-    formerNames: market.names
-      .filter((entry) => entry.name !== market.names.at(-1)?.name)
+    formerNames: names
+      .filter((entry) => entry.name !== names.at(-1)?.name)
       .map((entry) => `${entry.name} (${entry.first_report} to ${entry.last_report})`)
       .reverse(),
     contractUnits: openInterest.at(-1)?.contract_units ?? null,

@@ -67,6 +67,7 @@ describe('the keyed full store: /api/v1/bulk/full and its files', () => {
   let server: TestServer;
   let temp: ReturnType<typeof createTempDir>;
   let bulkKey: string;
+  let bulkOnlyKey: string;
   let otherKey: string;
   /** The sample snapshot, then the two published after it (B with A as parent, C pruning A). */
   let first: string;
@@ -148,7 +149,9 @@ describe('the keyed full store: /api/v1/bulk/full and its files', () => {
     first = fixture.snapshotId;
     temp = createTempDir('mmds-bulk-full-');
     server = await startTestServer({ dataDir: fixture.dataDir, anonymousLimit: 10_000, pollMs: 100 });
-    bulkKey = await issue('bulk:read');
+    // The COT reports' files need cot:history besides bulk:read (docs/api/bulk.md).
+    bulkKey = await issue('bulk:read,cot:history');
+    bulkOnlyKey = await issue('bulk:read');
     otherKey = await issue('cot:history,macro:history,observations:read');
   }, 300_000);
 
@@ -190,6 +193,30 @@ describe('the keyed full store: /api/v1/bulk/full and its files', () => {
       expect(response.headers.get('x-snapshot-id')).toBe(first);
       expect(response.headers.get('content-encoding')).toBeNull();
     }
+  });
+
+  it('gives the COT reports only to a key that also holds cot:history: left out of the listing, 403 to download', async () => {
+    const full = await listing();
+    const cot = full.data.filter((entry) => entry.table === 'cot_reports');
+    expect(cot.length).toBeGreaterThan(0);
+    const response = await get('/api/v1/bulk/full', bulkOnlyKey);
+    expect(response.status).toBe(200);
+    const partial = (await response.json()) as Listing;
+    expect(partial.data).toEqual(full.data.filter((entry) => entry.table !== 'cot_reports'));
+    expect(partial.meta.files).toBe(partial.data.length);
+    expect(partial.meta.rows).toBe(partial.data.reduce((sum, entry) => sum + entry.rows, 0));
+    for (const entry of cot) {
+      const refused = await get(entry.url, bulkOnlyKey);
+      expect(await expectError(refused, 403, 'insufficient_scope')).toContain('cot:history');
+      expect(refused.headers.get('www-authenticate')).toBe(
+        'Bearer error="insufficient_scope", scope="cot:history"',
+      );
+    }
+    // Another table's file is served to the same key.
+    const regions = partial.data.find((entry) => entry.table === 'regions')!;
+    const served = await get(regions.url, bulkOnlyKey);
+    expect(served.status).toBe(200);
+    await served.arrayBuffer();
   });
 
   it('answers 304 to a matching If-None-Match, and HEAD without a body', async () => {

@@ -117,6 +117,7 @@ describe('aligned observations over HTTP on the real data', () => {
   let server: TestServer;
   let key: string;
   let macroOnly: string;
+  let observationsOnly: string;
   let validate: (body: unknown) => boolean;
   let validationErrors: () => unknown;
   const early = readFred(EARLY_VINTAGE);
@@ -156,7 +157,9 @@ describe('aligned observations over HTTP on the real data', () => {
   beforeAll(async () => {
     fixture = await createRealSnapshot();
     server = await startTestServer({ dataDir: fixture.dataDir, distDir: join(fixture.dataDir, 'no-dist') });
-    key = await issue('observations:read');
+    // COT columns need cot:history besides observations:read (docs/keys.md).
+    key = await issue('observations:read,cot:history');
+    observationsOnly = await issue('observations:read');
     macroOnly = await issue('macro:history');
     // biome-ignore lint/suspicious/noExplicitAny: a walk over a JSON document whose shape the test checks
     const doc = createOpenApiDocument() as Record<string, any>;
@@ -376,5 +379,23 @@ describe('aligned observations over HTTP on the real data', () => {
     const wrongScope = await get(path, macroOnly);
     expect(wrongScope.status).toBe(403);
     expect(((await wrongScope.json()) as { error: { code: string } }).error.code).toBe('insufficient_scope');
+  });
+
+  it('403 naming cot:history for a COT column with a key holding observations:read alone', async () => {
+    for (const series of [GOLD, `${GOLD}.net.commercial`, `${USD},${GOLD}.net.commercial`]) {
+      const path = `/api/v1/observations/aligned?series=${series}&frequency=w`;
+      const refused = await get(path, observationsOnly);
+      const body = (await refused.json()) as { error: { code: string; message: string } };
+      expect(refused.status, path).toBe(403);
+      expect(body.error.code).toBe('insufficient_scope');
+      expect(body.error.message).toContain('cot:history');
+      expect(refused.headers.get('www-authenticate')).toBe(
+        'Bearer error="insufficient_scope", scope="cot:history"',
+      );
+    }
+    // Observation columns alone need observations:read only.
+    const allowed = await get(`/api/v1/observations/aligned?series=${USD}&frequency=w`, observationsOnly);
+    expect(allowed.status).toBe(200);
+    await allowed.arrayBuffer();
   });
 });
