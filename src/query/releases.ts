@@ -1,3 +1,4 @@
+import { publicCotWindowSql } from './cot.ts';
 import type { SnapshotDb } from './snapshot-db.ts';
 import { rfc3339 } from './sql.ts';
 
@@ -30,8 +31,8 @@ export interface PastReleaseFilter {
 }
 
 /**
- * Reads the past releases the snapshot holds: the observations and COT reports of
- * redistributable series grouped by source and knowledge time (observed_at), with the number of
+ * Reads the past releases the snapshot holds: the observations and COT reports (of the public
+ * window: the release calendar is public) of redistributable series grouped by source and knowledge time (observed_at), with the number of
  * values, how many were first releases (revision 1) and the series they belong to. BLS groups
  * are per series so that the caller can name each by its BLS news release.
  */
@@ -45,7 +46,9 @@ export async function readPastReleases(
          FROM observations o JOIN series_rights r ON r.key = o.series_key AND r.redistributable
        UNION ALL
        SELECT r.source, c.series_key, c.period, c.observed_at, c.observed_at_method, c.revision_number
-         FROM cot_reports c JOIN series_rights r ON r.key = c.series_key AND r.redistributable),
+         FROM cot_reports c JOIN series_rights r ON r.key = c.series_key AND r.redistributable
+         -- The public window of COT reports (cot.ts): an older report's release is not public either.
+         JOIN (${publicCotWindowSql('cot_reports')}) w ON w.series_key = c.series_key AND w.period = c.period),
      selected AS (
        SELECT * FROM facts
         WHERE list_contains(string_split($sources, ','), source)
