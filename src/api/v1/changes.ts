@@ -82,8 +82,8 @@ function toRow(
  * Endpoint 22: what changed between snapshot `since` and the one in service (docs/api/changes.md).
  * Without a key only series and markets of redistributable sources are listed (never a word about
  * the others); a key with observations:read sees every source. A COT market's entry counts only
- * the reports of the public window unless the key holds cot:history. An unknown or pruned `since` is a
- * 400 that lists the ids the store still holds.
+ * the reports of the public window unless the key holds cot:history. An unknown or pruned `since`
+ * is a 400 that lists the ids the store still holds.
  */
 export const getChanges: PayloadFunction = async ({ db, keyed, cotHistory = false }, params) => {
   const sinceId = String(params.query.since);
