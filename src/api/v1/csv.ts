@@ -1,17 +1,15 @@
+import { FORMULA_PREFIX, startsLikeFormula } from '../../lib/csv-formula.ts';
+
 /**
  * CSV rendering of a payload's `data` array for `format=csv` (CONTRACT section 6): RFC 4180 with
  * a header row and CRLF line ends. Nested objects become dotted column names
  * (`categories.noncommercial.long`), arrays are joined with `;`, null is an empty field.
- * Text that a spreadsheet would run as a formula is neutralised as OWASP recommends
- * (https://owasp.org/www-community/attacks/CSV_Injection); numbers are written unchanged.
+ * Text that a spreadsheet would run as a formula is neutralised by the rule the bulk export
+ * shares (lib/csv-formula.ts); numbers are written unchanged.
  */
 
 const CRLF = '\r\n';
 const NEEDS_QUOTES = /[",\r\n]/;
-/** OWASP's list of first characters that make a spreadsheet read a cell as a formula. */
-const FORMULA_START = /^[=+\-@\t\r]/;
-/** A plain decimal number (`-1.5`, `+2`, `1e-3`): read as a number, never as a formula call. */
-const NUMBER_TEXT = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 
 /** One rendered field: its text, and whether it is a number (or a list of numbers) only. */
 interface Cell {
@@ -97,8 +95,8 @@ function isNumber(value: unknown): boolean {
  */
 function renderField(cell: Cell): string {
   const { text } = cell;
-  if (FORMULA_START.test(text) && !cell.numeric && !NUMBER_TEXT.test(text)) {
-    return `"'${text.replaceAll('"', '""')}"`;
+  if (!cell.numeric && startsLikeFormula(text)) {
+    return `"${FORMULA_PREFIX}${text.replaceAll('"', '""')}"`;
   }
   return NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
