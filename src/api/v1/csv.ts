@@ -19,8 +19,12 @@ interface Cell {
 
 const EMPTY: Cell = { text: '', numeric: false };
 
-/** Renders an array of rows as RFC 4180 CSV; columns are the union of the rows' fields in first-seen order. */
-export function renderCsv(data: unknown[]): string {
+/**
+ * Renders an array of rows as RFC 4180 CSV; columns are the union of the rows' fields in
+ * first-seen order. Without rows the header is `columnsIfEmpty` (csv-columns.ts), so that an
+ * empty answer still has its header row.
+ */
+export function renderCsv(data: unknown[], columnsIfEmpty: readonly string[] = []): string {
   const rows = data.map(flattenRow);
   const columns: string[] = [];
   const seen = new Set<string>();
@@ -32,7 +36,9 @@ export function renderCsv(data: unknown[]): string {
       }
     }
   }
-  const kept = columns.filter((column) => !isEmptyParent(column, columns, rows));
+  const kept = rows.length
+    ? columns.filter((column) => !isEmptyParent(column, columns, rows))
+    : [...columnsIfEmpty];
   if (kept.length === 0) return '';
   const lines = [kept.map((column) => renderField({ text: column, numeric: false }))];
   for (const row of rows) lines.push(kept.map((column) => renderField(row.get(column) ?? EMPTY)));
