@@ -16,6 +16,16 @@ export type TransformFrequency = (typeof TRANSFORM_FREQUENCIES)[number];
 export const TRANSFORM_AGGREGATIONS = ['avg', 'sum', 'eop'] as const;
 export type TransformAggregation = (typeof TRANSFORM_AGGREGATIONS)[number];
 
+/** Decimals an average keeps beyond the most its inputs were published with (meta.transform.rounding). */
+export const AVERAGE_EXTRA_DECIMALS = 4;
+
+/** How computed values are rounded, stated in meta.transform.rounding (docs/api/transforms.md). */
+export const TRANSFORM_ROUNDING =
+  `Computed in decimal to the precision the source publishes, without binary noise: sum and the ` +
+  `differences chg and ch1 are exact at the most decimals of their inputs; avg is rounded to those ` +
+  `decimals plus ${AVERAGE_EXTRA_DECIMALS}; eop and lin are the published values; pch, pc1, pca, cch, ` +
+  `cca and log are not rounded (full double precision). Raw values are never rounded.`;
+
 /** The order the steps run in, stated in meta.transform.order. */
 export const TRANSFORM_ORDER = ['as_of', 'aggregation', 'units'] as const;
 

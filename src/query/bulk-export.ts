@@ -8,6 +8,7 @@ import {
   readRows,
   withConnection,
 } from '../db/duckdb.ts';
+import { neutraliseFormulaSql } from '../lib/csv-formula.ts';
 import { COT_POSITION_FIELDS, REDISTRIBUTABLE_RIGHTS } from '../model/records.ts';
 import { type StoreLayout, snapshotDir } from '../store/layout.ts';
 import { readManifest } from '../store/manifest.ts';
@@ -225,10 +226,14 @@ async function writeDataset(
     connection,
     'DESCRIBE bulk_rows',
   );
+  // Text cells follow the API's CSV rule against spreadsheet formulas (lib/csv-formula.ts);
+  // number columns stay numbers (a leading `-` is a sign), and Parquet keeps the raw values.
   const csvColumns = described.map(({ column_name: name, column_type: type }) =>
     /\[\]$|^STRUCT|^MAP/.test(type)
       ? `to_json(${quotedIdentifier(name)})::VARCHAR AS ${quotedIdentifier(name)}`
-      : quotedIdentifier(name),
+      : type === 'VARCHAR'
+        ? `${neutraliseFormulaSql(quotedIdentifier(name))} AS ${quotedIdentifier(name)}`
+        : quotedIdentifier(name),
   );
   await execute(
     connection,

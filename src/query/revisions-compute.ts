@@ -109,6 +109,22 @@ export function triangleRow(records: readonly RevisionRecord[], vintages: readon
  * The CSV lines of the list shape: one per revision record (the first release too), with the
  * change from the previous one and the period's summary repeated on each of its lines.
  */
+/** The columns of the list shape's CSV, in order (also the header of an answer without rows). */
+export const REVISION_CSV_COLUMNS = [
+  'period',
+  'revision_number',
+  'value',
+  'observed_at',
+  'observed_at_method',
+  'change',
+  'change_percent',
+  'note',
+  'first_value',
+  'latest_value',
+  'total_revision',
+  'revision_count',
+] as const;
+
 export function revisionCsvRows(periods: readonly RevisionPeriod[]): Array<Record<string, unknown>> {
   const rows: Array<Record<string, unknown>> = [];
   for (const period of periods) {

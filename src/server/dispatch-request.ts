@@ -3,6 +3,7 @@ import { ApiError, insufficientScope, notFound, unauthorized, unavailable } from
 import { OPENAPI_PATH } from '../contract/openapi.ts';
 import { parseRequest, type RequestParams } from '../contract/parse-request.ts';
 import { COT_HISTORY_SCOPE, csvQuery, matchRoute, type RouteDefinition } from '../contract/routes.ts';
+import { invalidHost, refusedHost } from './check-host.ts';
 import type { Caller, HandlerDeps, RequestState } from './handler-deps.ts';
 import { createResponse, respondWith } from './http-response.ts';
 import { rateLimited } from './map-error.ts';
@@ -45,10 +46,13 @@ export async function dispatchRequest(
   }
   if (request.url.length > MAX_URL_LENGTH)
     throw new ApiError('uri_too_long', `the URL is longer than ${MAX_URL_LENGTH} bytes`);
-  const url = new URL(request.url);
+  const url = requestUrl(request.url);
   state.path = url.pathname;
   const caller = await identify(request, clientIp, headers, deps);
   state.caller = caller;
+  // After the rate limit, so that a bad Host is counted and logged like any other refusal.
+  const host = refusedHost(request);
+  if (host !== undefined) throw invalidHost(host);
   if (url.pathname === '/status' || url.pathname === '/status/')
     return serveStatusPage(request, headers, deps, caller);
   // The OpenAPI document is a built file under /api/, not a route of the table.
@@ -83,6 +87,15 @@ export async function dispatchRequest(
   } finally {
     release();
   }
+}
+
+/**
+ * The request's URL with its path and query as sent, whatever the Host header held: the handler
+ * reads only the path and query, and a URL built on a bad Host (`x:99999`, `1.2.3.256`) would
+ * not parse. The origin srvx put in front (scheme and host, never a `/`) is replaced.
+ */
+function requestUrl(href: string): URL {
+  return new URL(`http://host${href.replace(/^[a-z]+:\/\/[^/]*/i, '')}`);
 }
 
 /** Authenticates a bearer token (a bad key is a 401, never anonymous access) and applies the rate limit. */

@@ -4,6 +4,7 @@ import { ROUTES, type RouteDefinition } from '../contract/routes.ts';
 import { rateLimitHeaders, writeRateLimitValues } from '../rate-limit/headers.ts';
 import type { Decision } from '../rate-limit/sliding-log.ts';
 import { elapsedMs, type RequestLogLine } from './access-log.ts';
+import { hostAccepted } from './check-host.ts';
 import { chooseEncoding, matchesEtag, respondWithError } from './http-response.ts';
 import { rateLimited } from './map-error.ts';
 import {
@@ -152,7 +153,13 @@ export function createPublicFastPath(deps: PublicFastPathDeps, next: NodeRequest
     const url = request.url;
     const found = (method === 'GET' || method === 'HEAD') && url !== undefined ? lookup(url) : null;
     const headers = request.headers;
-    if (!found || headers.authorization !== undefined || deps.currentSnapshot() !== found.snapshot) {
+    if (
+      !found ||
+      headers.authorization !== undefined ||
+      deps.currentSnapshot() !== found.snapshot ||
+      // A missing or bad Host is the general path's 400, counted and logged there.
+      !hostAccepted(headers.host, request.httpVersion)
+    ) {
       next(request, response);
       return;
     }

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import { renderCsv } from '../api/v1/csv.ts';
 import { renderReleasesIcs } from '../api/v1/releases-ics.ts';
-import { renderPayload } from '../api/v1/render.ts';
+import { renderDataCsv, renderPayload } from '../api/v1/render.ts';
 import type { RequestParams } from '../contract/parse-request.ts';
 import type { RouteDefinition } from '../contract/routes.ts';
 import type { SnapshotDb } from '../query/snapshot-db.ts';
@@ -52,7 +51,7 @@ export async function representRoute(
   // generated_at), so an unchanged snapshot keeps its ETag.
   const data = csv ? '' : (JSON.stringify(envelope.data) ?? 'null');
   const body = Buffer.from(
-    csv ? renderCsv(envelope.data as unknown[]) : `{"data":${data},"meta":${JSON.stringify(envelope.meta)}}`,
+    csv ? renderDataCsv(route, envelope) : `{"data":${data},"meta":${JSON.stringify(envelope.meta)}}`,
   );
   const etagSource = csv ? body : data;
   const representation: Representation = {

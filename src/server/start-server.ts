@@ -19,6 +19,7 @@ import { resolveLayout, snapshotDir } from '../store/layout.ts';
 import { readManifest } from '../store/manifest.ts';
 import { VerifiedFiles, verifySnapshotFiles } from '../store/verify-files.ts';
 import { answerClientError } from './answer-client-error.ts';
+import { quarantineHost } from './check-host.ts';
 import { createApp } from './create-app.ts';
 import { createRequestHandler } from './handle-request.ts';
 import { createPublicFastPath } from './public-fast-path.ts';
@@ -51,6 +52,9 @@ const NODE_SERVER_LIMITS = {
   requestTimeout: 30_000,
   keepAliveTimeout: 5_000,
   maxHeaderSize: 16_384,
+  // Node would answer an HTTP/1.1 request without Host with a bare 400 of its own; the handler
+  // answers it in the contract's envelope, counted by the rate limiter (check-host.ts).
+  requireHostHeader: false,
 };
 
 /**
@@ -176,7 +180,10 @@ export async function startServer(
           resolveClientIp(address, forwardedFor, config.trustedProxies),
         log,
       },
-      (request, response) => void h3Listener(request, response),
+      (request, response) => {
+        quarantineHost(request);
+        void h3Listener(request, response);
+      },
     ),
   );
   nodeServer.on('clientError', (error: NodeJS.ErrnoException, socket) =>

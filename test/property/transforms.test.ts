@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getObservations } from '../../src/api/v1/observations.ts';
 import { parseRequest } from '../../src/contract/parse-request.ts';
 import { ROUTES } from '../../src/contract/routes.ts';
+import { AVERAGE_EXTRA_DECIMALS } from '../../src/contract/transforms.ts';
 import { openDuckDb } from '../../src/db/duckdb.ts';
 import { openSnapshotDb } from '../../src/query/snapshot-db.ts';
 import { resolveLayout } from '../../src/store/layout.ts';
@@ -90,7 +91,12 @@ function model(
     let level: number | null;
     if (frequency === null) level = values[0]!;
     else if (!complete && aggregation !== 'avg') level = null;
-    else level = aggregation === 'sum' ? sum : aggregation === 'eop' ? values.at(-1)! : sum / values.length;
+    else if (aggregation !== 'avg') level = aggregation === 'sum' ? sum : values.at(-1)!;
+    else {
+      // meta.transform.rounding: the mean to the values' most decimals plus AVERAGE_EXTRA_DECIMALS.
+      const decimals = Math.max(...values.map((v) => String(v).split('.')[1]?.length ?? 0));
+      level = Number((sum / values.length).toFixed(decimals + AVERAGE_EXTRA_DECIMALS));
+    }
     levels.set(period, { level, complete });
   }
   const n = frequency === 'a' ? 1 : frequency === 'q' ? 4 : 12;

@@ -1327,6 +1327,8 @@ export interface components {
          * @enum {string|null}
          */
         incomplete_periods: 'kept' | 'null' | null;
+        /** @description Computed in decimal to the precision the source publishes, without binary noise: sum and the differences chg and ch1 are exact at the most decimals of their inputs; avg is rounded to those decimals plus 4; eop and lin are the published values; pch, pc1, pca, cch, cca and log are not rounded (full double precision). Raw values are never rounded. */
+        rounding: string;
         /** @description Why values of this page are null, one entry per reason; empty when every value was computed. */
         notes: {
           /** @enum {string} */

@@ -1,17 +1,15 @@
+import { FORMULA_PREFIX, startsLikeFormula } from '../../lib/csv-formula.ts';
+
 /**
  * CSV rendering of a payload's `data` array for `format=csv` (CONTRACT section 6): RFC 4180 with
  * a header row and CRLF line ends. Nested objects become dotted column names
  * (`categories.noncommercial.long`), arrays are joined with `;`, null is an empty field.
- * Text that a spreadsheet would run as a formula is neutralised as OWASP recommends
- * (https://owasp.org/www-community/attacks/CSV_Injection); numbers are written unchanged.
+ * Text that a spreadsheet would run as a formula is neutralised by the rule the bulk export
+ * shares (lib/csv-formula.ts); numbers are written unchanged.
  */
 
 const CRLF = '\r\n';
 const NEEDS_QUOTES = /[",\r\n]/;
-/** OWASP's list of first characters that make a spreadsheet read a cell as a formula. */
-const FORMULA_START = /^[=+\-@\t\r]/;
-/** A plain decimal number (`-1.5`, `+2`, `1e-3`): read as a number, never as a formula call. */
-const NUMBER_TEXT = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 
 /** One rendered field: its text, and whether it is a number (or a list of numbers) only. */
 interface Cell {
@@ -21,8 +19,12 @@ interface Cell {
 
 const EMPTY: Cell = { text: '', numeric: false };
 
-/** Renders an array of rows as RFC 4180 CSV; columns are the union of the rows' fields in first-seen order. */
-export function renderCsv(data: unknown[]): string {
+/**
+ * Renders an array of rows as RFC 4180 CSV; columns are the union of the rows' fields in
+ * first-seen order. Without rows the header is `columnsIfEmpty` (csv-columns.ts), so that an
+ * empty answer still has its header row.
+ */
+export function renderCsv(data: unknown[], columnsIfEmpty: readonly string[] = []): string {
   const rows = data.map(flattenRow);
   const columns: string[] = [];
   const seen = new Set<string>();
@@ -34,7 +36,9 @@ export function renderCsv(data: unknown[]): string {
       }
     }
   }
-  const kept = columns.filter((column) => !isEmptyParent(column, columns, rows));
+  const kept = rows.length
+    ? columns.filter((column) => !isEmptyParent(column, columns, rows))
+    : [...columnsIfEmpty];
   if (kept.length === 0) return '';
   const lines = [kept.map((column) => renderField({ text: column, numeric: false }))];
   for (const row of rows) lines.push(kept.map((column) => renderField(row.get(column) ?? EMPTY)));
@@ -97,8 +101,8 @@ function isNumber(value: unknown): boolean {
  */
 function renderField(cell: Cell): string {
   const { text } = cell;
-  if (FORMULA_START.test(text) && !cell.numeric && !NUMBER_TEXT.test(text)) {
-    return `"'${text.replaceAll('"', '""')}"`;
+  if (!cell.numeric && startsLikeFormula(text)) {
+    return `"${FORMULA_PREFIX}${text.replaceAll('"', '""')}"`;
   }
   return NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }

@@ -10,6 +10,9 @@ export interface HistoryCursor {
 /** Periods are at most `YYYY-MM-DD`; anything longer did not come from us. */
 const MAX_PERIOD_LENGTH = 16;
 
+/** Revision numbers are INTEGER columns: a forged cursor past this is refused, never cast by DuckDB. */
+const MAX_REVISION_NUMBER = 2 ** 31 - 1;
+
 /** Encodes the end of a page as base64url JSON; clients treat it as opaque. */
 export function encodeCursor(cursor: HistoryCursor): string {
   return Buffer.from(JSON.stringify({ p: cursor.period, r: cursor.revision_number })).toString('base64url');
@@ -30,7 +33,7 @@ export function decodeCursor(text: string): HistoryCursor {
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw refuse();
   const { p, r } = parsed as Record<string, unknown>;
   if (typeof p !== 'string' || p.length === 0 || p.length > MAX_PERIOD_LENGTH) throw refuse();
-  if (typeof r !== 'number' || !Number.isSafeInteger(r) || r < 1) throw refuse();
+  if (typeof r !== 'number' || !Number.isInteger(r) || r < 1 || r > MAX_REVISION_NUMBER) throw refuse();
   const cursor = { period: p, revision_number: r };
   if (encodeCursor(cursor) !== text) throw refuse();
   return cursor;

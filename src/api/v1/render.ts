@@ -3,6 +3,7 @@ import type { RequestParams } from '../../contract/parse-request.ts';
 import type { RouteDefinition } from '../../contract/routes.ts';
 import type { SnapshotDb } from '../../query/snapshot-db.ts';
 import { renderCsv } from './csv.ts';
+import { csvColumnsOf } from './csv-columns.ts';
 import { PAYLOADS } from './endpoints.ts';
 import { renderReleasesIcs } from './releases-ics.ts';
 import type { StaticRequest } from './static-requests.ts';
@@ -44,5 +45,13 @@ export async function renderStaticBody(db: SnapshotDb, request: StaticRequest, n
     { now, keyed: false },
   );
   if (request.route.mediaType === 'text/calendar') return renderReleasesIcs(envelope);
-  return request.query.format === 'csv' ? renderCsv(envelope.data as unknown[]) : JSON.stringify(envelope);
+  return request.query.format === 'csv' ? renderDataCsv(request.route, envelope) : JSON.stringify(envelope);
+}
+
+/** The `data` of an envelope as CSV: with its header row even when there are no rows. */
+export function renderDataCsv(route: RouteDefinition, envelope: Success): string {
+  return renderCsv(
+    envelope.data as unknown[],
+    csvColumnsOf(route.id, envelope.meta as Record<string, unknown>),
+  );
 }

@@ -4,6 +4,7 @@ import {
   TRANSFORM_FREQUENCIES,
   TRANSFORM_NOTES,
   TRANSFORM_ORDER,
+  TRANSFORM_ROUNDING,
   TRANSFORM_UNITS,
 } from '../transforms.ts';
 import { createMeta } from './envelope.ts';
@@ -18,6 +19,7 @@ import {
   oneOfText,
   period,
   ref,
+  text,
   timestamp,
 } from './json-schema.ts';
 import { SERIES_HISTORY } from './observations.ts';
@@ -141,6 +143,7 @@ export const TRANSFORM_COMPONENTS: Record<string, JsonSchema> = {
               '`kept`: avg of a period the values do not fully cover is given (complete=false); `null`: sum and eop of such a period are null. Null without frequency.',
             ),
           ),
+          rounding: text(TRANSFORM_ROUNDING),
           notes: arrayOf(
             object({
               note: oneOfText(NOTE_CODES),

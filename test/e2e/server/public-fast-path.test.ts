@@ -181,6 +181,13 @@ describe('the public fast path in front of h3', () => {
     expect(status.status).toBe(200);
     expect(JSON.parse(status.body.toString()).data.snapshot).toBeDefined();
     expect((await send(server.url, '/api/v1/nothing-here')).status).toBe(404);
+    // A pre-rendered request with a bad Host is the general path's counted 400 in the envelope.
+    for (const host of ['x:99999', '1.2.3.256', '[::1]:99999']) {
+      const refused = await send(server.url, target, { headers: { Host: host } });
+      expect(refused.status, host).toBe(400);
+      expect(JSON.parse(refused.body.toString()).error.code).toBe('invalid_parameter');
+      expect(refused.headers['x-ratelimit-remaining']).toBeDefined();
+    }
   });
 
   it('counts against the anonymous limit shared with the general path, and refuses alike', async () => {

@@ -4,6 +4,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOpenApiDocument } from '../../../src/contract/openapi.ts';
+import { AVERAGE_EXTRA_DECIMALS, TRANSFORM_ROUNDING } from '../../../src/contract/transforms.ts';
 import { SHARED_DATA } from '../../helpers/paths.ts';
 import { runMmds } from '../../helpers/run-cli.ts';
 import { startTestServer, type TestServer } from '../../helpers/server-fixture.ts';
@@ -40,6 +41,28 @@ interface Body {
     next_cursor: string | null;
     transform: Record<string, unknown>;
   };
+}
+
+/**
+ * The mean of published values in exact decimal arithmetic (BigInt over their texts), rounded
+ * half up to `extra` decimals more than the most the values have: the rule of
+ * meta.transform.rounding, computed independently of the server's scaled doubles.
+ */
+function decimalMean(values: readonly number[], extra = AVERAGE_EXTRA_DECIMALS): number {
+  const texts = values.map((value) => String(value));
+  expect(texts.every((text) => /^\d+(\.\d+)?$/.test(text))).toBe(true);
+  const decimals = Math.max(...texts.map((text) => text.split('.')[1]?.length ?? 0));
+  const scaled = texts.map((text) => {
+    const [whole, fraction = ''] = text.split('.');
+    return BigInt(whole! + fraction.padEnd(decimals, '0'));
+  });
+  const sum = scaled.reduce((a, b) => a + b, 0n);
+  const n = BigInt(values.length);
+  // sum / n at decimals + extra places, half up.
+  const q = (sum * 10n ** BigInt(extra) * 2n + n) / (2n * n);
+  const digits = q.toString().padStart(decimals + extra + 1, '0');
+  const cut = digits.length - (decimals + extra);
+  return Number(`${digits.slice(0, cut)}.${digits.slice(cut)}`);
 }
 
 /** A FRED download as month → value (`DATE,PAYEMS`, the month's first day). */
@@ -186,6 +209,7 @@ describe('transforms over HTTP on the real data', () => {
       units: 'pc1',
       periods_per_year: 12,
       incomplete_periods: null,
+      rounding: TRANSFORM_ROUNDING,
       notes: [],
     });
   });
@@ -193,8 +217,7 @@ describe('transforms over HTTP on the real data', () => {
   it('as of a time after both vintages: the later values, quarterly average then pc1 and pca', async () => {
     const quarter = (q: string) => {
       const first = `${q.slice(0, 4)}-${String((Number(q.slice(6)) - 1) * 3 + 1).padStart(2, '0')}`;
-      const values = [0, 1, 2].map((k) => late.get(monthBefore(first, -k))!);
-      return values.reduce((a, b) => a + b, 0) / 3;
+      return decimalMean([0, 1, 2].map((k) => late.get(monthBefore(first, -k))!));
     };
     const body = await getJson(
       `/api/v1/macro/nonfarm-payrolls?as_of=${AFTER_BOTH}&frequency=q&units=pc1&from=2024-Q3&to=2026-Q3`,
@@ -213,7 +236,9 @@ describe('transforms over HTTP on the real data', () => {
     expect(body.data.map((r) => r.period)).toEqual(quarters);
     const yearBefore = (q: string) => `${Number(q.slice(0, 4)) - 1}${q.slice(4)}`;
     for (const row of body.data) {
-      expect(row.level).toBeCloseTo(quarter(row.period), 9);
+      // Whole thousands of jobs averaged: at most 4 decimals, no binary noise (157245.3333).
+      expect(row.level).toBe(quarter(row.period));
+      expect(String(row.level)).toMatch(/^\d+(\.\d{1,4})?$/);
       expect(row.value).toBeCloseTo((quarter(row.period) / quarter(yearBefore(row.period)) - 1) * 100, 9);
       expect(row).toMatchObject({ source_values: 3, complete: true, note: null });
     }
@@ -247,7 +272,9 @@ describe('transforms over HTTP on the real data', () => {
     expect(avg.data.map((r) => r.period)).toEqual([...byMonth.keys()]);
     for (const row of avg.data) {
       const rates = byMonth.get(row.period)!;
-      expect(row.value).toBeCloseTo(rates.reduce((a, b) => a + b, 0) / rates.length, 12);
+      expect(row.value).toBe(decimalMean(rates));
+      // ECB rates have at most 4 decimals (5 for some currencies): the average at most 4 more.
+      expect(String(row.value)).toMatch(/^\d+\.\d{1,8}$/);
       expect(row).toMatchObject({ source_values: rates.length, complete: true });
     }
     const eop = await getJson(
@@ -279,7 +306,8 @@ describe('transforms over HTTP on the real data', () => {
     ]);
     for (const row of weekly.data) {
       const rates = weeks.get(row.period)!;
-      expect(row.value).toBeCloseTo(rates.reduce((a, b) => a + b, 0) / rates.length, 12);
+      expect(row.value).toBe(decimalMean(rates));
+      expect(String(row.value)).toMatch(/^\d+\.\d{1,8}$/);
     }
     expect(weekly.meta.transform).toMatchObject({ source_frequency: 'daily', output_frequency: 'weekly' });
   });

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BulkSnapshot } from '../../../src/api/v1/bulk.ts';
 import { BULK_DIR, writeBulkFiles } from '../../../src/build/bulk-files.ts';
 import { openDuckDb, quotedString, readRows } from '../../../src/db/duckdb.ts';
+import { startsLikeFormula } from '../../../src/lib/csv-formula.ts';
 import type { SnapshotDb } from '../../../src/query/snapshot-db.ts';
 import { resolveLayout } from '../../../src/store/layout.ts';
 import {
@@ -204,5 +205,39 @@ describe('bulk files of the sample snapshot with the licensed fixture', () => {
     const [text] = await read(`SELECT currencies AS c FROM ${csv('country_currencies')} WHERE iso2 = 'CH'`);
     expect(JSON.parse(String(text!.c))).toEqual(JSON.parse(String(parquet!.c)));
     expect(JSON.parse(String(text!.c))).toContain('CHF');
+  });
+
+  it('prefixes CSV text cells that start like a formula, by the API rule; numbers and Parquet stay raw', async () => {
+    let prefixed = 0;
+    let signedNumbers = 0;
+    const sorted = (values: unknown[]) => values.map((v) => (v === null ? '\0null' : String(v))).sort();
+    for (const dataset of [...new Set(snapshot.files.map((f) => f.dataset))]) {
+      const types = await read(`DESCRIBE SELECT * FROM ${file(`${dataset}.parquet`)}`);
+      const parquet = await read(`SELECT COLUMNS(*)::VARCHAR FROM ${file(`${dataset}.parquet`)}`);
+      const text = await read(`SELECT * FROM ${csv(dataset)}`);
+      for (const { column_name: name, column_type: type } of types) {
+        const column = String(name);
+        const written = text.map((row) => row[column]);
+        if (type === 'VARCHAR') {
+          const raw = parquet.map((row) => row[column]);
+          const formulas = raw.filter((v) => typeof v === 'string' && startsLikeFormula(v));
+          prefixed += formulas.length;
+          const expected = raw.map((v) => (typeof v === 'string' && startsLikeFormula(v) ? `'${v}` : v));
+          expect(sorted(written), `${dataset}.${column}`).toEqual(sorted(expected));
+        } else if (/^(DOUBLE|FLOAT|DECIMAL|BIGINT|INTEGER|HUGEINT|SMALLINT)/.test(String(type))) {
+          // A negative number is written as a number, never prefixed.
+          signedNumbers += written.filter((v) => typeof v === 'string' && v.startsWith('-')).length;
+          expect(
+            written.every((v) => v === null || !String(v).startsWith("'")),
+            `${dataset}.${column}`,
+          ).toBe(true);
+        }
+      }
+    }
+    // time_zones' UTC offsets (+05:30) are among the cells that start like a formula in the sample.
+    expect(prefixed).toBeGreaterThan(0);
+    expect(signedNumbers).toBeGreaterThan(0);
+    const zones = await read(`SELECT * FROM ${csv('time_zones')}`);
+    expect(zones.some((row) => Object.values(row).some((v) => String(v).startsWith("'+")))).toBe(true);
   });
 });

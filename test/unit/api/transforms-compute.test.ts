@@ -81,4 +81,30 @@ describe('transformSeries', () => {
     const out = transformSeries(rows, 'weekly', { units: 'pc1', frequency: null, aggregation: null });
     expect(out[1]!.value).toBeCloseTo(50, 12);
   });
+
+  it('aggregates in decimal to the published precision (meta.transform.rounding), raw values untouched', () => {
+    // 1.1 + 2.2 is 3.3000000000000003 in doubles; weekly values of 4 decimals, a quarter of integers.
+    const terms = [row('2025-01', 1.1), row('2025-02', 2.2), row('2025-03', 1.0001)];
+    expect(1.1 + 2.2 + 1.0001).not.toBe(4.3001);
+    const sum = transformSeries(terms, 'monthly', { units: 'lin', frequency: 'q', aggregation: 'sum' });
+    expect(sum.map((r) => r.level)).toEqual([4.3001]);
+    const week = [1.0309, 1.0311, 1.031, 1.0312, 1.0308].map((v, i) => row(`2024-03-0${4 + i}`, v));
+    const avg = transformSeries(week, 'daily', { units: 'lin', frequency: 'w', aggregation: 'avg' });
+    expect(avg.map((r) => r.value)).toEqual([1.031]);
+    const months = [157_245, 157_246, 157_245].map((v, i) => row(`2025-0${i + 1}`, v));
+    const quarter = transformSeries(months, 'monthly', { units: 'lin', frequency: 'q', aggregation: 'avg' });
+    expect(quarter[0]!.level).toBe(157_245.3333);
+    // Differences are exact at the inputs' decimals; eop and untransformed values are as stored.
+    const chg = transformSeries([row('2025-01', 1.02), row('2025-02', 1.031)], 'monthly', {
+      units: 'chg',
+      frequency: null,
+      aggregation: null,
+    });
+    expect(chg[1]!.value).toBe(0.011);
+    const raw = [row('2025-01', 0.1 + 0.2), row('2025-02', 1 / 3)];
+    const lin = transformSeries(raw, 'monthly', { units: 'lin', frequency: null, aggregation: null });
+    expect(lin.map((r) => r.value)).toEqual([0.1 + 0.2, 1 / 3]);
+    const eop = transformSeries(raw, 'monthly', { units: 'lin', frequency: 'q', aggregation: 'eop' });
+    expect(eop.map((r) => r.level)).toEqual([null]);
+  });
 });
