@@ -1,4 +1,5 @@
 /** The results of one benchmark run, the targets evaluated on them, and BENCHMARKS.md rendered from them. */
+import type { KeyTimingResult } from './key-timing.ts';
 import type { LoadResult } from './load.ts';
 import type { MeasuredRun } from './processes.ts';
 import type { EcbInputs, ScaleLimits, ScaleResult } from './scale.ts';
@@ -64,6 +65,7 @@ export interface BenchResults {
     ecb: EcbInputs;
   };
   scale_note?: string;
+  key_timing?: KeyTimingResult;
   targets?: TargetCheck[];
 }
 
@@ -378,6 +380,23 @@ export function evaluateTargets(r: BenchResults): TargetCheck[] {
     'nginx plain',
     'a',
   );
+  {
+    const t = r.key_timing;
+    const name = 'refused keys: unknown id / known id with a wrong secret, median latency';
+    const goal = 'within 5 % (0.95-1.05)';
+    if (!t)
+      checks.push({ name, goal, measured: '–', status: 'not measured', limit: 'section e was not run' });
+    else {
+      const met = Math.abs(t.p50_ratio - 1) <= 0.05;
+      checks.push({
+        name,
+        goal,
+        measured: `${t.p50_ratio.toFixed(3)} (${t.unknown_id.p50_us.toFixed(0)} µs against ${t.known_id_wrong_secret.p50_us.toFixed(0)} µs)`,
+        status: met ? 'met' : 'missed',
+        ...(met ? {} : { limit: 'see section e' }),
+      });
+    }
+  }
   return checks;
 }
 
@@ -781,6 +800,33 @@ ${throughputTable(k.cached.targets, 'bare node:http')}
 ${table(['input', 'seconds', 'files', 'routes', 'payload bytes', 'dist/ on disk (with .gz, .br)'], rows)}
 
 ${r.real_data ? `Real data pipeline before the build: ${r.real_data.ingest_s.toFixed(1)} s of ingests (17 CLI runs), publish ${r.real_data.publish_s.toFixed(1)} s.` : ''}`);
+  }
+
+  if (r.key_timing) {
+    const t = r.key_timing;
+    parts.push(`## e. Refused keys: does the answer time tell that a key id exists?
+
+\`${t.path}\` with a well-formed key of an unknown id, and with the id of an issued key and a wrong
+secret: ${int(t.requests_each)} requests of each, strictly in turns on one keep-alive connection,
+after ${int(t.warmup_each)} of each as a warm-up; every answer a 401 (${Object.entries(t.statuses)
+      .map(([status, n]) => `${int(n)} × ${status}`)
+      .join(', ')}).
+
+${table(
+  ['key', 'p50 µs', 'p90 µs'],
+  [
+    ['unknown id', t.unknown_id.p50_us.toFixed(0), t.unknown_id.p90_us.toFixed(0)],
+    [
+      'known id, wrong secret',
+      t.known_id_wrong_secret.p50_us.toFixed(0),
+      t.known_id_wrong_secret.p90_us.toFixed(0),
+    ],
+  ],
+)}
+
+- **unknown / known p50: ${t.p50_ratio.toFixed(3)}** (goal: within 5 %). An unknown id is cached as an
+  absence like a record (src/keys/key-record-cache.ts) and compared against a dummy hash of the same
+  algorithm, so both take the same path.`);
   }
 
   parts.push(LIMITS);

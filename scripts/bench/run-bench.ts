@@ -11,10 +11,12 @@
  *      time, peak RSS), Parquet bytes, serve open (time to ready, peak and steady RSS), as_of
  *      latency for one series (HTTP and in-process, in turns) and for the whole catalogue; on the
  *      largest store, one new real ECB day ingested and published again (incremental publish);
- *   d. `mmds build` time and size on the real data and on a catalogue of 5,000 series.
+ *   d. `mmds build` time and size on the real data and on a catalogue of 5,000 series;
+ *   e. refused keys: an unknown key id against a known id with a wrong secret, 2,000 requests in
+ *      turns to a real `mmds serve` (CONTRACT section 4: a response never tells that an id exists).
  *
  * Writes BENCHMARKS.md and bench-results/latest.json. Options:
- *   --sections a,b,c,d   run only these (then BENCHMARKS.md is left alone)
+ *   --sections a,b,c,d,e run only these (then BENCHMARKS.md is left alone)
  *   --scales 1M,10M,100M the store sizes of section c (default all three; fewer also leave
  *                        BENCHMARKS.md alone)
  *   --keep               keep the work directory
@@ -45,6 +47,7 @@ import { readCurrentId } from '../../src/store/manifest.ts';
 import { SHARED_DATA } from '../../test/helpers/paths.ts';
 import { REAL_DATA_STEPS } from '../../test/helpers/snapshot-fixture.ts';
 import { generateSyntheticStore } from './generate-synthetic.ts';
+import { measureKeyTiming } from './key-timing.ts';
 import { createHttpCaller, type LoadResult, runInterleaved, runWrk, type WrkSettings } from './load.ts';
 import { startMmdsNginx, startPlainNginx } from './nginx.ts';
 import { REPO_ROOT, runMmds, type ServerProcess, startMmdsServe, startServer } from './processes.ts';
@@ -54,7 +57,7 @@ import { ensureTools, readMachine, readVersions } from './tools.ts';
 
 const { values: flags } = parseArgs({
   options: {
-    sections: { type: 'string', default: 'a,b,c,d' },
+    sections: { type: 'string', default: 'a,b,c,d,e' },
     scales: { type: 'string', default: '1M,10M,100M' },
     'publish-limit': { type: 'string', default: String(25 * 60) },
     report: { type: 'string' },
@@ -63,7 +66,7 @@ const { values: flags } = parseArgs({
     'report-only': { type: 'boolean', default: false },
   },
 });
-const sections = new Set((flags.sections ?? 'a,b,c,d').split(','));
+const sections = new Set((flags.sections ?? 'a,b,c,d,e').split(','));
 
 /** Client settings shared by every throughput comparison. */
 const WRK: Omit<WrkSettings, 'scriptArgs'> = { threads: 2, connections: 32, seconds: 4 };
@@ -88,7 +91,8 @@ const scales = (flags.scales ?? '1M,10M,100M').split(',').map((label) => {
   return scale;
 });
 /** Only a run of every section at every size rewrites the repository's BENCHMARKS.md. */
-const fullRun = ['a', 'b', 'c', 'd'].every((s) => sections.has(s)) && SCALES.every((s) => scales.includes(s));
+const fullRun =
+  ['a', 'b', 'c', 'd', 'e'].every((s) => sections.has(s)) && SCALES.every((s) => scales.includes(s));
 /** Time limits per step of section c (a step past its limit is stopped and recorded as failed). */
 const SCALE_LIMITS: ScaleLimits = {
   generate_s: 40 * 60,
@@ -151,6 +155,10 @@ async function main(): Promise<void> {
     for (const server of servers.splice(0)) await server.stop();
   }
   if (sections.has('d')) await measureSyntheticBuild(results);
+  if (sections.has('e')) {
+    results.key_timing = await measureKeyTiming(join(work, 'key-timing'), log, servers);
+    saveResults(results);
+  }
   if (sections.has('c')) await measureScales(results);
   const out = saveResults(results);
   const report = fullRun || flags.report ? writeReport(results) : null;

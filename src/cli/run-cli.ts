@@ -91,6 +91,8 @@ Configuration (environment, read once at start):
   MMDS_KEEP_SNAPSHOTS   snapshots publish keeps besides the current one and its parent (default 5)
   MMDS_KEY_PEPPER       secret mixed into stored key hashes (HMAC-SHA-256)
   MMDS_TRUSTED_PROXIES  X-Forwarded-For hops to trust for the client IP (default 0)
+  MMDS_RATE_LIMIT_IPV6_PREFIX  IPv6 clients are rate-limited per network of this many bits
+                        (default 64; 128 counts each address; IPv4 always per address)
   PORT, HOST            where serve listens (default 4321 on 127.0.0.1)
   MMDS_BLS_API_KEY      BLS Public Data API registration key (fetch bls; optional, v1 limits without)
   MMDS_FRED_API_KEY     FRED API key (fetch fred; required for it)

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { DEFAULT_IPV6_PREFIX } from '../rate-limit/client-ip.ts';
 import { DEFAULT_PARTITION_ROWS } from '../store/partitions.ts';
 
 /** The service's configuration, read once at start by a composition root. */
@@ -11,6 +12,12 @@ export interface Config {
   host: string;
   /** How many X-Forwarded-For hops from the right are trusted proxies (0: use the socket). */
   trustedProxies: number;
+  /**
+   * Anonymous rate limits count an IPv6 client by its network of this many bits
+   * (MMDS_RATE_LIMIT_IPV6_PREFIX, 1 to 128, default 64; 128 counts each address); IPv4 clients
+   * (and IPv4-mapped IPv6) are counted per address.
+   */
+  ipv6RateLimitPrefix: number;
   /** Server-side pepper for key hashes (MMDS_KEY_PEPPER); keys hash with SHA-256 alone when unset. */
   keyPepper: string | null;
   /** Snapshots kept besides the current one and its parent. */
@@ -65,6 +72,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, cw
     port: readInteger(env, 'PORT', 4321, 0, 65535),
     host: env.HOST || '127.0.0.1',
     trustedProxies: readInteger(env, 'MMDS_TRUSTED_PROXIES', 0, 0, 10),
+    ipv6RateLimitPrefix: readInteger(env, 'MMDS_RATE_LIMIT_IPV6_PREFIX', DEFAULT_IPV6_PREFIX, 1, 128),
     keyPepper: env.MMDS_KEY_PEPPER || null,
     keepSnapshots: readInteger(env, 'MMDS_KEEP_SNAPSHOTS', 5, 1, 1000),
     distDir: resolve(cwd, env.MMDS_DIST_DIR || './dist'),
@@ -86,6 +94,7 @@ export const MMDS_SETTINGS: readonly string[] = Object.freeze([
   'MMDS_DATA_DIR',
   'MMDS_STORAGE',
   'MMDS_TRUSTED_PROXIES',
+  'MMDS_RATE_LIMIT_IPV6_PREFIX',
   'MMDS_KEY_PEPPER',
   'MMDS_KEEP_SNAPSHOTS',
   'MMDS_DIST_DIR',

@@ -47,7 +47,7 @@ export function followKeyChanges(
 }
 
 /**
- * fs.watch on the key directory (one file per key, written in place by `mmds keys`): an event
+ * fs.watch on the key directory (one file per key, which `mmds keys` replaces by a rename): an event
  * names the file, that is the key id. The directory may not exist yet (no key issued) or be
  * replaced; it is looked for again every `retryMs`, and watched again when its inode changes.
  */

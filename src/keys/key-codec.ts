@@ -40,6 +40,15 @@ export function createKey(): CreatedKey {
   return { plaintext: `${body}${encodeChecksum(body)}`, id };
 }
 
+/**
+ * Writes a key of a given id and secret with its checksum: a well-formed key whose secret is not
+ * the stored one (the benchmark's and tests' "known id, wrong secret"), never a way to issue one.
+ */
+export function composeKey(id: string, secret: string): string {
+  const body = `${KEY_PREFIX}${id}_${secret}`;
+  return `${body}${encodeChecksum(body)}`;
+}
+
 /** Splits a key into id and secret, or returns null for anything malformed (checked before any lookup). */
 export function parseKey(text: unknown): ParsedKey | null {
   // The length test first: a megabyte of input never reaches the regular expression.

@@ -14,16 +14,20 @@ export interface KeyRecordCacheOptions {
 }
 
 interface Entry {
-  record: KeyRecord;
+  /** The record, or null: the store held none for this id when it was read. */
+  record: KeyRecord | null;
   /** When the read that produced it started (a change after that instant may not be in it). */
   readAt: number;
 }
 
 /**
  * Key records of one process, read through to the key store: a request with a key whose record
- * was read less than `maxAgeMs` ago uses it from memory. Only records that exist are held (what
- * the store holds: the hash, never a key), so unknown ids, however many an attacker sends, always
- * go to the store and never grow the cache, which is bounded besides by `maxEntries`.
+ * was read less than `maxAgeMs` ago uses it from memory. What the store answered is held either
+ * way, a record (the hash, never a key) or its absence: CONTRACT section 4 says no response tells
+ * whether a key id exists, and caching only existing records made an unknown id measurably slower
+ * than a known one with a wrong secret (a store read against a memory hit). Absent and present
+ * ids share one map, one age limit, one invalidation and one bound (`maxEntries`, oldest reads
+ * dropped first), so a flood of random ids evicts both kinds alike and never grows the cache.
  *
  * It caches only while enabled, that is while its owner receives every change of the store (a
  * file watch, a Redis subscription): `invalidate(id)` on a change, `clear()` when changes may have
@@ -97,14 +101,13 @@ export class KeyRecordCache {
     return this.#enabled;
   }
 
-  /** Number of records held. */
+  /** Number of ids held (records and known absences). */
   get size(): number {
     return this.#entries.size;
   }
 
   #keep(id: string, record: KeyRecord | null, readAt: number): void {
     this.#entries.delete(id);
-    if (record === null) return;
     this.#entries.set(id, { record, readAt });
     for (const oldest of this.#entries.keys()) {
       if (this.#entries.size <= this.#maxEntries) break;

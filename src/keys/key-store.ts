@@ -1,4 +1,5 @@
 import type { Storage } from 'unstorage';
+import { compareAndSetItem, readItemText, writeItemText } from './atomic-item.ts';
 import { announceKeyChange } from './key-changes.ts';
 import { isKeyId, parseKey, verifySecret } from './key-codec.ts';
 import {
@@ -30,8 +31,22 @@ export type AuthResult =
 export interface KeyStore {
   /** Reads a record, or null when there is none (or the id is not a key id). Throws on a corrupt record. */
   get(id: string): Promise<KeyRecord | null>;
-  /** Validates and writes a record. */
+  /** Validates and writes a record, whatever the store held. */
   put(record: KeyRecord): Promise<void>;
+  /** Validates and writes a new record only if its id is unused; false when it is taken. */
+  create(record: KeyRecord): Promise<boolean>;
+  /**
+   * Read-modify-write of one record with compare-and-set: `change` gets the current record and
+   * returns the next one (or throws to give up); when another writer changed the record in
+   * between, it is read and `change` called again, so no concurrent change is lost. Returns the
+   * record written and the one it replaced. Throws a KeyUpdateError when there is no record.
+   */
+  update(
+    id: string,
+    change: (current: KeyRecord) => KeyRecord,
+  ): Promise<{ record: KeyRecord; previous: KeyRecord }>;
+  /** Deletes a record (one that was never handed out: the replacement of a rotation that failed). */
+  remove(id: string): Promise<void>;
   /** Every record, oldest first. */
   list(): Promise<KeyRecord[]>;
   /** Checks a presented plaintext key. Throws only when the storage itself fails. */
@@ -46,6 +61,31 @@ export class KeyRecordError extends Error {
   }
 }
 
+/** There is no record to update. */
+export class KeyNotFoundError extends Error {
+  constructor(id: string) {
+    super(`no key with id ${id}`);
+    this.name = 'KeyNotFoundError';
+  }
+}
+
+function parseRecord(id: string, raw: unknown): KeyRecord {
+  const parsed = KeyRecordSchema.safeParse(raw);
+  if (!parsed.success || parsed.data.id !== id) throw new KeyRecordError(id, parsed.error);
+  return parsed.data;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** Attempts of `update` before it gives up (each lost only to another write of the same key). */
+const UPDATE_ATTEMPTS = 100;
+
 /** Options of a key store. */
 export interface KeyStoreOptions {
   /**
@@ -56,12 +96,13 @@ export interface KeyStoreOptions {
 }
 
 const PREFIX = 'keys:';
-// Compared against when the id is unknown, so that path costs about as much as a wrong secret.
-const DUMMY_HASH = `sha256:${'0'.repeat(64)}`;
+// Compared against when the id is unknown, so that path does the same work as a wrong secret:
+// the same algorithm as the records (HMAC with the pepper, SHA-256 without) and the same compare.
+const DUMMY_HASHES = { plain: `sha256:${'0'.repeat(64)}`, peppered: `hmac-sha256:${'0'.repeat(64)}` };
 
 /**
  * Creates the key store. Every write announces the changed key id (announceKeyChange), so that
- * servers drop their cached copy; `get`, `list` and `put` never use a cache.
+ * servers drop their cached copy (or cached absence); `get`, `list` and `put` never read a cache.
  */
 export function createKeyStore(storage: Storage, options: KeyStoreOptions = {}): KeyStore {
   const get = async (id: string): Promise<KeyRecord | null> => {
@@ -69,9 +110,13 @@ export function createKeyStore(storage: Storage, options: KeyStoreOptions = {}):
     if (!isKeyId(id)) return null;
     const raw = await storage.getItem(`${PREFIX}${id}`);
     if (raw === null) return null;
-    const parsed = KeyRecordSchema.safeParse(raw);
-    if (!parsed.success || parsed.data.id !== id) throw new KeyRecordError(id, parsed.error);
-    return parsed.data;
+    return parseRecord(id, raw);
+  };
+
+  const changed = async (id: string) => {
+    // This process's own copy (or cached absence) goes at once; other processes hear the announcement.
+    options.cache?.invalidate(id);
+    await announceKeyChange(storage, id);
   };
 
   const cache = options.cache;
@@ -81,8 +126,35 @@ export function createKeyStore(storage: Storage, options: KeyStoreOptions = {}):
     get,
     async put(record) {
       const valid = KeyRecordSchema.parse(record);
-      await storage.setItem(`${PREFIX}${valid.id}`, valid);
-      await announceKeyChange(storage, valid.id);
+      await writeItemText(storage, `${PREFIX}${valid.id}`, JSON.stringify(valid));
+      await changed(valid.id);
+    },
+    async create(record) {
+      const valid = KeyRecordSchema.parse(record);
+      const done = await compareAndSetItem(storage, `${PREFIX}${valid.id}`, null, JSON.stringify(valid));
+      if (done) await changed(valid.id);
+      return done;
+    },
+    async update(id, change) {
+      if (!isKeyId(id)) throw new KeyNotFoundError(id);
+      const key = `${PREFIX}${id}`;
+      for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
+        const text = await readItemText(storage, key);
+        if (text === null) throw new KeyNotFoundError(id);
+        const previous = parseRecord(id, parseJson(text));
+        const record = KeyRecordSchema.parse(change(previous));
+        if (record.id !== id) throw new Error(`an update of key ${id} may not change its id`);
+        if (await compareAndSetItem(storage, key, text, JSON.stringify(record))) {
+          await changed(id);
+          return { record, previous };
+        }
+      }
+      throw new Error(`key ${id} changed ${UPDATE_ATTEMPTS} times while it was being updated; try again`);
+    },
+    async remove(id) {
+      if (!isKeyId(id)) return;
+      await storage.removeItem(`${PREFIX}${id}`);
+      await changed(id);
     },
     async list() {
       const ids = (await storage.getKeys('keys'))
@@ -108,7 +180,7 @@ export function createKeyStore(storage: Storage, options: KeyStoreOptions = {}):
         throw error;
       }
       if (!record) {
-        verifySecret(plaintext, DUMMY_HASH, null);
+        verifySecret(plaintext, pepper ? DUMMY_HASHES.peppered : DUMMY_HASHES.plain, pepper);
         return fail('unknown', parsed.id);
       }
       if (!verifySecret(plaintext, record.hash, pepper)) return fail('wrong_secret', parsed.id);

@@ -10,7 +10,7 @@ import {
   type PublicKeyRecord,
   toPublicRecord,
 } from './key-record.ts';
-import type { KeyStore } from './key-store.ts';
+import { KeyNotFoundError, type KeyStore } from './key-store.ts';
 
 /** Longest grace period a rotation may leave the old key working. */
 export const MAX_GRACE_SECONDS = 90 * 86_400;
@@ -95,16 +95,7 @@ export async function rotateKey(
     );
   }
   const old = await getExisting(id, store);
-  const status = getKeyStatus(old, now);
-  if (status === 'revoked' || status === 'expired') {
-    throw new KeyManagementError('conflict', `key ${id} is ${status}; issue a new key instead`);
-  }
-  if (old.replaced_by !== null) {
-    throw new KeyManagementError(
-      'conflict',
-      `key ${id} was already rotated to ${old.replaced_by}; rotate that key instead`,
-    );
-  }
+  assertRotatable(old, now);
   const issued = await createRecord(
     {
       org: old.org,
@@ -119,16 +110,41 @@ export async function rotateKey(
     pepper,
   );
   // The new key is written first: a crash in between leaves the old key working, never neither.
-  const previous: KeyRecord = {
-    ...old,
-    replaced_by: issued.record.id,
-    grace_until: formatTimestamp(new Date(now.getTime() + grace * 1000)),
-  };
-  await store.put(previous);
-  return { ...issued, previous };
+  // The old record is then changed by compare-and-set: a revocation (or another rotation) that
+  // landed since it was read is kept, and checked again, so a revoke always wins.
+  const graceUntil = formatTimestamp(new Date(now.getTime() + grace * 1000));
+  try {
+    const { record: previous } = await store.update(id, (current) => {
+      assertRotatable(current, now);
+      return { ...current, replaced_by: issued.record.id, grace_until: graceUntil };
+    });
+    return { ...issued, previous };
+  } catch (error) {
+    // The replacement was never handed out: it must not stay usable beside a revoked key.
+    await store.remove(issued.record.id);
+    if (error instanceof KeyNotFoundError) throw new KeyManagementError('not_found', error.message);
+    throw error;
+  }
 }
 
-/** Revokes a key from now on; revoking it again changes nothing and says so. */
+/** Refuses to rotate a key that is revoked, expired or rotated already. */
+function assertRotatable(record: KeyRecord, now: Date): void {
+  const status = getKeyStatus(record, now);
+  if (status === 'revoked' || status === 'expired') {
+    throw new KeyManagementError('conflict', `key ${record.id} is ${status}; issue a new key instead`);
+  }
+  if (record.replaced_by !== null) {
+    throw new KeyManagementError(
+      'conflict',
+      `key ${record.id} was already rotated to ${record.replaced_by}; rotate that key instead`,
+    );
+  }
+}
+
+/**
+ * Revokes a key from now on; revoking it again changes nothing and says so. Compare-and-set: a
+ * rotation writing the same record concurrently cannot undo it.
+ */
 export async function revokeKey(
   id: string,
   store: KeyStore,
@@ -136,9 +152,17 @@ export async function revokeKey(
 ): Promise<{ record: KeyRecord; changed: boolean }> {
   const old = await getExisting(id, store);
   if (old.revoked_at !== null) return { record: old, changed: false };
-  const record: KeyRecord = { ...old, revoked_at: formatTimestamp(now) };
-  await store.put(record);
-  return { record, changed: true };
+  let changed = true;
+  const { record } = await store
+    .update(id, (current) => {
+      changed = current.revoked_at === null;
+      return changed ? { ...current, revoked_at: formatTimestamp(now) } : current;
+    })
+    .catch((error: unknown) => {
+      if (error instanceof KeyNotFoundError) throw new KeyManagementError('not_found', error.message);
+      throw error;
+    });
+  return { record, changed };
 }
 
 /** Lists every key without its hash, oldest first. */
@@ -154,10 +178,9 @@ async function createRecord(
   now: Date,
   pepper: string | null,
 ): Promise<IssuedKey> {
-  // 60 random bits make a collision unlikely; checking keeps an existing record from being overwritten.
+  // 60 random bits make a collision unlikely; create-if-absent keeps an existing record from being overwritten.
   for (let attempt = 0; attempt < 5; attempt++) {
     const { plaintext, id } = createKey();
-    if (await store.get(id)) continue;
     const record: KeyRecord = {
       id,
       ...fields,
@@ -167,8 +190,7 @@ async function createRecord(
       grace_until: null,
       hash: hashSecret(plaintext, pepper),
     };
-    await store.put(record);
-    return { plaintext, record };
+    if (await store.create(record)) return { plaintext, record };
   }
   throw new Error('could not find an unused key id');
 }

@@ -64,3 +64,44 @@ export function normalizeIp(raw: string): string | null {
   const low = Number.parseInt(mapped[2]!, 16);
   return [high >> 8, high & 255, low >> 8, low & 255].join('.');
 }
+
+/** Default length of the IPv6 prefix one anonymous client is limited by (MMDS_RATE_LIMIT_IPV6_PREFIX). */
+export const DEFAULT_IPV6_PREFIX = 64;
+
+/**
+ * The subject an anonymous rate limit counts a client address against: an IPv4 address itself
+ * (IPv4-mapped IPv6 included), an IPv6 address by its network of `ipv6Prefix` bits, written
+ * `2001:db8:0:1::/64`. One subscriber is given a whole /64 (RFC 6177, and a /48 or /56 often),
+ * and picks any address of it at will (privacy addresses, RFC 8981): counting per address would
+ * give one client 2^64 limits. Cloudflare's and most IETF guidance limit IPv6 per /64. A prefix
+ * of 128 counts each address alone. Anything that is not an IP address is its own subject.
+ */
+export function rateLimitSubject(address: string, ipv6Prefix: number = DEFAULT_IPV6_PREFIX): string {
+  if (!Number.isInteger(ipv6Prefix) || ipv6Prefix < 1 || ipv6Prefix > 128) {
+    throw new RangeError(
+      `the IPv6 rate-limit prefix must be a whole number from 1 to 128, got ${ipv6Prefix}`,
+    );
+  }
+  if (isIPv4(address)) return address;
+  const ip = normalizeIp(address);
+  if (ip === null) return address;
+  if (isIPv4(ip) || ipv6Prefix === 128) return ip;
+  const groups = expandIPv6(ip);
+  let remaining = ipv6Prefix;
+  const masked = groups.map((group) => {
+    const keep = Math.max(0, Math.min(16, remaining));
+    remaining -= keep;
+    return keep === 0 ? 0 : group & ((0xffff << (16 - keep)) & 0xffff);
+  });
+  const network = normalizeIp(masked.map((group) => group.toString(16)).join(':'))!;
+  return `${network}/${ipv6Prefix}`;
+}
+
+/** The eight 16-bit groups of an IPv6 address in the canonical form normalizeIp returns (hex only). */
+function expandIPv6(canonical: string): number[] {
+  const [head = '', tail] = canonical.split('::');
+  const left = head === '' ? [] : head.split(':');
+  const right = tail === undefined || tail === '' ? [] : tail.split(':');
+  const middle = tail === undefined ? [] : Array(8 - left.length - right.length).fill('0');
+  return [...left, ...middle, ...right].map((group) => Number.parseInt(group, 16));
+}

@@ -115,7 +115,7 @@ async function identify(
   }
   const decision = caller
     ? await deps.consume(`key:${caller.keyId}`, caller.rateLimit)
-    : await deps.consume(`ip:${clientIp}`, deps.anonymousLimit);
+    : await deps.consume(deps.anonymousBucket(clientIp), deps.anonymousLimit);
   for (const [name, value] of Object.entries(deps.rateLimitHeaders(decision))) headers.set(name, value);
   if (!decision.allowed) throw rateLimited(decision);
   if (authFailed) throw unauthorized('the API key is not valid');

@@ -26,6 +26,8 @@ export interface HandlerDeps {
   consume: (bucket: string, limit: number) => Promise<LimitDecision>;
   rateLimitHeaders: (decision: LimitDecision) => Record<string, string>;
   anonymousLimit: number;
+  /** The limiter bucket of an anonymous client address (IPv6 by its prefix: rateLimitSubject). */
+  anonymousBucket: (clientIp: string) => string;
   cache: ResponseCache;
   now: () => Date;
   log: (entry: Record<string, unknown>) => void;

@@ -29,6 +29,8 @@ export interface PublicFastPathDeps {
   /** Counts one anonymous request: synchronously with the in-process limiter, a promise with Redis. */
   consume: (bucket: string, limit: number) => Decision | Promise<Decision>;
   anonymousLimit: number;
+  /** The limiter bucket of an anonymous client address (the same as the general path's). */
+  anonymousBucket: (clientIp: string) => string;
   /** The client address rate limits are keyed on (the same rule as the general path's). */
   resolveClientIp: (socketAddress: string, forwardedFor: string | null) => string;
   log: (entry: Record<string, unknown>) => void;
@@ -170,7 +172,7 @@ export function createPublicFastPath(deps: PublicFastPathDeps, next: NodeRequest
     );
     let decision: Decision | Promise<Decision>;
     try {
-      decision = deps.consume(`ip:${clientIp}`, deps.anonymousLimit);
+      decision = deps.consume(deps.anonymousBucket(clientIp), deps.anonymousLimit);
     } catch {
       // Nothing was counted: the general path decides again and answers whatever the limiter throws.
       next(request, response);

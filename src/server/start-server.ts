@@ -8,7 +8,7 @@ import { followKeyChanges, type KeyChangeFeed, type KeyChangeSource } from '../k
 import { KeyRecordCache } from '../keys/key-record-cache.ts';
 import { createKeyStore, type KeyStore } from '../keys/key-store.ts';
 import { openSnapshotDb } from '../query/snapshot-db.ts';
-import { resolveClientIp } from '../rate-limit/client-ip.ts';
+import { rateLimitSubject, resolveClientIp } from '../rate-limit/client-ip.ts';
 import { FallbackLimiter } from '../rate-limit/fallback-limiter.ts';
 import { rateLimitHeaders } from '../rate-limit/headers.ts';
 import { MemoryLimiter } from '../rate-limit/memory-limiter.ts';
@@ -72,6 +72,9 @@ export async function startServer(
   const anonymousLimit = options.anonymousLimit ?? 60;
   // Refused here rather than by the limiter on every request (a 500 each time).
   assertLimit(anonymousLimit);
+  // IPv6 clients are counted by their network (a /64 by default), IPv4 clients by address.
+  const anonymousBucket = (clientIp: string) =>
+    `ip:${rateLimitSubject(clientIp, config.ipv6RateLimitPrefix)}`;
   const storage = createStateStorage(config.storage, config.dataDir);
   const redis = getRedisClient(storage);
   // Without an error listener ioredis prints every failed reconnect to stderr. The limiter and the
@@ -139,6 +142,7 @@ export async function startServer(
     consume: (bucket, limit) => limiter.consume(bucket, limit),
     rateLimitHeaders,
     anonymousLimit,
+    anonymousBucket,
     cache: new ResponseCache(),
     now: () => new Date(),
     log,
@@ -176,6 +180,7 @@ export async function startServer(
           ? (bucket, limit) => limiter.consume(bucket, limit)
           : (bucket, limit) => local.consumeNow(bucket, limit),
         anonymousLimit,
+        anonymousBucket,
         resolveClientIp: (address, forwardedFor) =>
           resolveClientIp(address, forwardedFor, config.trustedProxies),
         log,

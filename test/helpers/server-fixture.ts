@@ -13,6 +13,8 @@ export interface TestServerOptions {
   storage?: string;
   trustedProxies?: number;
   keyPepper?: string;
+  /** MMDS_RATE_LIMIT_IPV6_PREFIX. */
+  ipv6RateLimitPrefix?: number;
   anonymousLimit?: number;
   pollMs?: number;
 }
@@ -28,6 +30,8 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
   if (options.storage) env.MMDS_STORAGE = options.storage;
   if (options.trustedProxies !== undefined) env.MMDS_TRUSTED_PROXIES = String(options.trustedProxies);
   if (options.keyPepper) env.MMDS_KEY_PEPPER = options.keyPepper;
+  if (options.ipv6RateLimitPrefix !== undefined)
+    env.MMDS_RATE_LIMIT_IPV6_PREFIX = String(options.ipv6RateLimitPrefix);
   const logs: Record<string, unknown>[] = [];
   const server = await startServer(loadConfig(env, process.cwd()), {
     log: (entry) => logs.push(entry),

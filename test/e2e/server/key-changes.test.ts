@@ -4,6 +4,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStateStorage, keyRecordDirectory } from '../../../src/keys/create-storage.ts';
 import { KEY_CHANGES_CHANNEL } from '../../../src/keys/key-changes.ts';
+import { createKey, hashSecret } from '../../../src/keys/key-codec.ts';
 import { createKeyStore } from '../../../src/keys/key-store.ts';
 import { type RedisServer, startRedis } from '../../helpers/redis-server.ts';
 import { runMmds } from '../../helpers/run-cli.ts';
@@ -145,6 +146,43 @@ describe.each(['file', 'redis'] as const)(
         await storage.dispose();
       }
       await expectOnBothWithin(key, Date.now(), (reply) => reply.status === 200 && reply.limit === '7');
+    });
+
+    it('accepts a key issued after its id was refused (a cached absence) on both instances at once', async () => {
+      // Unknown ids are cached like records (the same time for both, CONTRACT section 4); a write
+      // of that id must drop the absence through the same notifications. The deadline is under
+      // the cache's 500 ms age limit: only the notification, not expiry, can make it in time.
+      const { plaintext, id } = createKey();
+      for (let i = 0; i < 2; i++) {
+        expect(
+          (await Promise.all(servers.map((server) => get(server, plaintext)))).map((r) => r.status),
+        ).toEqual([401, 401]);
+      }
+      const storage = createStateStorage(redis?.url ?? 'file', fixture.dataDir);
+      try {
+        const store = createKeyStore(storage);
+        const template = (await store.list())[0]!;
+        await store.put({
+          ...template,
+          id,
+          scopes: ['observations:read'],
+          revoked_at: null,
+          replaced_by: null,
+          replaces: null,
+          grace_until: null,
+          hash: hashSecret(plaintext, null),
+        });
+      } finally {
+        await storage.dispose();
+      }
+      const since = Date.now();
+      let replies: Array<{ status: number }> = [];
+      while (Date.now() - since < 300) {
+        replies = await Promise.all(servers.map((server) => get(server, plaintext)));
+        if (replies.every((reply) => reply.status === 200)) break;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect(replies.map((reply) => reply.status)).toEqual([200, 200]);
     });
 
     if (kind === 'redis') {

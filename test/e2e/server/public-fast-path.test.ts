@@ -242,6 +242,7 @@ describe('the public fast path in front of h3', () => {
         currentSnapshot: () => snapshot,
         consume: (bucket, limit) => limiter.consumeNow(bucket, limit),
         anonymousLimit: 2,
+        anonymousBucket: (clientIp) => `ip:${clientIp}`,
         resolveClientIp: (address) => address,
         log: (entry) => logs.push(entry),
       },

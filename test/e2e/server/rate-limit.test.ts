@@ -109,6 +109,49 @@ describe('rate limits over HTTP', () => {
       expect(direct.remaining).toBe(LIMIT - 1);
     });
 
+    it('counts an IPv6 client by its /64: a fresh address of the same /64 gets no fresh budget', async () => {
+      // Tests can only connect from ::1, so the client addresses come through a trusted proxy.
+      const server = await start({ trustedProxies: 1 });
+      const from = (address: string) => ({ 'X-Forwarded-For': address });
+      // 60 addresses of one /64 (as privacy addresses or a rotating client would use) share 60.
+      const first = await sendMany(LIMIT, server, (i) =>
+        from(`2001:db8:0:1:${(i + 1).toString(16)}::${i + 7}`),
+      );
+      expect(first.map((reply) => reply.remaining)).toEqual(
+        Array.from({ length: LIMIT }, (_, i) => LIMIT - 1 - i),
+      );
+      expectRateLimited(await send(server, from('2001:db8:0:1:ffff:ffff:ffff:ffff')));
+      expectRateLimited(await send(server, from('[2001:DB8:0:1::abcd]:443')));
+      // The next /64 is another client.
+      const next = await send(server, from('2001:db8:0:2::1'));
+      expect(next.status).toBe(200);
+      expect(next.remaining).toBe(LIMIT - 1);
+    });
+
+    it('counts IPv4 per address, and IPv4-mapped IPv6 as the same IPv4 client', async () => {
+      const server = await start({ trustedProxies: 1 });
+      const from = (address: string) => ({ 'X-Forwarded-For': address });
+      const replies = [
+        await send(server, from('198.51.100.7')),
+        await send(server, from('::ffff:198.51.100.7')),
+        await send(server, from('::ffff:c633:6407')),
+        await send(server, from('198.51.100.8')),
+      ];
+      expect(replies.map((reply) => reply.remaining)).toEqual([LIMIT - 1, LIMIT - 2, LIMIT - 3, LIMIT - 1]);
+    });
+
+    it('uses the prefix MMDS_RATE_LIMIT_IPV6_PREFIX sets (48: every /64 of a /48 shares)', async () => {
+      const server = await start({ trustedProxies: 1, ipv6RateLimitPrefix: 48 });
+      const from = (address: string) => ({ 'X-Forwarded-For': address });
+      const replies = [
+        await send(server, from('2001:db8:5:1::1')),
+        await send(server, from('2001:db8:5:2::1')),
+        await send(server, from('2001:db8:5:ffff::1')),
+        await send(server, from('2001:db8:6::1')),
+      ];
+      expect(replies.map((reply) => reply.remaining)).toEqual([LIMIT - 1, LIMIT - 2, LIMIT - 3, LIMIT - 1]);
+    });
+
     it('counts keyed requests against the key’s own limit (--rate-limit 5), not the IP', async () => {
       const server = await start();
       const run = await runMmds(

@@ -1,7 +1,7 @@
 import { createStorage } from 'unstorage';
 import memoryDriver from 'unstorage/drivers/memory';
 import { describe, expect, it } from 'vitest';
-import { createKey } from '../../../src/keys/key-codec.ts';
+import { createKey, hashSecret } from '../../../src/keys/key-codec.ts';
 import type { KeyRecord } from '../../../src/keys/key-record.ts';
 import { KeyRecordCache } from '../../../src/keys/key-record-cache.ts';
 import { createKeyStore } from '../../../src/keys/key-store.ts';
@@ -110,13 +110,48 @@ describe('KeyRecordCache', () => {
     expect(store.reads).toBe(5);
   });
 
-  it('never keeps unknown ids, so they cannot grow it', async () => {
+  it('keeps an unknown id like a record: one store read per maxAgeMs, so both cost the same', async () => {
     const store = createFakeStore();
-    const cache = new KeyRecordCache({ now: createClock().now });
+    const clock = createClock();
+    const cache = new KeyRecordCache({ maxAgeMs: 500, now: clock.now });
     cache.setEnabled(true);
+    for (let i = 0; i < 3; i++) expect(await cache.read('aaaaaaaaaaaa', store.load)).toBeNull();
+    expect(store.reads).toBe(1);
+    expect(cache.size).toBe(1);
+    clock.advance(500);
+    expect(await cache.read('aaaaaaaaaaaa', store.load)).toBeNull();
+    expect(store.reads).toBe(2);
+  });
+
+  it('bounds unknown ids by maxEntries, however many are sent, evicting them like records', async () => {
+    const store = createFakeStore();
+    const cache = new KeyRecordCache({ maxEntries: 100, now: createClock().now });
+    cache.setEnabled(true);
+    const known = createKey().id;
+    store.records.set(known, makeRecord(known));
+    await cache.read(known, store.load);
     for (let i = 0; i < 1000; i++) expect(await cache.read(createKey().id, store.load)).toBeNull();
-    expect(cache.size).toBe(0);
-    expect(store.reads).toBe(1000);
+    expect(cache.size).toBe(100);
+    expect(store.reads).toBe(1001);
+    // The known record was the oldest read: the flood evicted it as it would an unknown id.
+    await cache.read(known, store.load);
+    expect(store.reads).toBe(1002);
+  });
+
+  it('drops a cached absence when the key is issued, so a new key works at once', async () => {
+    const storage = createStorage({ driver: memoryDriver() });
+    const cache = new KeyRecordCache({ maxAgeMs: 60_000, now: createClock().now });
+    cache.setEnabled(true);
+    const store = createKeyStore(storage, { cache });
+    const { plaintext, id } = createKey();
+    expect(await store.authenticate(plaintext, T0, null)).toEqual({
+      ok: false,
+      log: { reason: 'unknown', keyId: id },
+    });
+    expect(cache.size).toBe(1);
+    // Written through this very store (the server's own process): the absence is dropped by put.
+    await store.put({ ...makeRecord(id), hash: hashSecret(plaintext, null) });
+    expect((await store.authenticate(plaintext, T0, null)).ok).toBe(true);
   });
 
   it('holds at most maxEntries records, dropping the oldest reads first', async () => {
