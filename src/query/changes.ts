@@ -1,9 +1,11 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { execute, openDuckDb, quotedString, readRows } from '../db/duckdb.ts';
 import { BATCH_ID_PATTERN, SNAPSHOT_ID_PATTERN, type StoreLayout, snapshotDir } from '../store/layout.ts';
 import { readManifest, type SnapshotManifest } from '../store/manifest.ts';
 import { relationOf } from '../store/partitions.ts';
+import { holdSnapshotFiles } from '../store/snapshot-hold.ts';
 import { TABLES } from '../store/tables.ts';
 import { publicCotWindowSql } from './cot.ts';
 
@@ -134,11 +136,18 @@ async function computeDiff(
   const method: DiffMethod = prefix ? 'batches' : 'full';
   if (prefix && newBatches.length === 0)
     return { method, new_batches: 0, keys: [], reference_tables: referenceTables };
+  // Unlike the snapshot in service, `since` may be pruned meanwhile: its files are held (linked)
+  // for the diff, so a prune removes their names, not what the diff reads. Throws SnapshotGoneError.
+  const held = holdSnapshotFiles(layout, since, FACT_TABLES);
   const filesOf = (manifest: SnapshotManifest, name: string) =>
-    (manifest.tables[name]?.files ?? []).map((file) => join(snapshotDir(layout, manifest.id), file.file));
-  const instance = await openDuckDb({ threads: 2, memoryLimit: '512MB' });
-  const connection = await instance.connect();
+    manifest === since
+      ? held.files(name)
+      : (manifest.tables[name]?.files ?? []).map((file) => join(snapshotDir(layout, manifest.id), file.file));
+  let instance: DuckDBInstance | undefined;
+  let connection: DuckDBConnection | undefined;
   try {
+    instance = await openDuckDb({ threads: 2, memoryLimit: '512MB' });
+    connection = await instance.connect();
     // As the snapshot views (snapshot-db.ts): this instance reads the two snapshots' fact files only.
     const allowed = FACT_TABLES.flatMap((name) => [...filesOf(since, name), ...filesOf(current, name)]);
     await execute(connection, `SET allowed_paths = [${allowed.map(quotedString).join(', ')}]`);
@@ -200,7 +209,8 @@ async function computeDiff(
     }
     return { method, new_batches: newBatches.length, keys, reference_tables: referenceTables };
   } finally {
-    connection.closeSync();
-    instance.closeSync();
+    connection?.closeSync();
+    instance?.closeSync();
+    held.release();
   }
 }

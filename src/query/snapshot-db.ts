@@ -75,6 +75,8 @@ type PartitionIndex = Map<string, PartitionView[]>;
 interface PooledConnection {
   connection: DuckDBConnection;
   prepared: Map<string, DuckDBPreparedStatement>;
+  /** The statement of a query that ran past its deadline: interrupted, but maybe still running. */
+  abandoned?: Promise<unknown>;
 }
 
 /**
@@ -170,30 +172,64 @@ function createPool(
   const size = options.poolSize ?? 4;
   const timeoutMs = options.queryTimeoutMs ?? 10_000;
   const idle: PooledConnection[] = [];
-  const waiters: Array<(pooled: PooledConnection) => void> = [];
+  /** Queued acquirers: handed an idle connection, or null for a free slot to connect in. */
+  const waiters: Array<(pooled: PooledConnection | null) => void> = [];
   let created = 0;
   let inFlight = 0;
   let leases = 0;
+  /** Connections of timed-out queries waiting for their statement to stop (see retire). */
+  let retiring = 0;
   let closed = false;
   const idleWaiters: Array<() => void> = [];
   const notifyIfIdle = () => {
-    if (inFlight === 0 && leases === 0) for (const notify of idleWaiters.splice(0)) notify();
+    if (inFlight === 0 && leases === 0 && retiring === 0)
+      for (const notify of idleWaiters.splice(0)) notify();
   };
+
+  /** A new connection in a slot already counted in `created` (given back if connecting fails). */
+  async function connect(): Promise<PooledConnection> {
+    try {
+      return { connection: await instance.connect(), prepared: new Map() };
+    } catch (error) {
+      created -= 1;
+      throw error;
+    }
+  }
 
   async function acquire(): Promise<PooledConnection> {
     const ready = idle.pop();
     if (ready) return ready;
     if (created < size) {
       created += 1;
-      return { connection: await instance.connect(), prepared: new Map() };
+      return connect();
     }
-    return new Promise((resolve) => waiters.push(resolve));
+    const handed = await new Promise<PooledConnection | null>((resolve) => waiters.push(resolve));
+    return handed ?? connect();
   }
 
   function release(pooled: PooledConnection): void {
     const waiter = waiters.shift();
     if (waiter) waiter(pooled);
     else idle.push(pooled);
+  }
+
+  /**
+   * A connection whose query timed out never goes back to the pool: its interrupted statement
+   * may still be running (DuckDB stops at its next check), and a query started on the same
+   * connection meanwhile would run beside it or clear its interrupt. The connection is closed
+   * once the statement has stopped; only then is its slot free for a new connection.
+   */
+  function retire(pooled: PooledConnection, running: Promise<unknown>): void {
+    retiring += 1;
+    const stopped = () => {
+      pooled.connection.closeSync();
+      retiring -= 1;
+      const waiter = waiters.shift();
+      if (waiter) waiter(null);
+      else created -= 1;
+      notifyIfIdle();
+    };
+    running.then(stopped, stopped);
   }
 
   async function run<T>(pooled: PooledConnection, sql: string, params?: SqlParams): Promise<T[]> {
@@ -204,15 +240,17 @@ function createPool(
     }
     statement.clearBindings();
     if (params) statement.bind(params);
+    const running = statement.runAndReadAll();
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
+        pooled.abandoned = running;
         pooled.connection.interrupt();
         reject(new QueryTimeoutError(timeoutMs));
       }, timeoutMs);
     });
     try {
-      const reader = await Promise.race([statement.runAndReadAll(), deadline]);
+      const reader = await Promise.race([running, deadline]);
       return reader.getRowObjectsJson() as T[];
     } finally {
       clearTimeout(timer);
@@ -226,11 +264,15 @@ function createPool(
     async query<T extends object>(sql: string, params?: SqlParams): Promise<T[]> {
       if (closed) throw new Error('snapshot closed');
       inFlight += 1;
-      const pooled = await acquire();
       try {
-        return await run<T>(pooled, sql, params);
+        const pooled = await acquire();
+        try {
+          return await run<T>(pooled, sql, params);
+        } finally {
+          if (pooled.abandoned) retire(pooled, pooled.abandoned);
+          else release(pooled);
+        }
       } finally {
-        release(pooled);
         inFlight -= 1;
         notifyIfIdle();
       }
@@ -249,7 +291,8 @@ function createPool(
       return findPartition(partitions.get(table), seriesKey) ?? table;
     },
     async close() {
-      if (inFlight > 0 || leases > 0) await new Promise<void>((resolve) => idleWaiters.push(resolve));
+      if (inFlight > 0 || leases > 0 || retiring > 0)
+        await new Promise<void>((resolve) => idleWaiters.push(resolve));
       closed = true;
       for (const pooled of idle) pooled.connection.closeSync();
       idle.length = 0;

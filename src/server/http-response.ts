@@ -19,6 +19,8 @@ export interface Representation {
   contentType: string;
   /** `Link: <…>; rel="next"` of a paginated response (CSV has no meta to carry the cursor). */
   link?: string | null;
+  /** Called once a compressed copy is added: the response cache holding it counts the copy. */
+  onCompressed?: (() => void) | undefined;
 }
 
 const COMPRESS_MIN_BYTES = 1024;
@@ -36,14 +38,14 @@ export function compressBody(body: Buffer): {
 
 /** Returns the body in an encoding, compressing it once (the representation keeps the result). */
 function encodedBody(representation: Representation, encoding: 'br' | 'gzip'): Buffer {
-  if (encoding === 'br') {
-    representation.br ??= brotliCompressSync(representation.body, {
-      params: { [constants.BROTLI_PARAM_QUALITY]: 5 },
-    });
-    return representation.br;
+  if (!representation[encoding]) {
+    representation[encoding] =
+      encoding === 'br'
+        ? brotliCompressSync(representation.body, { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } })
+        : gzipSync(representation.body, { level: 6 });
+    representation.onCompressed?.();
   }
-  representation.gzip ??= gzipSync(representation.body, { level: 6 });
-  return representation.gzip;
+  return representation[encoding]!;
 }
 
 const ACCEPTS = {

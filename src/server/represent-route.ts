@@ -33,7 +33,7 @@ export async function representRoute(
       ? null
       : `${db.id} ${keyed ? 'k' : 'p'}${cotHistory ? 'c' : ''} ${route.id} ${params.slug ?? ''} ${normaliseQuery(params)}${clockHour(route, deps)}`;
   const cached = cacheKey ? deps.cache.get(cacheKey) : undefined;
-  if (cached) return cached as Representation;
+  if (cached) return cached;
   const envelope = await renderPayload(db, route, params, { now: deps.now(), keyed, cotHistory });
   if (route.mediaType === 'text/calendar') {
     const body = Buffer.from(renderReleasesIcs(envelope));

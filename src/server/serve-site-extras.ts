@@ -28,7 +28,7 @@ export function serveApiIndex(
   // Rendered once per snapshot (like the endpoints' payloads): the list depends on the route
   // table and the snapshot only, so the first rendering's body, ETag and compressed copies serve.
   const cacheKey = `${db.id} api-index`;
-  const cached = deps.cache.get(cacheKey) as Representation | undefined;
+  const cached = deps.cache.get(cacheKey);
   if (cached) return respondWith(request, cached, headers);
   const generatedAt = `${deps.now().toISOString().slice(0, 19)}Z`;
   const body = Buffer.from(JSON.stringify(createApiIndex(db.id, generatedAt)));

@@ -2,6 +2,7 @@ import { invalidParameter } from '../../contract/errors.ts';
 import { type ChangedKey, diffSnapshots, listKnownSnapshots } from '../../query/changes.ts';
 import type { SnapshotDb } from '../../query/snapshot-db.ts';
 import { readManifest } from '../../store/manifest.ts';
+import { SnapshotGoneError } from '../../store/snapshot-hold.ts';
 import type { PayloadFunction } from './context.ts';
 
 /** One row of the change feed (schemas/changes.ts CHANGES_ITEM), flat so that CSV is the same rows. */
@@ -87,7 +88,7 @@ function toRow(
  */
 export const getChanges: PayloadFunction = async ({ db, keyed, cotHistory = false }, params) => {
   const sinceId = String(params.query.since);
-  const known = listKnownSnapshots(db.layout);
+  let known = listKnownSnapshots(db.layout);
   const refuse = (why: string) =>
     invalidParameter(
       'since',
@@ -104,7 +105,15 @@ export const getChanges: PayloadFunction = async ({ db, keyed, cotHistory = fals
   const current = db.manifest;
   if (since.created_at > current.created_at)
     throw refuse(`a snapshot published at or before the one in service (${current.id})`);
-  const changes = await diffSnapshots(db.layout, since, current);
+  let changes: Awaited<ReturnType<typeof diffSnapshots>>;
+  try {
+    changes = await diffSnapshots(db.layout, since, current);
+  } catch (error) {
+    if (!(error instanceof SnapshotGoneError)) throw error;
+    // Pruned between the manifest read and the hold on its files.
+    known = listKnownSnapshots(db.layout);
+    throw refuse(`a snapshot id the store still holds (${sinceId} was pruned)`);
+  }
   const names = await readNames(db);
   const rows = changes.keys
     .filter((change) => keyed || names.series.get(change.series_key)?.redistributable === true)
