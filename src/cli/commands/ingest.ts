@@ -4,6 +4,7 @@ import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { DEFAULT_CALENDAR_DIR, loadCalendars } from '../../calendar/load-calendars.ts';
 import { openDuckDb, pipelineDuckDbOptions, withConnection } from '../../db/duckdb.ts';
+import { assertKnowledgeBounds, futureTimeProblem } from '../../ingest/knowledge-bounds.ts';
 import type { IngestOptions } from '../../ingest/source.ts';
 import { findSource, SOURCES } from '../../ingest/sources.ts';
 import { type AppendResult, appendBatch } from '../../store/append-batch.ts';
@@ -31,7 +32,7 @@ export async function ingestFiles(context: CommandContext, request: IngestReques
   if (!source) {
     throw new UsageError(`unknown source "${request.source}"; known: ${SOURCES.map((s) => s.id).join(', ')}`);
   }
-  assertOptions(request.options);
+  assertOptions(request.options, context.now());
   const files = request.files.map((file) => resolve(file));
   for (const file of files) {
     if (!existsSync(file)) throw new UsageError(`${file}: no such file`);
@@ -49,6 +50,7 @@ export async function ingestFiles(context: CommandContext, request: IngestReques
         calendars,
         collectedAt: request.options.collectedAt ?? null,
       });
+      await assertKnowledgeBounds(connection, parsed, calendars, context.now());
       context.reporter.progress(`${source.id}: comparing with the store and writing a batch…`);
       return appendBatch(layout, connection, parsed, {
         source: source.id,
@@ -63,7 +65,7 @@ export async function ingestFiles(context: CommandContext, request: IngestReques
   }
 }
 
-function assertOptions(options: IngestOptions): void {
+function assertOptions(options: IngestOptions, now: Date): void {
   if (options.observedAt !== undefined && !TIMESTAMP.test(options.observedAt)) {
     throw new UsageError(
       `--observed-at must be a UTC timestamp YYYY-MM-DDTHH:MM:SSZ, got "${options.observedAt}"`,
@@ -73,6 +75,13 @@ function assertOptions(options: IngestOptions): void {
     throw new UsageError(
       `--collected-at must be a UTC timestamp YYYY-MM-DDTHH:MM:SSZ, got "${options.collectedAt}"`,
     );
+  }
+  for (const [flag, value] of [
+    ['--observed-at', options.observedAt],
+    ['--collected-at', options.collectedAt],
+  ] as const) {
+    const problem = value === undefined ? null : futureTimeProblem(flag, value, now);
+    if (problem !== null) throw new UsageError(problem);
   }
   if (options.vintage !== undefined && !DATE.test(options.vintage)) {
     throw new UsageError(`--vintage must be a date YYYY-MM-DD, got "${options.vintage}"`);
