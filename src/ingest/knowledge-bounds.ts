@@ -87,7 +87,7 @@ function boundsProblem(group: GroupTimes, calendars: Calendars, limit: Timestamp
     group.earliest.observed_at < release.observed_at
       ? `knowledge time ${group.earliest.observed_at} (${group.earliest.method})`
       : group.earliest_correction !== null && group.earliest_correction < release.observed_at
-        ? `collection time ${group.earliest_correction}`
+        ? `correction time ${group.earliest_correction} (from the collection time)`
         : null;
   if (early === null) return null;
   return (
@@ -99,7 +99,7 @@ function boundsProblem(group: GroupTimes, calendars: Calendars, limit: Timestamp
 /** One row per release group and period; RFC 3339 UTC text sorts as the instants do. */
 async function readGroupTimes(connection: DuckDBConnection, rows: FactRows<object>): Promise<GroupTimes[]> {
   if (!isFactRelation(rows)) return groupArray(rows as Array<Record<string, unknown>>);
-  const columns = await readRows<{ column_name: string }>(connection, `DESCRIBE SELECT * FROM (${rows.sql})`);
+  const columns = await readRows<{ column_name: string }>(connection, `DESCRIBE SELECT * FROM (\n${rows.sql}\n)`);
   const correction = columns.some((c) => c.column_name === 'correction')
     ? 'correction.observed_at::TIMESTAMP'
     : 'NULL::TIMESTAMP';
@@ -114,11 +114,13 @@ async function readGroupTimes(connection: DuckDBConnection, rows: FactRows<objec
   }>(
     connection,
     `WITH facts AS (
-       SELECT series_key, period, observed_at::TIMESTAMP AS at, observed_at_method AS method, ${correction} AS corrected_at
-         FROM (${rows.sql}))
-     SELECT arg_min(series_key, at) AS series_key, period, ${text('min(at)')} AS earliest,
-            arg_min(method, at) AS method, ${text('min(corrected_at)')} AS earliest_correction,
-            ${text('greatest(max(at), max(corrected_at))')} AS latest
+       SELECT series_key, period, observed_at::TIMESTAMP AS known_at, observed_at_method AS method, ${correction} AS corrected_at
+         FROM (
+${rows.sql}
+))
+     SELECT arg_min(series_key, known_at) AS series_key, period, ${text('min(known_at)')} AS earliest,
+            arg_min(method, known_at) AS method, ${text('min(corrected_at)')} AS earliest_correction,
+            ${text('greatest(max(known_at), max(corrected_at))')} AS latest
        FROM facts GROUP BY ${releaseGroupSql('series_key')}, period
       ORDER BY series_key, period`,
   );
