@@ -1,7 +1,20 @@
+import { formatTimestamp } from '../lib/zoned-time.ts';
+import type { Timestamp } from '../model/records.ts';
 import { isDate } from './assert-date.ts';
 import { blsFirstRelease, blsReleaseForSeries } from './bls-calendar.ts';
 import { ecbReleaseTime } from './ecb-calendar.ts';
 import type { Calendars, CalendarTime } from './types.ts';
+
+/**
+ * How far ahead of the pipeline's clock a knowledge time may be: the operator's and the
+ * publisher's clocks may differ by this much. Anything later is in the future and refused.
+ */
+export const CLOCK_SKEW_SECONDS = 300;
+
+/** The latest knowledge time accepted at `now` (an ingest's clock, a snapshot's creation). */
+export function latestAcceptedTime(now: Date): Timestamp {
+  return formatTimestamp(new Date(now.getTime() + CLOCK_SKEW_SECONDS * 1000));
+}
 
 /**
  * The proven first release of a fact's (series, period): when its publisher first published it,

@@ -1,7 +1,13 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { provenRelease, releaseGroupSql } from '../calendar/fact-release.ts';
+import {
+  CLOCK_SKEW_SECONDS,
+  latestAcceptedTime,
+  provenRelease,
+  releaseGroupSql,
+} from '../calendar/fact-release.ts';
 import type { Calendars } from '../calendar/types.ts';
 import { readRows } from '../db/duckdb.ts';
+import { formatTimestamp } from '../lib/zoned-time.ts';
 import {
   type FactRows,
   isFactRelation,
@@ -11,18 +17,7 @@ import {
 } from '../model/records.ts';
 import { RevisionRefusedError } from '../store/append-batch.ts';
 
-/**
- * How far ahead of the pipeline's clock a knowledge time may be: the operator's and the
- * publisher's clocks may differ by this much. Anything later is in the future and refused.
- */
-export const CLOCK_SKEW_SECONDS = 300;
-
 const SHOWN = 5;
-
-/** The latest knowledge time accepted at `now`. */
-export function latestAcceptedTime(now: Date): Timestamp {
-  return formatTimestamp(new Date(now.getTime() + CLOCK_SKEW_SECONDS * 1000));
-}
 
 /** Why an operator-given time (a flag such as --collected-at) is in the future, or null. */
 export function futureTimeProblem(flag: string, value: Timestamp, now: Date): string | null {
@@ -99,7 +94,10 @@ function boundsProblem(group: GroupTimes, calendars: Calendars, limit: Timestamp
 /** One row per release group and period; RFC 3339 UTC text sorts as the instants do. */
 async function readGroupTimes(connection: DuckDBConnection, rows: FactRows<object>): Promise<GroupTimes[]> {
   if (!isFactRelation(rows)) return groupArray(rows as Array<Record<string, unknown>>);
-  const columns = await readRows<{ column_name: string }>(connection, `DESCRIBE SELECT * FROM (\n${rows.sql}\n)`);
+  const columns = await readRows<{ column_name: string }>(
+    connection,
+    `DESCRIBE SELECT * FROM (\n${rows.sql}\n)`,
+  );
   const correction = columns.some((c) => c.column_name === 'correction')
     ? 'correction.observed_at::TIMESTAMP'
     : 'NULL::TIMESTAMP';
@@ -170,8 +168,4 @@ function groupArray(rows: ReadonlyArray<Record<string, unknown>>): GroupTimes[] 
 
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
-}
-
-function formatTimestamp(date: Date): Timestamp {
-  return `${date.toISOString().slice(0, 19)}Z`;
 }

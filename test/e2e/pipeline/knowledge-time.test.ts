@@ -1,9 +1,11 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execute, openDuckDb, quotedString } from '../../../src/db/duckdb.ts';
 import { openSnapshotDb } from '../../../src/query/snapshot-db.ts';
-import { resolveLayout } from '../../../src/store/layout.ts';
-import { readCurrentId } from '../../../src/store/manifest.ts';
+import { resolveLayout, snapshotDir } from '../../../src/store/layout.ts';
+import { readCurrentId, type SnapshotManifest } from '../../../src/store/manifest.ts';
+import { hashFile } from '../../../src/store/write-parquet.ts';
 import { REPO_ROOT, SHARED_DATA } from '../../helpers/paths.ts';
 import { runMmds } from '../../helpers/run-cli.ts';
 import { BLS_API_COLLECTED_AT } from '../../helpers/snapshot-fixture.ts';
@@ -301,5 +303,70 @@ describe('no knowledge time before the world could know it, nor in the future', 
     expect(await store.chain('observations', 'bls.LNS14000000', '2015-12')).toMatchObject([
       { observed_at: '2016-01-08T13:30:00Z', method: 'release_calendar' },
     ]);
+  });
+});
+
+describe('mmds verify and impossible knowledge times', () => {
+  const store = createStore('verify-times-');
+  afterAll(() => store.temp.remove());
+
+  /** Rewrites the current snapshot's COT files with `observed_at` set by `cases`, manifest updated. */
+  async function tamper(cases: string): Promise<void> {
+    const layout = resolveLayout(store.env.MMDS_DATA_DIR);
+    const dir = snapshotDir(layout, readCurrentId(layout)!);
+    const manifestFile = join(dir, 'manifest.json');
+    const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as SnapshotManifest;
+    const db = await openDuckDb();
+    const connection = await db.connect();
+    try {
+      for (const entry of manifest.tables.cot_reports!.files) {
+        const file = join(dir, entry.file);
+        const copy = `${file}.tampered`;
+        await execute(
+          connection,
+          `COPY (SELECT * REPLACE (CASE ${cases} ELSE observed_at END AS observed_at)
+                   FROM read_parquet(${quotedString(file)})) TO ${quotedString(copy)} (FORMAT parquet)`,
+        );
+        renameSync(copy, file);
+        entry.sha256 = await hashFile(file);
+        entry.bytes = statSync(file).size;
+      }
+    } finally {
+      connection.closeSync();
+      db.closeSync();
+    }
+    writeFileSync(manifestFile, `${JSON.stringify(manifest, null, 2)}\n`);
+  }
+
+  it('flags records known before their release or after the snapshot, and chains out of time order', async () => {
+    expect((await store.mmds(['ingest', 'catalog', CATALOG])).code).toBe(0);
+    expect((await store.mmds(['ingest', 'cftc', LEGACY])).code).toBe(0);
+    const corrected = writeCorrectedLegacy(store.temp.dir);
+    expect(
+      (await store.mmds(['ingest', 'cftc', corrected, '--collected-at', '2025-03-19T09:00:00Z'])).code,
+    ).toBe(0);
+    expect((await store.mmds(['publish'])).code).toBe(0);
+    const clean = await store.mmds(['verify']);
+    expect(clean.code, clean.stdout + clean.stderr).toBe(0);
+
+    const gold = "series_key = 'cftc.088691.legacy'";
+    await tamper(
+      `WHEN ${gold} AND period = '2025-02-25' THEN TIMESTAMP '2025-02-27 00:00:00'
+       WHEN ${gold} AND period = '2025-03-04' THEN TIMESTAMP '2030-01-01 00:00:00'
+       WHEN ${gold} AND period = '2025-03-11' AND revision_number = 1 THEN TIMESTAMP '2025-03-20 00:00:00'`,
+    );
+    const verify = await store.mmds(['verify']);
+    expect(verify.code).toBe(1);
+    const output = verify.stdout + verify.stderr;
+    expect(output).toMatch(
+      /error: knowledge: cftc\.088691\.legacy 2025-02-25 revision 1: knowledge time 2025-02-27T00:00:00Z \(release_calendar\) is before its release at 2025-02-28T20:30:00Z/,
+    );
+    expect(output).toMatch(
+      /error: knowledge: cftc\.088691\.legacy 2025-03-04 revision 1: knowledge time 2030-01-01T00:00:00Z \(release_calendar\) is after the snapshot was created \(2026-11-23T12:00:00Z\)/,
+    );
+    expect(output).toMatch(
+      /error: chain: cftc\.088691\.legacy 2025-03-11: revision 2 observed at 2025-03-19T09:00:00Z, before revision 1 \(2025-03-20T00:00:00Z\)/,
+    );
+    expect(output).toMatch(/3 error\(s\)/);
   });
 });
