@@ -145,8 +145,12 @@ Reads the files whole; if any row is malformed nothing is stored and the error n
 line. Values already in the store with the same content add nothing; a changed value becomes a
 new revision, placed by its knowledge time. Knowledge times come from the publishers' release
 calendars (data/calendars/); a value that changes one already stored is a correction and needs
-to know when the file was retrieved: --collected-at (mmds fetch records it itself). Prints a summary: rows read, records added per table, the batch written. Run
-mmds publish afterwards to make the data visible.
+to know when the file was retrieved: --collected-at (mmds fetch records it itself), as does a
+BLS API file of a series a later release can revise (a value collected after such a release is
+known from it, method later_release). A knowledge or collection time before a value's release,
+a correction not later than the value it corrects, or a time more than 5 minutes ahead of the
+clock is refused, naming the release. Prints a summary: rows read, records added per table, the
+batch written. Run mmds publish afterwards to make the data visible.
 
 Sources:
 ${SOURCES.map((s) => `  ${s.id.padEnd(10)} ${s.description}`).join('\n')}
