@@ -2,7 +2,7 @@ import { zonedTimeToUtc } from '../lib/zoned-time.ts';
 import type { Timestamp } from '../model/records.ts';
 import type { BlsCalendar, BlsRelease, BlsReleaseDate, CalendarTime } from './types.ts';
 
-export { blsReleaseForSeries } from './bls-release-for-series.ts';
+export { blsReleaseForSeries, blsSeriesMayBeRevised } from './bls-release-for-series.ts';
 
 const NEW_YORK = 'America/New_York';
 
@@ -86,4 +86,35 @@ function parseInstant(at: Timestamp): number {
   const instant = Date.parse(at);
   if (Number.isNaN(instant)) throw new RangeError(`not a timestamp: ${JSON.stringify(at)}`);
   return instant;
+}
+
+/** How many later reference months to look at when a month's own release was cancelled. */
+const CANCELLED_RELEASE_LOOKAHEAD = 3;
+
+/**
+ * The release that first carried a reference month (`YYYY-MM`) of a BLS program: its own row of
+ * the calendar, or, where that release was cancelled (October 2025), the next release that
+ * carried the month. Null for anything the calendar does not cover (other periods included).
+ */
+export function blsFirstRelease(
+  calendar: BlsCalendar,
+  release: BlsRelease,
+  period: string,
+): CalendarTime | null {
+  if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(period)) return null;
+  const own = calendar.releaseOf(release, period);
+  if (own) return own;
+  // Only a month inside the calendar can have had its release cancelled.
+  if (calendar.releaseOf(release, addMonths(period, -1)) === null) return null;
+  for (let ahead = 1; ahead <= CANCELLED_RELEASE_LOOKAHEAD; ahead++) {
+    const time = calendar.releaseOf(release, addMonths(period, ahead));
+    if (time) return time;
+  }
+  return null;
+}
+
+function addMonths(period: string, months: number): string {
+  const [year, month] = period.split('-').map(Number) as [number, number];
+  const index = year * 12 + (month - 1) + months;
+  return `${Math.floor(index / 12)}-${String((index % 12) + 1).padStart(2, '0')}`;
 }

@@ -41,3 +41,17 @@ export function blsReleaseForSeries(seriesId: string): BlsRelease | null {
   }
   return null;
 }
+
+/**
+ * Series the BLS never revises after their first release: the CPI-U and CPI-W indexes not
+ * seasonally adjusted ("not subject to revision", BLS CPI handbook; errors aside, which arrive as
+ * corrections). Every other series may be revised by a later release (payrolls in the next two
+ * releases and the annual benchmark, seasonal factors each year, PPI after four months).
+ */
+const NEVER_REVISED_PREFIXES = ['CUUR', 'CUUS', 'CWUR', 'CWUS'] as const;
+
+/** Whether a later release of its program can change a series' published values. */
+export function blsSeriesMayBeRevised(seriesId: string): boolean {
+  const id = seriesId.trim().toUpperCase();
+  return !NEVER_REVISED_PREFIXES.some((prefix) => id.startsWith(prefix));
+}

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { execute, quotedIdentifier, readRows } from '../db/duckdb.ts';
 import type { FactRelation, ParsedBatch } from '../model/records.ts';
 import { stageApiResponse } from './bls-api.ts';
-import { type BlsKnowledgeContext, resolveBlsKnowledge } from './bls-knowledge-time.ts';
+import { type BlsKnowledgeContext, blsNeedsCollection, resolveBlsKnowledge } from './bls-knowledge-time.ts';
 import { CPI_HEADER, readCpiCsv, readVintages } from './bls-small-files.ts';
 import { type BlsTables, STAGED_COLUMNS, stageValues } from './bls-staging.ts';
 import { InputError } from './input-error.ts';
@@ -164,11 +164,14 @@ async function keepFileValues(
   );
   if (problem !== undefined) {
     if (problem.problem !== null) throw new InputError(file, problem.problem_line, problem.problem);
+    const why = blsNeedsCollection(problem.knowledge_id, problem.period, knowledge.calendar)
+      ? `a later release may have revised ${problem.knowledge_id} ${problem.period} since its first release`
+      : `no BLS release calendar entry dates ${problem.knowledge_id} ${problem.period}`;
     throw new InputError(
       file,
       null,
-      `${problem.locator}: no BLS release calendar entry dates ${problem.knowledge_id} ${problem.period}, and the file carries no ` +
-        'time it was collected; pass --collected-at (when the file was retrieved) or --observed-at',
+      `${problem.locator}: ${why}, and the file carries no time it was collected; ` +
+        'pass --collected-at (when the file was retrieved) or --observed-at',
     );
   }
   await execute(

@@ -22,9 +22,8 @@ const SCOPE_VALUES: Readonly<Record<string, CotScope>> = { FutOnly: 'futures_onl
 
 /**
  * Returns a function giving each report date's knowledge time: the CFTC release calendar
- * (published exceptions included), or `options.observedAt`; never later than the collection
- * time, since a file in hand was known by then. A correction of a stored report is dated at the
- * collection time when that is known, never back to the original release.
+ * (published exceptions included), or `options.observedAt`. A correction of a stored report is
+ * dated at the collection time when that is known, never back to the original release.
  */
 export function createCftcKnowledge(context: IngestContext): (period: string) => CftcKnowledge {
   const { observedAt } = context.options;
@@ -39,13 +38,10 @@ export function createCftcKnowledge(context: IngestContext): (period: string) =>
     if (observedAt !== undefined) {
       knowledge = { observed_at: observedAt, observed_at_method: 'collected', ...correction };
     } else {
+      // A collection time before the release is not taken as proof of an early release: the
+      // ingest's bounds check refuses it (src/ingest/knowledge-bounds.ts), naming the release.
       const release = context.calendars.cftc.releaseOf(period);
-      // The calendar can only be wrong towards late here (an unlisted early release): the file
-      // itself proves the report was out when it was collected.
-      const early = collectedAt !== null && Date.parse(collectedAt) < Date.parse(release.observed_at);
-      knowledge = early
-        ? { observed_at: collectedAt, observed_at_method: 'collected', ...correction }
-        : { observed_at: release.observed_at, observed_at_method: release.method, ...correction };
+      knowledge = { observed_at: release.observed_at, observed_at_method: release.method, ...correction };
     }
     cache.set(period, knowledge);
     return knowledge;

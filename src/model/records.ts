@@ -39,7 +39,10 @@ export type Timestamp = string;
  * - `publisher_timestamp`: a time the publisher printed in or on the file;
  * - `collected`: only the time we collected it is known (corrections, periods without calendar);
  * - `estimated`: from a publisher's announced plan where no per-report date was published; the
- *   latest plausible time is used, so that `as_of` never sees a value early.
+ *   latest plausible time is used, so that `as_of` never sees a value early;
+ * - `later_release`: a value collected after a later release of its publisher's program, which
+ *   could have revised it, dated by the newest such release before the collection rather than by
+ *   its first release (which only a vintage or the collection time can prove).
  */
 export const KNOWLEDGE_METHODS = [
   'release_calendar',
@@ -47,6 +50,7 @@ export const KNOWLEDGE_METHODS = [
   'publisher_timestamp',
   'collected',
   'estimated',
+  'later_release',
 ] as const;
 export type KnowledgeMethod = (typeof KNOWLEDGE_METHODS)[number];
 

@@ -84,16 +84,20 @@ async function planRound(
               arg_max(t.observed_at, ${ENTRY_ORDER}) AS last_at,
               arg_max(t.method_rank, ${ENTRY_ORDER}) AS last_rank,
               arg_max(t.fp, ${ENTRY_ORDER}) FILTER (WHERE t.observed_at < c.observed_at
-                OR (t.observed_at = c.observed_at AND t.method_rank <= c.method_rank)) AS release_fp
+                OR (t.observed_at = c.observed_at AND t.method_rank <= c.method_rank)) AS release_fp,
+              arg_max(t.observed_at, ${ENTRY_ORDER}) FILTER (WHERE t.observed_at < c.observed_at
+                OR (t.observed_at = c.observed_at AND t.method_rank <= c.method_rank)) AS release_at
          FROM candidate AS c
          LEFT JOIN ${names.timeline} AS t ON t.series_key = c.series_key AND t.period = c.period
         GROUP BY c.candidate_index
      ),
      timed AS (
        -- A calendar time dates a first release: a value the store does not know yet is a correction.
-       SELECT c.*, f.entries, f.last_at, f.last_rank,
+       SELECT c.*, f.entries, f.last_at, f.last_rank, f.release_at,
               CASE WHEN NOT c.first_release OR f.entries = 0 THEN 'own'
                    WHEN f.release_fp = c.fp OR f.last_fp = c.fp THEN 'unchanged'
+                   -- A correction comes after the value it corrects, or that value would supersede it.
+                   WHEN c.correction_at IS NOT NULL AND c.correction_at <= f.release_at THEN 'early'
                    WHEN c.correction_at IS NOT NULL THEN 'restamp'
                    ELSE 'refused' END AS timing
          FROM candidate AS c JOIN found AS f USING (candidate_index)
@@ -122,6 +126,7 @@ async function planRound(
      SELECT x.candidate_index, x.series_key, x.period, x.fp,
             CASE
               WHEN x.timing IN ('unchanged', 'refused') THEN x.timing
+              WHEN x.timing = 'early' THEN 'refused'
               WHEN n.same_value_at_instant THEN 'unchanged'
               WHEN n.previous_fp = x.fp AND NOT ${statedSql('x.placed_method')} THEN 'unchanged'
               WHEN n.previous_at = x.at AND n.previous_rank = x.placed_rank THEN 'refused'
@@ -130,7 +135,10 @@ async function planRound(
             x.at AS observed_at, x.placed_method AS method, x.placed_rank AS method_rank,
             x.entries > 0 AND (x.at < x.last_at OR (x.at = x.last_at AND x.placed_rank < x.last_rank)) AS backfill,
             x.timing = 'restamp' AS corrected,
-            CASE WHEN x.timing = 'refused' THEN 'differs' ELSE 'same_instant' END AS refusal
+            CASE WHEN x.timing = 'refused' THEN 'differs'
+                 WHEN x.timing = 'early' THEN 'early_correction ' || strftime(x.correction_at, '%Y-%m-%dT%H:%M:%SZ') ||
+                   ' ' || x.correction_method || ' ' || strftime(x.release_at, '%Y-%m-%dT%H:%M:%SZ')
+                 ELSE 'same_instant' END AS refusal
        FROM placed AS x JOIN neighbours AS n USING (candidate_index)`,
     { step },
   );

@@ -1,7 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { execute, quotedIdentifier, quotedString, readRows } from '../db/duckdb.ts';
 import { defineNumberText } from '../db/number-text.ts';
-import type { FactRelation } from '../model/records.ts';
+import type { FactRelation, KnowledgeMethod } from '../model/records.ts';
 import {
   definePlanTables,
   loadFactCandidates,
@@ -10,6 +10,7 @@ import {
   statedSql,
 } from './fact-candidates.ts';
 import { planSequentially } from './plan-facts-sequential.ts';
+import { earlyCorrectionReason } from './revisions.ts';
 import type { TableDefinition } from './tables.ts';
 
 /** Per-table counts of one ingest. */
@@ -207,7 +208,8 @@ async function readRefusals(
   const rows = await readRows<{
     series_key: string;
     period: string;
-    refusal: 'differs' | 'same_instant';
+    /** `differs`, `same_instant`, or `early_correction <correction time> <method> <corrected time>`. */
+    refusal: string;
     observed_at: string;
     method: string;
     total: number;
@@ -221,14 +223,18 @@ async function readRefusals(
       ORDER BY d.candidate_index
       LIMIT ${SHOWN_REFUSALS}`,
   );
-  const reasons = rows.map((row) =>
-    row.refusal === 'differs'
+  const reasons = rows.map((row) => {
+    if (row.refusal.startsWith('early_correction ')) {
+      const [, at, method, correctedAt] = row.refusal.split(' ') as [string, string, KnowledgeMethod, string];
+      return earlyCorrectionReason(row.series_key, row.period, { observed_at: at, method }, correctedAt);
+    }
+    return row.refusal === 'differs'
       ? `${row.series_key} ${row.period}: the value differs from the one stored, so it is a ` +
-        'correction or revision, and the file carries no time it was published or collected; ' +
-        'pass --collected-at (when the file was retrieved) or --observed-at'
+          'correction or revision, and the file carries no time it was published or collected; ' +
+          'pass --collected-at (when the file was retrieved) or --observed-at'
       : `${row.series_key} ${row.period}: two different values known at the same instant ` +
-        `${row.observed_at} (${row.method}); the store keeps one value per knowledge time`,
-  );
+          `${row.observed_at} (${row.method}); the store keeps one value per knowledge time`;
+  });
   return { reasons, total: rows[0]?.total ?? 0 };
 }
 

@@ -45,9 +45,10 @@ export type RevisionDecision =
 export const METHOD_RANK: Readonly<Record<KnowledgeMethod, number>> = {
   collected: 0,
   estimated: 1,
-  release_calendar: 2,
-  publisher_timestamp: 3,
-  vintage: 4,
+  later_release: 2,
+  release_calendar: 3,
+  publisher_timestamp: 4,
+  vintage: 5,
 };
 
 /** Calendar times say when a period was first released; they cannot date a later change. */
@@ -99,8 +100,8 @@ const THIS_BATCH = '\uffff';
  * that arrives late is inserted where it belongs. A value equal to the one in force at its
  * knowledge time adds nothing (but see STATED_METHODS). A calendar time dates a first release only, so a calendar-stamped
  * value that differs from what the store holds is a correction: it takes the candidate's
- * correction time (when it was published or collected), or is refused when there is none, so
- * that nothing is ever back-dated.
+ * correction time (when it was published or collected), or is refused when there is none or it
+ * is not later than the value it corrects, so that nothing is ever back-dated.
  *
  * The ingest runs the same rules in SQL (plan-facts.ts); this is their reference model, which
  * test/property/plan-facts.test.ts holds the SQL planner to.
@@ -160,6 +161,18 @@ function decide(candidate: FactCandidate, timeline: Entry[], idPrefix: string): 
           'pass --collected-at (when the file was retrieved) or --observed-at',
       };
     }
+    // A correction comes after the value it corrects, or the older value would supersede it.
+    if (atRelease !== undefined && candidate.correction.observed_at <= atRelease.observed_at) {
+      return {
+        kind: 'refused',
+        reason: earlyCorrectionReason(
+          candidate.series_key,
+          candidate.period,
+          candidate.correction,
+          atRelease.observed_at,
+        ),
+      };
+    }
     time = candidate.correction;
     corrected = true;
   }
@@ -197,6 +210,19 @@ function decide(candidate: FactCandidate, timeline: Entry[], idPrefix: string): 
     backfill,
     corrected,
   };
+}
+
+/** The refusal of a correction whose time is not later than that of the value it corrects. */
+export function earlyCorrectionReason(
+  seriesKey: string,
+  period: string,
+  correction: KnowledgeTime,
+  correctedAt: string,
+): string {
+  return (
+    `${seriesKey} ${period}: the correction's time ${correction.observed_at} (${correction.method}) is not ` +
+    `later than ${correctedAt}, when the value it corrects became known; check --collected-at`
+  );
 }
 
 function entryOf(fingerprint: string, time: KnowledgeTime): Entry {

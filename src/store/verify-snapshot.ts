@@ -1,5 +1,8 @@
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { latestAcceptedTime, provenRelease, releaseGroupSql } from '../calendar/fact-release.ts';
+import { DEFAULT_CALENDAR_DIR, loadCalendars } from '../calendar/load-calendars.ts';
+import type { Calendars } from '../calendar/types.ts';
 import { execute, quotedIdentifier, quotedString, readRows } from '../db/duckdb.ts';
 import { RIGHTS } from '../model/records.ts';
 import type { SnapshotManifest } from './manifest.ts';
@@ -10,7 +13,7 @@ import { findChainProblems } from './validate-chains.ts';
 /** One finding of a verification; errors block a publish and fail `mmds verify`. */
 export interface Problem {
   severity: 'error' | 'warning';
-  check: 'checksum' | 'chain' | 'rights' | 'reference';
+  check: 'checksum' | 'chain' | 'knowledge' | 'rights' | 'reference';
   message: string;
 }
 
@@ -49,8 +52,9 @@ export async function verifySnapshotContent(
       : `CREATE OR REPLACE TEMP VIEW v_fact_keys AS
            SELECT DISTINCT series_key FROM v_observations UNION SELECT DISTINCT series_key FROM v_cot_reports`,
   );
+  const calendars = await loadCalendars(connection, DEFAULT_CALENDAR_DIR);
   return [
-    ...(await checkPartitions(connection, dir, manifest, options)),
+    ...(await checkPartitions(connection, dir, manifest, options, calendars)),
     ...(await checkRights(connection)),
     ...(await checkReferences(connection)),
   ];
@@ -63,10 +67,12 @@ async function checkPartitions(
   dir: string,
   manifest: SnapshotManifest,
   options: VerifyContentOptions,
+  calendars: Calendars,
 ): Promise<Problem[]> {
   const problems: Problem[] = [];
   const reversions: Problem[] = [];
   let reversionCount = 0;
+  const knowledge = { shown: 0, total: 0 };
   for (const table of TABLES.filter((t) => t.kind === 'fact')) {
     for (const entry of manifest.tables[table.name]!.files) {
       if (options.partitions && !options.partitions.has(entry.file)) continue;
@@ -92,12 +98,25 @@ async function checkPartitions(
           message: `${problem.series_key} ${problem.period}: ${problem.message}`,
         });
       }
+      const misdated = await findKnowledgeTimeProblems(connection, relation, calendars, manifest.created_at);
+      knowledge.total += misdated.total;
+      for (const message of misdated.messages.slice(0, KNOWLEDGE_LISTED - knowledge.shown)) {
+        problems.push({ severity: 'error', check: 'knowledge', message });
+        knowledge.shown += 1;
+      }
       if (table.name === 'observations') {
         const found = await findReversions(connection, relation);
         reversionCount += found.length;
         reversions.push(...found.slice(0, REVERSIONS_LISTED - reversions.length));
       }
     }
+  }
+  if (knowledge.total > knowledge.shown) {
+    problems.push({
+      severity: 'error',
+      check: 'knowledge',
+      message: `${knowledge.total - knowledge.shown} more records known before their release or after the snapshot`,
+    });
   }
   if (reversionCount > reversions.length) {
     reversions.push({
@@ -107,6 +126,64 @@ async function checkPartitions(
     });
   }
   return [...problems, ...reversions];
+}
+
+const KNOWLEDGE_LISTED = 20;
+
+/**
+ * Records whose knowledge time is impossible: before the proven release of their (series,
+ * period) by the release calendars (src/calendar/fact-release.ts), or after the snapshot was
+ * created (beyond the clock-skew allowance an ingest grants). Such a record makes `as_of` show a
+ * value before it existed, or one stamped in the future. The releases are worked out once per
+ * release group and period, then joined in SQL.
+ */
+async function findKnowledgeTimeProblems(
+  connection: DuckDBConnection,
+  relation: string,
+  calendars: Calendars,
+  createdAt: string,
+): Promise<{ messages: string[]; total: number }> {
+  const groups = await readRows<{ release_group: string; period: string }>(
+    connection,
+    `SELECT DISTINCT ${releaseGroupSql('series_key')} AS release_group, period FROM ${relation}`,
+  );
+  const releases = groups.flatMap(({ release_group, period }) => {
+    const release = provenRelease(release_group, period, calendars);
+    return release === null ? [] : [{ release_group, period, released_at: release.observed_at }];
+  });
+  const latest = latestAcceptedTime(new Date(createdAt));
+  const rows = await readRows<{
+    series_key: string;
+    period: string;
+    revision_number: number;
+    observed_at: string;
+    method: string | null;
+    released_at: string | null;
+    total: number;
+  }>(
+    connection,
+    `WITH releases AS (
+       SELECT r.release_group, r.period, r.released_at::TIMESTAMP AS released_at
+         FROM (SELECT unnest(from_json($releases::JSON,
+           '[{"release_group":"VARCHAR","period":"VARCHAR","released_at":"VARCHAR"}]')) AS r))
+     SELECT f.series_key, f.period, f.revision_number, strftime(f.observed_at, '%Y-%m-%dT%H:%M:%SZ') AS observed_at,
+            f.observed_at_method AS method, strftime(r.released_at, '%Y-%m-%dT%H:%M:%SZ') AS released_at,
+            (count(*) OVER ())::INTEGER AS total
+       FROM ${relation} AS f
+       LEFT JOIN releases AS r ON r.release_group = ${releaseGroupSql('f.series_key')} AND r.period = f.period
+      WHERE f.observed_at < r.released_at OR f.observed_at > $latest::TIMESTAMP
+      ORDER BY f.series_key, f.period, f.revision_number
+      LIMIT ${KNOWLEDGE_LISTED}`,
+    { releases: JSON.stringify(releases), latest: latest.replace('Z', '') },
+  );
+  const messages = rows.map((row) => {
+    const what = `${row.series_key} ${row.period} revision ${row.revision_number}`;
+    const time = `knowledge time ${row.observed_at} (${row.method ?? 'unknown'})`;
+    return row.released_at !== null && row.observed_at < row.released_at
+      ? `${what}: ${time} is before its release at ${row.released_at}`
+      : `${what}: ${time} is after the snapshot was created (${createdAt})`;
+  });
+  return { messages, total: rows[0]?.total ?? 0 };
 }
 
 /**

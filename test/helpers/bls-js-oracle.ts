@@ -3,7 +3,11 @@ import { basename } from 'node:path';
 import { z } from 'zod';
 import { readCsvFile } from '../../src/db/duckdb.ts';
 import { apiResponseSchema, apiStatusSchema } from '../../src/ingest/bls-api.ts';
-import { type BlsKnowledgeContext, resolveBlsKnowledge } from '../../src/ingest/bls-knowledge-time.ts';
+import {
+  type BlsKnowledgeContext,
+  blsNeedsCollection,
+  resolveBlsKnowledge,
+} from '../../src/ingest/bls-knowledge-time.ts';
 import { InputError } from '../../src/ingest/input-error.ts';
 import { type LocatedObservation, sortLocatedObservations } from '../../src/ingest/located-observations.ts';
 import {
@@ -219,11 +223,14 @@ function knowledgeOf(
 ): Pick<ObservationInput, 'observed_at' | 'observed_at_method' | 'correction'> {
   const knowledge = resolveBlsKnowledge(seriesId, period, target.knowledge);
   if (knowledge === null) {
+    const why = blsNeedsCollection(seriesId, period, target.knowledge.calendar)
+      ? `a later release may have revised ${seriesId} ${period} since its first release`
+      : `no BLS release calendar entry dates ${seriesId} ${period}`;
     throw new InputError(
       target.file,
       null,
-      `${locator}: no BLS release calendar entry dates ${seriesId} ${period}, and the file carries no ` +
-        'time it was collected; pass --collected-at (when the file was retrieved) or --observed-at',
+      `${locator}: ${why}, and the file carries no time it was collected; ` +
+        'pass --collected-at (when the file was retrieved) or --observed-at',
     );
   }
   const { observed_at, method, correction } = knowledge;

@@ -883,10 +883,16 @@ export interface components {
        */
       released_at: string;
       /**
-       * @description How released_at was established: `release_calendar` the release of the period by the publisher's calendar, `vintage` an ALFRED-style vintage date, `publisher_timestamp` a date the publisher printed, `collected` only when we collected it (corrections, periods no calendar covers), `estimated` from a publisher's announced plan (the latest plausible time). See docs/data-sources.md.
+       * @description How released_at was established: `release_calendar` the release of the period by the publisher's calendar, `vintage` an ALFRED-style vintage date, `publisher_timestamp` a date the publisher printed, `collected` only when we collected it (corrections, periods no calendar covers), `estimated` from a publisher's announced plan (the latest plausible time), `later_release` collected after a later release that could have revised it, so known from the newest such release, not from its first. Never before the release of the period nor in the future. See docs/data-model.md.
        * @enum {string}
        */
-      released_at_method: 'release_calendar' | 'vintage' | 'publisher_timestamp' | 'collected' | 'estimated';
+      released_at_method:
+        | 'release_calendar'
+        | 'vintage'
+        | 'publisher_timestamp'
+        | 'collected'
+        | 'estimated'
+        | 'later_release';
       /** @enum {string} */
       report_type:
         | 'legacy'
@@ -1122,10 +1128,16 @@ export interface components {
        */
       observed_at: string;
       /**
-       * @description How observed_at was established: `release_calendar` the release of the period by the publisher's calendar, `vintage` an ALFRED-style vintage date, `publisher_timestamp` a date the publisher printed, `collected` only when we collected it (corrections, periods no calendar covers), `estimated` from a publisher's announced plan (the latest plausible time). See docs/data-sources.md.
+       * @description How observed_at was established: `release_calendar` the release of the period by the publisher's calendar, `vintage` an ALFRED-style vintage date, `publisher_timestamp` a date the publisher printed, `collected` only when we collected it (corrections, periods no calendar covers), `estimated` from a publisher's announced plan (the latest plausible time), `later_release` collected after a later release that could have revised it, so known from the newest such release, not from its first. Never before the release of the period nor in the future. See docs/data-model.md.
        * @enum {string}
        */
-      observed_at_method: 'release_calendar' | 'vintage' | 'publisher_timestamp' | 'collected' | 'estimated';
+      observed_at_method:
+        | 'release_calendar'
+        | 'vintage'
+        | 'publisher_timestamp'
+        | 'collected'
+        | 'estimated'
+        | 'later_release';
       /** @description The publisher's footnotes on this value as printed (BLS: `P` Preliminary, `C` Correction); empty when none. */
       footnotes: {
         code: string | null;
@@ -1372,10 +1384,16 @@ export interface components {
        */
       observed_at: string;
       /**
-       * @description How observed_at was established: `release_calendar` the release of the period by the publisher's calendar, `vintage` an ALFRED-style vintage date, `publisher_timestamp` a date the publisher printed, `collected` only when we collected it (corrections, periods no calendar covers), `estimated` from a publisher's announced plan (the latest plausible time). See docs/data-sources.md.
+       * @description How observed_at was established: `release_calendar` the release of the period by the publisher's calendar, `vintage` an ALFRED-style vintage date, `publisher_timestamp` a date the publisher printed, `collected` only when we collected it (corrections, periods no calendar covers), `estimated` from a publisher's announced plan (the latest plausible time), `later_release` collected after a later release that could have revised it, so known from the newest such release, not from its first. Never before the release of the period nor in the future. See docs/data-model.md.
        * @enum {string}
        */
-      observed_at_method: 'release_calendar' | 'vintage' | 'publisher_timestamp' | 'collected' | 'estimated';
+      observed_at_method:
+        | 'release_calendar'
+        | 'vintage'
+        | 'publisher_timestamp'
+        | 'collected'
+        | 'estimated'
+        | 'later_release';
     };
     /** @description A revision after the first release, with its change from the previous revision. */
     RevisionChange: {
@@ -1388,10 +1406,16 @@ export interface components {
        */
       observed_at: string;
       /**
-       * @description How observed_at was established: `release_calendar` the release of the period by the publisher's calendar, `vintage` an ALFRED-style vintage date, `publisher_timestamp` a date the publisher printed, `collected` only when we collected it (corrections, periods no calendar covers), `estimated` from a publisher's announced plan (the latest plausible time). See docs/data-sources.md.
+       * @description How observed_at was established: `release_calendar` the release of the period by the publisher's calendar, `vintage` an ALFRED-style vintage date, `publisher_timestamp` a date the publisher printed, `collected` only when we collected it (corrections, periods no calendar covers), `estimated` from a publisher's announced plan (the latest plausible time), `later_release` collected after a later release that could have revised it, so known from the newest such release, not from its first. Never before the release of the period nor in the future. See docs/data-model.md.
        * @enum {string}
        */
-      observed_at_method: 'release_calendar' | 'vintage' | 'publisher_timestamp' | 'collected' | 'estimated';
+      observed_at_method:
+        | 'release_calendar'
+        | 'vintage'
+        | 'publisher_timestamp'
+        | 'collected'
+        | 'estimated'
+        | 'later_release';
       /** @description This value minus the previous revision of the period. */
       change: number;
       /** @description change / previous value x 100; null when the previous value is 0 (see note). */
@@ -2229,7 +2253,7 @@ export interface operations {
                  */
                 published_at: string;
                 /**
-                 * @description How published_at was established: `release_calendar` the release of the period by the publisher's calendar, `vintage` an ALFRED-style vintage date, `publisher_timestamp` a date the publisher printed, `collected` only when we collected it (corrections, periods no calendar covers), `estimated` from a publisher's announced plan (the latest plausible time). See docs/data-sources.md.
+                 * @description How published_at was established: `release_calendar` the release of the period by the publisher's calendar, `vintage` an ALFRED-style vintage date, `publisher_timestamp` a date the publisher printed, `collected` only when we collected it (corrections, periods no calendar covers), `estimated` from a publisher's announced plan (the latest plausible time), `later_release` collected after a later release that could have revised it, so known from the newest such release, not from its first. Never before the release of the period nor in the future. See docs/data-model.md.
                  * @enum {string}
                  */
                 published_at_method:
@@ -2237,7 +2261,8 @@ export interface operations {
                   | 'vintage'
                   | 'publisher_timestamp'
                   | 'collected'
-                  | 'estimated';
+                  | 'estimated'
+                  | 'later_release';
                 revision_number: number;
               } | null;
               /** @description Oldest period held. */
@@ -3570,7 +3595,7 @@ export interface operations {
                */
               observed_at: string;
               /**
-               * @description How observed_at was established: `release_calendar` the release of the period by the publisher's calendar, `vintage` an ALFRED-style vintage date, `publisher_timestamp` a date the publisher printed, `collected` only when we collected it (corrections, periods no calendar covers), `estimated` from a publisher's announced plan (the latest plausible time). See docs/data-sources.md.
+               * @description How observed_at was established: `release_calendar` the release of the period by the publisher's calendar, `vintage` an ALFRED-style vintage date, `publisher_timestamp` a date the publisher printed, `collected` only when we collected it (corrections, periods no calendar covers), `estimated` from a publisher's announced plan (the latest plausible time), `later_release` collected after a later release that could have revised it, so known from the newest such release, not from its first. Never before the release of the period nor in the future. See docs/data-model.md.
                * @enum {string}
                */
               observed_at_method:
@@ -3578,7 +3603,8 @@ export interface operations {
                 | 'vintage'
                 | 'publisher_timestamp'
                 | 'collected'
-                | 'estimated';
+                | 'estimated'
+                | 'later_release';
               /** @description Revision of the series_key rate used. */
               revision_number: number;
               /** @description Series key, `ecb.<currency>`: the quote's ECB series (for EUR as quote of a cross rate, the base's). */

@@ -216,7 +216,9 @@ function pastRow(release: PastRelease): ReleaseRow {
     basis: 'store',
     note: release.observed_at_method.includes('collected')
       ? 'the time these values were collected, not a publisher release time (no calendar dates them)'
-      : null,
+      : release.observed_at_method.includes('later_release')
+        ? 'values collected after this release, dated by it since it could have revised them; their first release may be earlier'
+        : null,
     source_url: null,
   };
 }

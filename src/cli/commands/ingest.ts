@@ -4,6 +4,7 @@ import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { DEFAULT_CALENDAR_DIR, loadCalendars } from '../../calendar/load-calendars.ts';
 import { openDuckDb, pipelineDuckDbOptions, withConnection } from '../../db/duckdb.ts';
+import { assertKnowledgeBounds, futureTimeProblem } from '../../ingest/knowledge-bounds.ts';
 import type { IngestOptions } from '../../ingest/source.ts';
 import { findSource, SOURCES } from '../../ingest/sources.ts';
 import { type AppendResult, appendBatch } from '../../store/append-batch.ts';
@@ -31,7 +32,7 @@ export async function ingestFiles(context: CommandContext, request: IngestReques
   if (!source) {
     throw new UsageError(`unknown source "${request.source}"; known: ${SOURCES.map((s) => s.id).join(', ')}`);
   }
-  assertOptions(request.options);
+  assertOptions(request.options, context.now());
   const files = request.files.map((file) => resolve(file));
   for (const file of files) {
     if (!existsSync(file)) throw new UsageError(`${file}: no such file`);
@@ -49,6 +50,7 @@ export async function ingestFiles(context: CommandContext, request: IngestReques
         calendars,
         collectedAt: request.options.collectedAt ?? null,
       });
+      await assertKnowledgeBounds(connection, parsed, calendars, context.now());
       context.reporter.progress(`${source.id}: comparing with the store and writing a batch…`);
       return appendBatch(layout, connection, parsed, {
         source: source.id,
@@ -63,7 +65,7 @@ export async function ingestFiles(context: CommandContext, request: IngestReques
   }
 }
 
-function assertOptions(options: IngestOptions): void {
+function assertOptions(options: IngestOptions, now: Date): void {
   if (options.observedAt !== undefined && !TIMESTAMP.test(options.observedAt)) {
     throw new UsageError(
       `--observed-at must be a UTC timestamp YYYY-MM-DDTHH:MM:SSZ, got "${options.observedAt}"`,
@@ -73,6 +75,13 @@ function assertOptions(options: IngestOptions): void {
     throw new UsageError(
       `--collected-at must be a UTC timestamp YYYY-MM-DDTHH:MM:SSZ, got "${options.collectedAt}"`,
     );
+  }
+  for (const [flag, value] of [
+    ['--observed-at', options.observedAt],
+    ['--collected-at', options.collectedAt],
+  ] as const) {
+    const problem = value === undefined ? null : futureTimeProblem(flag, value, now);
+    if (problem !== null) throw new UsageError(problem);
   }
   if (options.vintage !== undefined && !DATE.test(options.vintage)) {
     throw new UsageError(`--vintage must be a date YYYY-MM-DD, got "${options.vintage}"`);
@@ -136,8 +145,12 @@ Reads the files whole; if any row is malformed nothing is stored and the error n
 line. Values already in the store with the same content add nothing; a changed value becomes a
 new revision, placed by its knowledge time. Knowledge times come from the publishers' release
 calendars (data/calendars/); a value that changes one already stored is a correction and needs
-to know when the file was retrieved: --collected-at (mmds fetch records it itself). Prints a summary: rows read, records added per table, the batch written. Run
-mmds publish afterwards to make the data visible.
+to know when the file was retrieved: --collected-at (mmds fetch records it itself), as does a
+BLS API file of a series a later release can revise (a value collected after such a release is
+known from it, method later_release). A knowledge or collection time before a value's release,
+a correction not later than the value it corrects, or a time more than 5 minutes ahead of the
+clock is refused, naming the release. Prints a summary: rows read, records added per table, the
+batch written. Run mmds publish afterwards to make the data visible.
 
 Sources:
 ${SOURCES.map((s) => `  ${s.id.padEnd(10)} ${s.description}`).join('\n')}

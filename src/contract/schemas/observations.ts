@@ -22,7 +22,9 @@ export function knowledgeMethod(field: string): JsonSchema {
     `How ${field} was established: \`release_calendar\` the release of the period by the publisher's ` +
       'calendar, `vintage` an ALFRED-style vintage date, `publisher_timestamp` a date the publisher printed, ' +
       '`collected` only when we collected it (corrections, periods no calendar covers), `estimated` from a ' +
-      "publisher's announced plan (the latest plausible time). See docs/data-sources.md.",
+      "publisher's announced plan (the latest plausible time), `later_release` collected after a later " +
+      'release that could have revised it, so known from the newest such release, not from its first. ' +
+      'Never before the release of the period nor in the future. See docs/data-model.md.',
   );
 }
 

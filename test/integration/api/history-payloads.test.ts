@@ -158,19 +158,22 @@ describe('history payloads on the real data', () => {
     const source = (month: string) => series!.data.find((d) => `${d.year}-${d.period.slice(1)}` === month)!;
     const { rows } = await observations(`series=bls.${series!.seriesID}&from=2015-01&to=2015-12`);
     const byMonth = new Map(rows.map((r) => [r.period, r]));
-    for (const [month, code, text] of [
-      ['2015-12', 'P', 'Preliminary'],
-      ['2015-01', 'C', 'Correction'],
+    for (const [month, code, text, method] of [
+      ['2015-12', 'P', 'Preliminary', 'release_calendar'],
+      ['2015-01', 'C', 'Correction', 'later_release'],
     ] as const) {
       expect(source(month).footnotes).toEqual([{ code, text }]);
       expect(byMonth.get(month), month).toMatchObject({
         value: Number(source(month).value),
         footnotes: [{ code, text }],
-        observed_at_method: 'release_calendar',
+        observed_at_method: method,
       });
     }
-    // The State Employment and Unemployment releases of 2015-03-17 and 2016-01-26, 10:00 New York.
-    expect(byMonth.get('2015-01')?.observed_at).toBe('2015-03-17T14:00:00Z');
+    // The file was collected on 2016-02-01, after the State Employment and Unemployment release of
+    // 2016-01-26 (10:00 New York), which first carried December 2015. January 2015, first released
+    // 2015-03-17, had been corrected since (its footnote says so): it is known from 2016-01-26, not
+    // from its first release, which would show the corrected value at an as_of it did not exist.
+    expect(byMonth.get('2015-01')?.observed_at).toBe('2016-01-26T15:00:00Z');
     expect(byMonth.get('2015-12')?.observed_at).toBe('2016-01-26T15:00:00Z');
     // A month without a footnote has an empty list, not null.
     expect(byMonth.get('2015-06')?.footnotes).toEqual([]);

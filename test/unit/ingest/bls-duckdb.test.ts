@@ -44,7 +44,7 @@ describe('blsSource in DuckDB against the former JavaScript parser (test/helpers
   it('gives exactly the same rows and counts on the real API responses, as a relation', async () => {
     for (const files of [[CPS], [CPS_ALL_OPTIONS], [NORTH_DAKOTA], [NORTH_DAKOTA, CPS]]) {
       for (const options of [
-        {},
+        { collectedAt: '2016-02-01T17:33:08Z' },
         COLLECTED,
         { collectedAt: '2016-03-01T00:00:00Z' },
         { observedAt: INGEST_NOW },

@@ -16,6 +16,8 @@ const ERROR_RESPONSE = join(BLS, 'bls_api_v2_error_bad_end_year.json');
 const VINTAGES = join(BLS, 'ces_total_nonfarm_change_release_vintages_2025-12_to_2026-07.json');
 const CPI = join(BLS, 'datahub_cpi-us_cpiai.csv');
 const NOW = INGEST_NOW;
+/** When the sample's CPS and SAE responses were collected (data/sample/README.md). */
+const API_COLLECTED = { collectedAt: '2016-02-01T17:33:08Z' };
 
 const fixture = createIngestFixture('bls-test-');
 
@@ -45,7 +47,7 @@ function apiResponse(data: object[], seriesID = 'CUUR0000SA0'): object {
 
 describe('blsSource: BLS API v2 JSON', () => {
   it('reads the 2015 CPS response: 4 series of 12 months, sorted', async () => {
-    const { batch, observations } = await parse([CPS]);
+    const { batch, observations } = await parse([CPS], API_COLLECTED);
     expect(batch.rows_read).toBe(48);
     expect(batch.rows_skipped).toBe(0);
     const keys = [...new Set(observations.map((o) => o.series_key))];
@@ -65,6 +67,9 @@ describe('blsSource: BLS API v2 JSON', () => {
         // The Employment Situation for December 2015 came out 2016-01-08 08:30 New York.
         observed_at: '2016-01-08T13:30:00Z',
         observed_at_method: 'release_calendar',
+        // Collected before the next release: the first print is proven, and a correction would
+        // take the newest release before the collection, this one.
+        correction: { observed_at: '2016-01-08T13:30:00Z', method: 'release_calendar' },
         verification_status: 'verified',
         confidence: 1,
         data_class: 'official',
@@ -75,8 +80,8 @@ describe('blsSource: BLS API v2 JSON', () => {
   });
 
   it('reads the catalog/calculations variant to the same values', async () => {
-    const plain = (await parse([CPS])).observations;
-    const { observations } = await parse([CPS_ALL_OPTIONS]);
+    const plain = (await parse([CPS], API_COLLECTED)).observations;
+    const { observations } = await parse([CPS_ALL_OPTIONS], API_COLLECTED);
     expect(observations).toHaveLength(48);
     expect(observations.map((o) => [o.series_key, o.period, o.value])).toEqual(
       plain.map((o) => [o.series_key, o.period, o.value]),
@@ -87,7 +92,7 @@ describe('blsSource: BLS API v2 JSON', () => {
   });
 
   it('sorts the unsorted North Dakota array by period', async () => {
-    const { observations } = await parse([NORTH_DAKOTA]);
+    const { observations } = await parse([NORTH_DAKOTA], API_COLLECTED);
     expect(observations).toHaveLength(24);
     expect(new Set(observations.map((o) => o.series_key))).toEqual(new Set(['bls.SMS38000001000000001']));
     const periods = observations.map((o) => o.period);
@@ -105,23 +110,50 @@ describe('blsSource: BLS API v2 JSON', () => {
   });
 
   it('gives the same knowledge times whoever ingests the file, whenever (no clock)', async () => {
-    const first = (await parse([CPS])).observations.map((o) => o.observed_at);
-    const later = await parse([CPS], {}, () => new Date('2030-01-01T00:00:00Z'));
+    const first = (await parse([CPS], API_COLLECTED)).observations.map((o) => o.observed_at);
+    const later = await parse([CPS], API_COLLECTED, () => new Date('2030-01-01T00:00:00Z'));
     expect(later.observations.map((o) => o.observed_at)).toEqual(first);
   });
 
   it('keeps the footnotes BLS prints (P Preliminary, C Correction) and dates state data by its release', async () => {
-    const { observations } = await parse([NORTH_DAKOTA]);
+    const { observations } = await parse([NORTH_DAKOTA], API_COLLECTED);
     const withNotes = observations.filter((o) => (o.footnotes ?? []).length > 0);
     expect(withNotes.length).toBeGreaterThan(0);
     expect(new Set(withNotes.flatMap((o) => o.footnotes ?? []).map((f) => `${f.code} ${f.text}`))).toEqual(
       new Set(['P Preliminary', 'C Correction']),
     );
-    // State Employment and Unemployment for December 2014: 2015-01-27 10:00 New York.
-    expect(find(observations, 'bls.SMS38000001000000001', '2014-12')[0]).toMatchObject({
-      observed_at: '2015-01-27T15:00:00Z',
+    // State Employment and Unemployment for December 2015: 2016-01-26 10:00 New York, the newest
+    // release before the collection, so its first print is proven.
+    expect(find(observations, 'bls.SMS38000001000000001', '2015-12')[0]).toMatchObject({
+      observed_at: '2016-01-26T15:00:00Z',
       observed_at_method: 'release_calendar',
     });
+  });
+
+  it('dates a value collected after a later release that could have revised it by that release', async () => {
+    const { observations } = await parse([NORTH_DAKOTA, CPS], API_COLLECTED);
+    // December 2014 was first released 2015-01-27, but the file was collected after the release of
+    // 2016-01-26 (and the annual benchmark of 2015-03): it is known from that newest release.
+    expect(find(observations, 'bls.SMS38000001000000001', '2014-12')[0]).toMatchObject({
+      observed_at: '2016-01-26T15:00:00Z',
+      observed_at_method: 'later_release',
+    });
+    expect(find(observations, 'bls.LNS14000000', '2015-01')[0]).toMatchObject({
+      observed_at: '2016-01-08T13:30:00Z',
+      observed_at_method: 'later_release',
+    });
+    // Collected before the next release, the first print is proven.
+    const early = await parse([CPS], { collectedAt: '2015-03-01T00:00:00Z' });
+    expect(find(early.observations, 'bls.LNS14000000', '2015-01')[0]).toMatchObject({
+      observed_at: '2015-02-06T13:30:00Z',
+      observed_at_method: 'release_calendar',
+    });
+  });
+
+  it('refuses a revisable series without the time its file was collected', async () => {
+    await expect(parse([CPS])).rejects.toThrow(
+      /LNS14000000\/2015M12: a later release may have revised LNS14000000 2015-12 since its first release, and the file carries no time it was collected; pass --collected-at/,
+    );
   });
 
   it('dates a possible correction by the newest release before the file was collected', async () => {
@@ -131,7 +163,12 @@ describe('blsSource: BLS API v2 JSON', () => {
       observed_at: '2016-02-05T13:30:00Z',
       method: 'release_calendar',
     });
-    expect(find(observations, 'bls.LNS14000000', '2015-12')[0]?.observed_at).toBe('2016-01-08T13:30:00Z');
+    // Collected after that release, which could have revised December (the annual revision of
+    // seasonally adjusted household data comes with it): known from it, not from 2016-01-08.
+    expect(find(observations, 'bls.LNS14000000', '2015-12')[0]).toMatchObject({
+      observed_at: '2016-02-05T13:30:00Z',
+      observed_at_method: 'later_release',
+    });
   });
 
   it('refuses an error response, quoting the BLS message', async () => {
@@ -215,7 +252,7 @@ describe('blsSource: BLS API v2 JSON', () => {
       },
     });
     await expect(parse([file])).rejects.toThrow(/twice\.json: duplicate value for bls\.CUUR0000SA0 2024-01/);
-    await expect(parse([CPS, CPS_ALL_OPTIONS])).rejects.toThrow(
+    await expect(parse([CPS, CPS_ALL_OPTIONS], API_COLLECTED)).rejects.toThrow(
       /duplicate value for bls\.LNS11000000 2015-01/,
     );
   });

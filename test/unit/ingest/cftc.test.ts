@@ -258,12 +258,14 @@ describe('cftcSource: real CFTC files', () => {
     });
   });
 
-  it('never dates a report after the collection of the file that holds it', async () => {
+  it('never takes a collection time before the release as an earlier release', async () => {
+    // The ingest refuses such a file (src/ingest/knowledge-bounds.ts); the parser keeps the release.
     const collectedAt = '2025-03-14T19:00:00Z';
     const { reports } = await parse([LEGACY_SELECTED], { collectedAt });
     expect(find(reports, '002602', '2025-03-11')).toMatchObject({
-      observed_at: collectedAt,
-      observed_at_method: 'collected',
+      observed_at: '2025-03-14T19:30:00Z',
+      observed_at_method: 'release_calendar',
+      correction: { observed_at: collectedAt, method: 'collected' },
     });
     expect(find(reports, '002602', '2025-03-04').observed_at).toBe('2025-03-07T20:30:00Z');
   });

@@ -131,4 +131,32 @@ describe('planRevisions', () => {
     const backward = planRevisions([candidate('2', T2), candidate('1', T1)], new Map(), 'obs');
     expect(backward).toEqual([forward[1], forward[0]]);
   });
+
+  it('refuses a correction not later than the value it corrects, which would otherwise supersede it', () => {
+    const stamp = { observed_at: T1, method: 'collected' as const };
+    const [atRelease] = planRevisions(
+      [candidate('2', T1, 'release_calendar', stamp)],
+      stored(['1', T1, 'release_calendar']),
+      'obs',
+    );
+    expect(atRelease).toEqual({
+      kind: 'refused',
+      reason:
+        `bls.X 2025-01: the correction's time ${T1} (collected) is not later than ${T1}, ` +
+        'when the value it corrects became known; check --collected-at',
+    });
+    // An estimated release is a late bound: a correction collected before it is refused too.
+    const [beforeEstimate] = planRevisions(
+      [candidate('2', T2, 'estimated', { observed_at: T1, method: 'collected' })],
+      stored(['1', T2, 'estimated']),
+      'obs',
+    );
+    expect(beforeEstimate).toMatchObject({ kind: 'refused' });
+    const [later] = planRevisions(
+      [candidate('2', T1, 'release_calendar', { observed_at: COLLECTED, method: 'collected' })],
+      stored(['1', T1, 'release_calendar']),
+      'obs',
+    );
+    expect(later).toMatchObject({ kind: 'append', observed_at: COLLECTED, corrected: true });
+  });
 });
