@@ -2,7 +2,7 @@ import { API_INDEX_PATHS } from '../api/v1/api-index.ts';
 import { ApiError, insufficientScope, notFound, unauthorized, unavailable } from '../contract/errors.ts';
 import { OPENAPI_PATH } from '../contract/openapi.ts';
 import { parseRequest, type RequestParams } from '../contract/parse-request.ts';
-import { csvQuery, matchRoute, type RouteDefinition } from '../contract/routes.ts';
+import { CSV_PATH_SUFFIX, csvQuery, matchRoute, type RouteDefinition } from '../contract/routes.ts';
 import type { Caller, HandlerDeps, RequestState } from './handler-deps.ts';
 import { createResponse, respondWith } from './http-response.ts';
 import { rateLimited } from './map-error.ts';
@@ -67,7 +67,7 @@ export async function dispatchRequest(
   // A `.csv` path is the route's request with format=csv (one success media type per operation).
   const query = matched.csv ? csvQuery(url.searchParams) : url.searchParams;
   const params = parseRequest(matched.route, matched.slug, query);
-  const keyed = authorise(matched.route, params, caller);
+  const keyed = authorise(matched.route, params, caller, matched.csv);
   const db = deps.snapshots.current();
   if (!db) throw unavailable('no snapshot has been published yet', 30);
   headers.set('X-Snapshot-Id', db.id);
@@ -108,14 +108,28 @@ async function identify(
   return caller;
 }
 
-/** Applies the route's access rule; returns whether the caller gets the keyed view. */
-function authorise(route: RouteDefinition, params: RequestParams, caller: Caller | null): boolean {
+/**
+ * Applies the route's access rule; returns whether the caller gets the keyed view. `csv`: the
+ * request came by the `.csv` path, whose implied format=csv the caller never wrote.
+ */
+function authorise(
+  route: RouteDefinition,
+  params: RequestParams,
+  caller: Caller | null,
+  csv: boolean,
+): boolean {
   if (route.access.kind === 'public') return false;
   const scope = route.access.scope;
   const holdsScope = caller?.scopes.includes(scope) ?? false;
   if (route.access.kind === 'scope' || params.keyedParams.length > 0) {
     if (!caller) {
-      const what = route.access.kind === 'scope' ? 'this endpoint' : `parameter ${params.keyedParams[0]}`;
+      const [first] = params.keyedParams;
+      const what =
+        route.access.kind === 'scope'
+          ? 'this endpoint'
+          : csv && first === 'format'
+            ? `the CSV form of this endpoint (${CSV_PATH_SUFFIX})`
+            : `parameter ${first}`;
       throw unauthorized(`${what} needs an API key with scope ${scope}: send Authorization: Bearer <key>`);
     }
     if (!holdsScope) throw insufficientScope(scope);

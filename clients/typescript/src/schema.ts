@@ -2041,7 +2041,7 @@ export interface operations {
           | 'disaggregated_combined'
           | 'tff_combined'
           | 'cit';
-        /** @description Point in time (UTC, YYYY-MM-DDTHH:MM:SSZ): only what had been observed at or before it, with the revision then in force marked. Expected: a UTC timestamp YYYY-MM-DDTHH:MM:SSZ, not in the future. Only with a key holding `cot:history` (without one: 401, with another key: 403). */
+        /** @description Point in time: only what had been observed at or before it, with the revision then in force marked. RFC 3339 with Z or an offset, fractional seconds allowed, or a day alone (the end of that day in UTC); read as UTC whole seconds (a fraction is dropped, so never later than asked), which meta.as_of states. Expected: an RFC 3339 timestamp such as 2025-12-31T12:00:00Z, with fractional seconds such as 2025-12-31T12:00:00.000Z (dropped: the whole second before) or with an offset such as 2025-12-31T13:00:00+01:00 (in a URL write + as %2B), or a day such as 2025-12-31 (the end of that day in UTC, 23:59:59Z); not in the future. Only with a key holding `cot:history` (without one: 401, with another key: 403). */
         as_of?: string;
         /** @description Start of the period range (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD), from its first day: every period that has a day on or after it is included, whatever the series frequency (from=2025-06-15 on a monthly series includes 2025-06). Alias: observation_start. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. Only with a key holding `cot:history` (without one: 401, with another key: 403). */
         from?: string;
@@ -2117,7 +2117,7 @@ export interface operations {
           | 'disaggregated_combined'
           | 'tff_combined'
           | 'cit';
-        /** @description Point in time (UTC, YYYY-MM-DDTHH:MM:SSZ): only what had been observed at or before it, with the revision then in force marked. Expected: a UTC timestamp YYYY-MM-DDTHH:MM:SSZ, not in the future. Only with a key holding `cot:history` (without one: 401, with another key: 403). */
+        /** @description Point in time: only what had been observed at or before it, with the revision then in force marked. RFC 3339 with Z or an offset, fractional seconds allowed, or a day alone (the end of that day in UTC); read as UTC whole seconds (a fraction is dropped, so never later than asked), which meta.as_of states. Expected: an RFC 3339 timestamp such as 2025-12-31T12:00:00Z, with fractional seconds such as 2025-12-31T12:00:00.000Z (dropped: the whole second before) or with an offset such as 2025-12-31T13:00:00+01:00 (in a URL write + as %2B), or a day such as 2025-12-31 (the end of that day in UTC, 23:59:59Z); not in the future. Only with a key holding `cot:history` (without one: 401, with another key: 403). */
         as_of?: string;
         /** @description Start of the period range (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD), from its first day: every period that has a day on or after it is included, whatever the series frequency (from=2025-06-15 on a monthly series includes 2025-06). Alias: observation_start. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. Only with a key holding `cot:history` (without one: 401, with another key: 403). */
         from?: string;
@@ -2303,7 +2303,7 @@ export interface operations {
   getMacroSeries: {
     parameters: {
       query?: {
-        /** @description Point in time (UTC, YYYY-MM-DDTHH:MM:SSZ): only what had been observed at or before it, with the revision then in force marked. Expected: a UTC timestamp YYYY-MM-DDTHH:MM:SSZ, not in the future. */
+        /** @description Point in time: only what had been observed at or before it, with the revision then in force marked. RFC 3339 with Z or an offset, fractional seconds allowed, or a day alone (the end of that day in UTC); read as UTC whole seconds (a fraction is dropped, so never later than asked), which meta.as_of states. Expected: an RFC 3339 timestamp such as 2025-12-31T12:00:00Z, with fractional seconds such as 2025-12-31T12:00:00.000Z (dropped: the whole second before) or with an offset such as 2025-12-31T13:00:00+01:00 (in a URL write + as %2B), or a day such as 2025-12-31 (the end of that day in UTC, 23:59:59Z); not in the future. */
         as_of?: string;
         /** @description Start of the period range (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD), from its first day: every period that has a day on or after it is included, whatever the series frequency (from=2025-06-15 on a monthly series includes 2025-06). Alias: observation_start. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
         from?: string;
@@ -2372,7 +2372,7 @@ export interface operations {
   getMacroSeriesCsv: {
     parameters: {
       query?: {
-        /** @description Point in time (UTC, YYYY-MM-DDTHH:MM:SSZ): only what had been observed at or before it, with the revision then in force marked. Expected: a UTC timestamp YYYY-MM-DDTHH:MM:SSZ, not in the future. */
+        /** @description Point in time: only what had been observed at or before it, with the revision then in force marked. RFC 3339 with Z or an offset, fractional seconds allowed, or a day alone (the end of that day in UTC); read as UTC whole seconds (a fraction is dropped, so never later than asked), which meta.as_of states. Expected: an RFC 3339 timestamp such as 2025-12-31T12:00:00Z, with fractional seconds such as 2025-12-31T12:00:00.000Z (dropped: the whole second before) or with an offset such as 2025-12-31T13:00:00+01:00 (in a URL write + as %2B), or a day such as 2025-12-31 (the end of that day in UTC, 23:59:59Z); not in the future. */
         as_of?: string;
         /** @description Start of the period range (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD), from its first day: every period that has a day on or after it is included, whatever the series frequency (from=2025-06-15 on a monthly series includes 2025-06). Alias: observation_start. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
         from?: string;
@@ -2437,7 +2437,7 @@ export interface operations {
   getMacroRevisions: {
     parameters: {
       query?: {
-        /** @description Point in time (UTC, YYYY-MM-DDTHH:MM:SSZ): only what had been observed at or before it, with the revision then in force marked. Expected: a UTC timestamp YYYY-MM-DDTHH:MM:SSZ, not in the future. */
+        /** @description Point in time: only what had been observed at or before it, with the revision then in force marked. RFC 3339 with Z or an offset, fractional seconds allowed, or a day alone (the end of that day in UTC); read as UTC whole seconds (a fraction is dropped, so never later than asked), which meta.as_of states. Expected: an RFC 3339 timestamp such as 2025-12-31T12:00:00Z, with fractional seconds such as 2025-12-31T12:00:00.000Z (dropped: the whole second before) or with an offset such as 2025-12-31T13:00:00+01:00 (in a URL write + as %2B), or a day such as 2025-12-31 (the end of that day in UTC, 23:59:59Z); not in the future. */
         as_of?: string;
         /** @description Start of the period range (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD), from its first day: every period that has a day on or after it is included, whatever the series frequency (from=2025-06-15 on a monthly series includes 2025-06). Alias: observation_start. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
         from?: string;
@@ -2504,7 +2504,7 @@ export interface operations {
   getMacroRevisionsCsv: {
     parameters: {
       query?: {
-        /** @description Point in time (UTC, YYYY-MM-DDTHH:MM:SSZ): only what had been observed at or before it, with the revision then in force marked. Expected: a UTC timestamp YYYY-MM-DDTHH:MM:SSZ, not in the future. */
+        /** @description Point in time: only what had been observed at or before it, with the revision then in force marked. RFC 3339 with Z or an offset, fractional seconds allowed, or a day alone (the end of that day in UTC); read as UTC whole seconds (a fraction is dropped, so never later than asked), which meta.as_of states. Expected: an RFC 3339 timestamp such as 2025-12-31T12:00:00Z, with fractional seconds such as 2025-12-31T12:00:00.000Z (dropped: the whole second before) or with an offset such as 2025-12-31T13:00:00+01:00 (in a URL write + as %2B), or a day such as 2025-12-31 (the end of that day in UTC, 23:59:59Z); not in the future. */
         as_of?: string;
         /** @description Start of the period range (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD), from its first day: every period that has a day on or after it is included, whatever the series frequency (from=2025-06-15 on a monthly series includes 2025-06). Alias: observation_start. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
         from?: string;
@@ -2719,7 +2719,7 @@ export interface operations {
       query: {
         /** @description Series key `<source>.<native id>`, e.g. bls.CUUR0000SA0. Expected: a series key such as bls.CUUR0000SA0. */
         series: string;
-        /** @description Point in time (UTC, YYYY-MM-DDTHH:MM:SSZ): only what had been observed at or before it, with the revision then in force marked. Expected: a UTC timestamp YYYY-MM-DDTHH:MM:SSZ, not in the future. */
+        /** @description Point in time: only what had been observed at or before it, with the revision then in force marked. RFC 3339 with Z or an offset, fractional seconds allowed, or a day alone (the end of that day in UTC); read as UTC whole seconds (a fraction is dropped, so never later than asked), which meta.as_of states. Expected: an RFC 3339 timestamp such as 2025-12-31T12:00:00Z, with fractional seconds such as 2025-12-31T12:00:00.000Z (dropped: the whole second before) or with an offset such as 2025-12-31T13:00:00+01:00 (in a URL write + as %2B), or a day such as 2025-12-31 (the end of that day in UTC, 23:59:59Z); not in the future. */
         as_of?: string;
         /** @description Start of the period range (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD), from its first day: every period that has a day on or after it is included, whatever the series frequency (from=2025-06-15 on a monthly series includes 2025-06). Alias: observation_start. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
         from?: string;
@@ -2787,7 +2787,7 @@ export interface operations {
       query: {
         /** @description Series key `<source>.<native id>`, e.g. bls.CUUR0000SA0. Expected: a series key such as bls.CUUR0000SA0. */
         series: string;
-        /** @description Point in time (UTC, YYYY-MM-DDTHH:MM:SSZ): only what had been observed at or before it, with the revision then in force marked. Expected: a UTC timestamp YYYY-MM-DDTHH:MM:SSZ, not in the future. */
+        /** @description Point in time: only what had been observed at or before it, with the revision then in force marked. RFC 3339 with Z or an offset, fractional seconds allowed, or a day alone (the end of that day in UTC); read as UTC whole seconds (a fraction is dropped, so never later than asked), which meta.as_of states. Expected: an RFC 3339 timestamp such as 2025-12-31T12:00:00Z, with fractional seconds such as 2025-12-31T12:00:00.000Z (dropped: the whole second before) or with an offset such as 2025-12-31T13:00:00+01:00 (in a URL write + as %2B), or a day such as 2025-12-31 (the end of that day in UTC, 23:59:59Z); not in the future. */
         as_of?: string;
         /** @description Start of the period range (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD), from its first day: every period that has a day on or after it is included, whatever the series frequency (from=2025-06-15 on a monthly series includes 2025-06). Alias: observation_start. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
         from?: string;
@@ -2851,7 +2851,7 @@ export interface operations {
       query: {
         /** @description Series key `<source>.<native id>`, e.g. bls.CUUR0000SA0. Expected: a series key such as bls.CUUR0000SA0. */
         series: string;
-        /** @description Point in time (UTC, YYYY-MM-DDTHH:MM:SSZ): only what had been observed at or before it, with the revision then in force marked. Expected: a UTC timestamp YYYY-MM-DDTHH:MM:SSZ, not in the future. */
+        /** @description Point in time: only what had been observed at or before it, with the revision then in force marked. RFC 3339 with Z or an offset, fractional seconds allowed, or a day alone (the end of that day in UTC); read as UTC whole seconds (a fraction is dropped, so never later than asked), which meta.as_of states. Expected: an RFC 3339 timestamp such as 2025-12-31T12:00:00Z, with fractional seconds such as 2025-12-31T12:00:00.000Z (dropped: the whole second before) or with an offset such as 2025-12-31T13:00:00+01:00 (in a URL write + as %2B), or a day such as 2025-12-31 (the end of that day in UTC, 23:59:59Z); not in the future. */
         as_of?: string;
         /** @description Start of the period range (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD), from its first day: every period that has a day on or after it is included, whatever the series frequency (from=2025-06-15 on a monthly series includes 2025-06). Alias: observation_start. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
         from?: string;
@@ -2917,7 +2917,7 @@ export interface operations {
       query: {
         /** @description Series key `<source>.<native id>`, e.g. bls.CUUR0000SA0. Expected: a series key such as bls.CUUR0000SA0. */
         series: string;
-        /** @description Point in time (UTC, YYYY-MM-DDTHH:MM:SSZ): only what had been observed at or before it, with the revision then in force marked. Expected: a UTC timestamp YYYY-MM-DDTHH:MM:SSZ, not in the future. */
+        /** @description Point in time: only what had been observed at or before it, with the revision then in force marked. RFC 3339 with Z or an offset, fractional seconds allowed, or a day alone (the end of that day in UTC); read as UTC whole seconds (a fraction is dropped, so never later than asked), which meta.as_of states. Expected: an RFC 3339 timestamp such as 2025-12-31T12:00:00Z, with fractional seconds such as 2025-12-31T12:00:00.000Z (dropped: the whole second before) or with an offset such as 2025-12-31T13:00:00+01:00 (in a URL write + as %2B), or a day such as 2025-12-31 (the end of that day in UTC, 23:59:59Z); not in the future. */
         as_of?: string;
         /** @description Start of the period range (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD), from its first day: every period that has a day on or after it is included, whatever the series frequency (from=2025-06-15 on a monthly series includes 2025-06). Alias: observation_start. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
         from?: string;
@@ -2981,7 +2981,7 @@ export interface operations {
         frequency: 'w' | 'm';
         /** @description How /api/v1/observations/aligned fills a period where a series has no value of its own (docs/api/aligned.md): ffill (default) carries the previous period's own value forward at most one period; none leaves null. Expected: ffill or none. */
         fill?: 'ffill' | 'none';
-        /** @description Point in time (UTC, YYYY-MM-DDTHH:MM:SSZ): only what had been observed at or before it, with the revision then in force marked. Expected: a UTC timestamp YYYY-MM-DDTHH:MM:SSZ, not in the future. */
+        /** @description Point in time: only what had been observed at or before it, with the revision then in force marked. RFC 3339 with Z or an offset, fractional seconds allowed, or a day alone (the end of that day in UTC); read as UTC whole seconds (a fraction is dropped, so never later than asked), which meta.as_of states. Expected: an RFC 3339 timestamp such as 2025-12-31T12:00:00Z, with fractional seconds such as 2025-12-31T12:00:00.000Z (dropped: the whole second before) or with an offset such as 2025-12-31T13:00:00+01:00 (in a URL write + as %2B), or a day such as 2025-12-31 (the end of that day in UTC, 23:59:59Z); not in the future. */
         as_of?: string;
         /** @description Start of the period range (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD), from its first day: every period that has a day on or after it is included, whatever the series frequency (from=2025-06-15 on a monthly series includes 2025-06). Alias: observation_start. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
         from?: string;
@@ -3123,7 +3123,7 @@ export interface operations {
         frequency: 'w' | 'm';
         /** @description How /api/v1/observations/aligned fills a period where a series has no value of its own (docs/api/aligned.md): ffill (default) carries the previous period's own value forward at most one period; none leaves null. Expected: ffill or none. */
         fill?: 'ffill' | 'none';
-        /** @description Point in time (UTC, YYYY-MM-DDTHH:MM:SSZ): only what had been observed at or before it, with the revision then in force marked. Expected: a UTC timestamp YYYY-MM-DDTHH:MM:SSZ, not in the future. */
+        /** @description Point in time: only what had been observed at or before it, with the revision then in force marked. RFC 3339 with Z or an offset, fractional seconds allowed, or a day alone (the end of that day in UTC); read as UTC whole seconds (a fraction is dropped, so never later than asked), which meta.as_of states. Expected: an RFC 3339 timestamp such as 2025-12-31T12:00:00Z, with fractional seconds such as 2025-12-31T12:00:00.000Z (dropped: the whole second before) or with an offset such as 2025-12-31T13:00:00+01:00 (in a URL write + as %2B), or a day such as 2025-12-31 (the end of that day in UTC, 23:59:59Z); not in the future. */
         as_of?: string;
         /** @description Start of the period range (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD), from its first day: every period that has a day on or after it is included, whatever the series frequency (from=2025-06-15 on a monthly series includes 2025-06). Alias: observation_start. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
         from?: string;
