@@ -52,18 +52,25 @@ export const PARAMS = {
     expected: 'a slug of lowercase letters, digits and hyphens, at most 64 characters',
     openapi: { type: 'string', pattern: SLUG.source, maxLength: 64 },
   },
+  // Codes in any case, as on /fx/ecb: read (and echoed in meta.filters) in upper case.
   country: {
-    description: 'ISO 3166-1 alpha-2 country code.',
-    schema: z.string().regex(/^[A-Z]{2}$/),
-    expected: 'an ISO 3166-1 alpha-2 code such as US, known to the reference list',
-    openapi: { type: 'string', pattern: '^[A-Z]{2}$' },
+    description: 'ISO 3166-1 alpha-2 country code, upper or lower case (US or us).',
+    schema: z
+      .string()
+      .regex(/^[A-Za-z]{2}$/)
+      .transform((code) => code.toUpperCase()),
+    expected: 'an ISO 3166-1 alpha-2 code such as US or us, known to the reference list',
+    openapi: { type: 'string', pattern: '^[A-Za-z]{2}$' },
     reference: 'countries',
   },
   currency: {
-    description: 'ISO 4217 alphabetic currency code.',
-    schema: z.string().regex(/^[A-Z]{3}$/),
-    expected: 'an ISO 4217 code such as USD, known to the reference list',
-    openapi: { type: 'string', pattern: '^[A-Z]{3}$' },
+    description: 'ISO 4217 alphabetic currency code, upper or lower case (USD or usd).',
+    schema: z
+      .string()
+      .regex(/^[A-Za-z]{3}$/)
+      .transform((code) => code.toUpperCase()),
+    expected: 'an ISO 4217 code such as USD or usd, known to the reference list',
+    openapi: { type: 'string', pattern: '^[A-Za-z]{3}$' },
     reference: 'currencies',
   },
   region: {

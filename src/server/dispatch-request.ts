@@ -5,6 +5,7 @@ import { parseRequest, type RequestParams } from '../contract/parse-request.ts';
 import { CSV_PATH_SUFFIX, csvQuery, matchRoute, type RouteDefinition } from '../contract/routes.ts';
 import type { Caller, HandlerDeps, RequestState } from './handler-deps.ts';
 import { createResponse, respondWith } from './http-response.ts';
+import { INVALID_KEY_MESSAGE } from './key-refusal.ts';
 import { rateLimited } from './map-error.ts';
 import { representRoute } from './represent-route.ts';
 import { ALLOW, type ResponseHeaders } from './response-headers.ts';
@@ -93,18 +94,19 @@ async function identify(
 ): Promise<Caller | null> {
   const authorization = request.headers.get('authorization');
   let caller: Caller | null = null;
-  let authFailed = false;
+  let refusal: string | null = null;
   if (authorization !== null) {
     const token = /^Bearer ([\x21-\x7e]{1,200})$/i.exec(authorization.trim())?.[1];
-    caller = token ? await deps.authenticate(token) : null;
-    authFailed = caller === null;
+    const result = token ? await deps.authenticate(token) : { refused: INVALID_KEY_MESSAGE };
+    if ('refused' in result) refusal = result.refused;
+    else caller = result;
   }
   const decision = caller
     ? await deps.consume(`key:${caller.keyId}`, caller.rateLimit)
     : await deps.consume(`ip:${clientIp}`, deps.anonymousLimit);
   for (const [name, value] of Object.entries(deps.rateLimitHeaders(decision))) headers.set(name, value);
   if (!decision.allowed) throw rateLimited(decision);
-  if (authFailed) throw unauthorized('the API key is not valid');
+  if (refusal !== null) throw unauthorized(refusal);
   return caller;
 }
 

@@ -1569,7 +1569,7 @@ export interface components {
         'application/json': components['schemas']['Error'];
       };
     };
-    /** @description `unauthorized`: no API key where one is needed, or a key that is malformed, unknown, expired or revoked (on any endpoint: a bad key is never treated as anonymous). The body is the same whatever was wrong with the key. */
+    /** @description `unauthorized`: no API key where one is needed, or a key that is malformed, unknown, expired or revoked (on any endpoint: a bad key is never treated as anonymous). The message is the same whatever was wrong with the key (`the API key is not valid`), unless its secret is right: a revoked, expired or rotated-out key is told which (docs/keys.md), which tells nothing about key ids the caller does not hold. */
     401: {
       headers: {
         'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2977,7 +2977,7 @@ export interface operations {
       query: {
         /** @description Series keys to align, 1 to 50 separated by commas, without repeats; one column per key, in this order (meta.series). Observation keys as on /api/v1/observations (bls.CES0000000001, ecb.USD); a COT series key (cftc.<market code>.<report type>) gives the open interest of its reports, and <COT key>.net.<category> (cftc.088691.legacy.net.noncommercial) the net position (long - short) of one trader category. An unknown key is a 400 naming it. Expected: 1 to 50 series keys separated by commas, without repeats, such as bls.CES0000000001,ecb.USD (COT: cftc.088691.legacy or cftc.088691.legacy.net.noncommercial). */
         series: string;
-        /** @description The calendar of the rows: w (weeks ending Friday, labelled by the Friday, as the transforms) or m (months, YYYY-MM). Any series frequency may be aligned to either: a finer or equal series gives its last value in the period, a coarser one the value of its period that holds the row (docs/api/aligned.md). Expected: w or m (required). */
+        /** @description The calendar of the rows: w (weeks ending Friday, labelled by the Friday, as the transforms) or m (months, YYYY-MM). Any series frequency may be aligned to either: a finer or equal series gives its last value in the period, a coarser one the value of its period that holds the row (docs/api/aligned.md). Expected: w or m. */
         frequency: 'w' | 'm';
         /** @description How /api/v1/observations/aligned fills a period where a series has no value of its own (docs/api/aligned.md): ffill (default) carries the previous period's own value forward at most one period; none leaves null. Expected: ffill or none. */
         fill?: 'ffill' | 'none';
@@ -3119,7 +3119,7 @@ export interface operations {
       query: {
         /** @description Series keys to align, 1 to 50 separated by commas, without repeats; one column per key, in this order (meta.series). Observation keys as on /api/v1/observations (bls.CES0000000001, ecb.USD); a COT series key (cftc.<market code>.<report type>) gives the open interest of its reports, and <COT key>.net.<category> (cftc.088691.legacy.net.noncommercial) the net position (long - short) of one trader category. An unknown key is a 400 naming it. Expected: 1 to 50 series keys separated by commas, without repeats, such as bls.CES0000000001,ecb.USD (COT: cftc.088691.legacy or cftc.088691.legacy.net.noncommercial). */
         series: string;
-        /** @description The calendar of the rows: w (weeks ending Friday, labelled by the Friday, as the transforms) or m (months, YYYY-MM). Any series frequency may be aligned to either: a finer or equal series gives its last value in the period, a coarser one the value of its period that holds the row (docs/api/aligned.md). Expected: w or m (required). */
+        /** @description The calendar of the rows: w (weeks ending Friday, labelled by the Friday, as the transforms) or m (months, YYYY-MM). Any series frequency may be aligned to either: a finer or equal series gives its last value in the period, a coarser one the value of its period that holds the row (docs/api/aligned.md). Expected: w or m. */
         frequency: 'w' | 'm';
         /** @description How /api/v1/observations/aligned fills a period where a series has no value of its own (docs/api/aligned.md): ffill (default) carries the previous period's own value forward at most one period; none leaves null. Expected: ffill or none. */
         fill?: 'ffill' | 'none';
