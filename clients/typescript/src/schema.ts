@@ -3178,11 +3178,11 @@ export interface operations {
   getSeries: {
     parameters: {
       query?: {
-        /** @description ISO 3166-1 alpha-2 country code. Expected: an ISO 3166-1 alpha-2 code such as US, known to the reference list. */
+        /** @description ISO 3166-1 alpha-2 country code, upper or lower case (US or us). Expected: an ISO 3166-1 alpha-2 code such as US or us, known to the reference list. */
         country?: string;
         /** @description UN M49 area: a three-digit code (150) or its kebab-case English name (europe). Expected: a UN M49 code such as 150 or a name such as northern-europe, known to the reference list. */
         region?: string;
-        /** @description ISO 4217 alphabetic currency code. Expected: an ISO 4217 code such as USD, known to the reference list. */
+        /** @description ISO 4217 alphabetic currency code, upper or lower case (USD or usd). Expected: an ISO 4217 code such as USD or usd, known to the reference list. */
         currency?: string;
       };
       header?: {
@@ -3821,7 +3821,7 @@ export interface operations {
   getVenues: {
     parameters: {
       query?: {
-        /** @description ISO 3166-1 alpha-2 country code. Expected: an ISO 3166-1 alpha-2 code such as US, known to the reference list. */
+        /** @description ISO 3166-1 alpha-2 country code, upper or lower case (US or us). Expected: an ISO 3166-1 alpha-2 code such as US or us, known to the reference list. */
         country?: string;
       };
       header?: {
