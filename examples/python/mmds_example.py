@@ -14,7 +14,8 @@ Four steps, each checked; the script exits 1 on any mismatch (docs/clients/pytho
    knowledge time; the files' sha256 are checked and, with a Parquet engine, the as_of view of
    step 3 is rebuilt from them and must be identical.
 
-Environment: MMDS_URL (default http://127.0.0.1:4321), MMDS_API_KEY (steps 3 and 4).
+Environment: MMDS_URL (default http://127.0.0.1:4321), MMDS_KEY (steps 3 and 4; the name the
+site and the TypeScript client use, MMDS_API_KEY is read as well).
 Run: /usr/bin/python3 examples/python/mmds_example.py [--as-of 2026-01-01T00:00:00Z] [--json]
 """
 
@@ -41,6 +42,11 @@ class Mismatch(Exception):
     """A value the service gave does not agree with another of its answers."""
 
 
+def api_key():
+    """MMDS_KEY, as the site and the TypeScript client name it; MMDS_API_KEY as an alias."""
+    return os.environ.get("MMDS_KEY") or os.environ.get("MMDS_API_KEY")
+
+
 def parquet_engine():
     """The Parquet engine pandas can use here, or None (Debian 12 packages neither)."""
     for name in ("pyarrow", "fastparquet"):
@@ -65,7 +71,7 @@ class Client:
         request = urllib.request.Request(url)
         if keyed:
             if not self.key:
-                raise RuntimeError(f"{path} needs an API key: set MMDS_API_KEY")
+                raise RuntimeError(f"{path} needs an API key: set MMDS_KEY")
             request.add_header("Authorization", f"Bearer {self.key}")
         with urllib.request.urlopen(request, timeout=60) as response:
             return response.read(), response.headers
@@ -219,7 +225,7 @@ def main():
     parser.add_argument("--as-of", default=AS_OF)
     parser.add_argument("--json", action="store_true", help="print one JSON document instead of the report")
     args = parser.parse_args()
-    client = Client(os.environ.get("MMDS_URL", "http://127.0.0.1:4321"), os.environ.get("MMDS_API_KEY"))
+    client = Client(os.environ.get("MMDS_URL", "http://127.0.0.1:4321"), api_key())
     report = {"series": args.series, "as_of": args.as_of, "parquet_engine": parquet_engine()}
     try:
         today = step_series_csv(client, args.slug)
@@ -232,6 +238,14 @@ def main():
     except (Mismatch, urllib.error.HTTPError) as error:
         detail = error.read().decode("utf-8", "replace") if isinstance(error, urllib.error.HTTPError) else ""
         print(f"MISMATCH: {error} {detail}".strip(), file=sys.stderr)
+        return 1
+    except (urllib.error.URLError, OSError) as error:
+        # The server is down or the address is wrong: one line, not a traceback.
+        reason = getattr(error, "reason", error)
+        print(f"ERROR: cannot reach {client.base_url} ({reason}); is the server running? (MMDS_URL)", file=sys.stderr)
+        return 1
+    except RuntimeError as error:
+        print(f"ERROR: {error}", file=sys.stderr)
         return 1
     if args.json:
         print(json.dumps(report, default=str))

@@ -1,7 +1,9 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_CALENDAR_DIR, loadCalendars } from '../calendar/load-calendars.ts';
+import { baseUrlSetting } from '../config/load-config.ts';
 import { openDuckDb, pipelineDuckDbOptions, withConnection } from '../db/duckdb.ts';
+import { nameMirrorSetting } from '../fetch/fetch-error.ts';
 import { FETCH_STATE_FILE, openFetchState } from '../fetch/fetch-state.ts';
 import { createHttpOptions } from '../fetch/http-options.ts';
 import type { FetchedFile, FetchResult, HttpOptions } from '../fetch/types.ts';
@@ -84,6 +86,10 @@ export async function fetchAndIngest(
       outcome.ingests.push({ source: ingest.source, files: ingest.files.map((file) => file.url), result });
     }
     return outcome;
+  } catch (error) {
+    // The hint names how this run chose its root: the flag if given, else the source's setting.
+    nameMirrorSetting(error, options.baseUrl !== undefined ? '--base-url' : baseUrlSetting(source.id));
+    throw error;
   } finally {
     rmSync(workDir, { recursive: true, force: true });
   }

@@ -64,6 +64,11 @@ export const BASE_URL_SOURCES = [
   'countries',
 ] as const;
 
+/** The variable that replaces a source's publisher root: `MMDS_ECB_BASE_URL` for `ecb`. */
+export function baseUrlSetting(source: string): string {
+  return `MMDS_${source.toUpperCase()}_BASE_URL`;
+}
+
 /** Reads the configuration from an environment (process.env at the composition roots). */
 export function loadConfig(env: Readonly<Record<string, string | undefined>>, cwd: string): Readonly<Config> {
   return Object.freeze({
@@ -100,7 +105,7 @@ export const MMDS_SETTINGS: readonly string[] = Object.freeze([
   'MMDS_DIST_DIR',
   'MMDS_BLS_API_KEY',
   'MMDS_FRED_API_KEY',
-  ...BASE_URL_SOURCES.map((source) => `MMDS_${source.toUpperCase()}_BASE_URL`),
+  ...BASE_URL_SOURCES.map(baseUrlSetting),
   'MMDS_FETCH_TIMEOUT_MS',
   'MMDS_FETCH_RETRIES',
   'MMDS_FETCH_BACKOFF_MS',
@@ -183,7 +188,7 @@ function readFetchOptions(env: Readonly<Record<string, string | undefined>>): Co
 function readBaseUrls(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
   const urls: Record<string, string> = {};
   for (const source of BASE_URL_SOURCES) {
-    const name = `MMDS_${source.toUpperCase()}_BASE_URL`;
+    const name = baseUrlSetting(source);
     const raw = env[name];
     if (raw === undefined || raw === '') continue;
     if (!/^https?:\/\/[^\s]+$/.test(raw))

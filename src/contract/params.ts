@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { INSTANT_FORMS, INSTANT_PATTERN, isRealDay, normaliseInstant } from './instant.ts';
 import { isRealPeriod, PERIOD_FILTER_FORMS } from './period-range.ts';
 import { SERVED_COT_REPORT_TYPES } from './schemas/cot.ts';
 import { TRANSFORM_AGGREGATIONS, TRANSFORM_FREQUENCIES, TRANSFORM_UNITS } from './transforms.ts';
@@ -25,24 +26,13 @@ const SNAPSHOT_ID = /^\d{8}T\d{6}Z-[0-9a-f]{8}$/;
 const PERIOD = /^\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?|-Q[1-4])?$/;
 /** What a period filter accepts: a real period of one of the four forms (no 2025-02-30). */
 const PERIOD_EXPECTED = `a real period ${PERIOD_FILTER_FORMS}, such as 2025, 2025-06, 2025-Q2 or 2025-06-15`;
-const TIMESTAMP = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\dZ$/;
 
-/** A calendar day, and its check that it exists (no 30 February). */
+/** A calendar day (checked to exist by isRealDay: no 30 February). */
 const DAY = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
-function isRealDay(text: string): boolean {
-  const date = new Date(`${text}T00:00:00Z`);
-  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === text;
-}
 /** Currency codes of /fx/ecb: any case, answered in upper case. */
 export const FX_MAX_CURRENCIES = 40;
 const FX_CODE = /^[A-Za-z]{3}$/;
 const FX_CODE_LIST = new RegExp(`^[A-Za-z]{3}(,[A-Za-z]{3}){0,${FX_MAX_CURRENCIES - 1}}$`);
-
-/** Timestamps must also be real instants (no 30 February). */
-function isRealInstant(text: string): boolean {
-  const date = new Date(text);
-  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 19) === text.slice(0, 19);
-}
 
 /** A keyed-only period bound (`from`, `to` and their FRED aliases): the same forms and checks. */
 function periodParam(description: string) {
@@ -62,18 +52,25 @@ export const PARAMS = {
     expected: 'a slug of lowercase letters, digits and hyphens, at most 64 characters',
     openapi: { type: 'string', pattern: SLUG.source, maxLength: 64 },
   },
+  // Codes in any case, as on /fx/ecb: read (and echoed in meta.filters) in upper case.
   country: {
-    description: 'ISO 3166-1 alpha-2 country code.',
-    schema: z.string().regex(/^[A-Z]{2}$/),
-    expected: 'an ISO 3166-1 alpha-2 code such as US, known to the reference list',
-    openapi: { type: 'string', pattern: '^[A-Z]{2}$' },
+    description: 'ISO 3166-1 alpha-2 country code, upper or lower case (US or us).',
+    schema: z
+      .string()
+      .regex(/^[A-Za-z]{2}$/)
+      .transform((code) => code.toUpperCase()),
+    expected: 'an ISO 3166-1 alpha-2 code such as US or us, known to the reference list',
+    openapi: { type: 'string', pattern: '^[A-Za-z]{2}$' },
     reference: 'countries',
   },
   currency: {
-    description: 'ISO 4217 alphabetic currency code.',
-    schema: z.string().regex(/^[A-Z]{3}$/),
-    expected: 'an ISO 4217 code such as USD, known to the reference list',
-    openapi: { type: 'string', pattern: '^[A-Z]{3}$' },
+    description: 'ISO 4217 alphabetic currency code, upper or lower case (USD or usd).',
+    schema: z
+      .string()
+      .regex(/^[A-Za-z]{3}$/)
+      .transform((code) => code.toUpperCase()),
+    expected: 'an ISO 4217 code such as USD or usd, known to the reference list',
+    openapi: { type: 'string', pattern: '^[A-Za-z]{3}$' },
     reference: 'currencies',
   },
   region: {
@@ -92,10 +89,25 @@ export const PARAMS = {
   },
   as_of: {
     description:
-      'Point in time (UTC, YYYY-MM-DDTHH:MM:SSZ): only what had been observed at or before it, with the revision then in force marked.',
-    schema: z.string().regex(TIMESTAMP).refine(isRealInstant),
-    expected: 'a UTC timestamp YYYY-MM-DDTHH:MM:SSZ, not in the future',
-    openapi: { type: 'string', format: 'date-time', pattern: TIMESTAMP.source },
+      'Point in time: only what had been observed at or before it, with the revision then in force marked. ' +
+      'RFC 3339 with Z or an offset, fractional seconds allowed, or a day alone (the end of that day in UTC); ' +
+      'read as UTC whole seconds (a fraction is dropped, so never later than asked), which meta.as_of states.',
+    schema: z
+      .string()
+      .refine((text) => normaliseInstant(text) !== null)
+      .transform((text) => normaliseInstant(text)!),
+    expected: `${INSTANT_FORMS}; not in the future`,
+    openapi: {
+      // No `format`: neither date-time nor date alone covers both forms; the pattern states them.
+      type: 'string',
+      pattern: INSTANT_PATTERN,
+      examples: [
+        '2025-12-31T12:00:00Z',
+        '2025-12-31T12:00:00.000Z',
+        '2025-12-31T13:00:00+01:00',
+        '2025-12-31',
+      ],
+    },
     keyedOnly: true,
   },
   from: periodParam(

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FetchError } from './fetch-error.ts';
+import { FetchError, MIRROR_SETTING } from './fetch-error.ts';
 
 // Only what decides success; the data itself is the parser's business (src/ingest/bls.ts).
 const responseSchema = z.object({
@@ -31,11 +31,15 @@ export function checkBlsResponse(url: string, text: string, apiKey: string | nul
   try {
     json = JSON.parse(text);
   } catch {
-    throw new FetchError(url, 'BLS API: the answer is not JSON; check --base-url', { kind: 'bad_content' });
+    throw new FetchError(url, `BLS API: the answer is not JSON; check the base URL (${MIRROR_SETTING})`, {
+      kind: 'bad_content',
+    });
   }
   const parsed = responseSchema.safeParse(json);
   if (!parsed.success) {
-    throw new FetchError(url, 'BLS API: the answer has no status; check --base-url', { kind: 'bad_content' });
+    throw new FetchError(url, `BLS API: the answer has no status; check the base URL (${MIRROR_SETTING})`, {
+      kind: 'bad_content',
+    });
   }
   const { status } = parsed.data;
   const messages = (parsed.data.message ?? []).map(scrub);

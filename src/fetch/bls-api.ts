@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { BLS_API_V1, BLS_API_V2, type BlsQuery, planBlsQueries } from './bls-api-limits.ts';
 import { checkBlsResponse } from './bls-api-response.ts';
 import { downloadFile } from './download.ts';
-import { FetchError } from './fetch-error.ts';
+import { FetchError, MIRROR_SETTING } from './fetch-error.ts';
 import type { FetchedFile, Fetcher, FetchRequest } from './types.ts';
 
 /** What to ask the BLS Public Data API for. */
@@ -87,10 +87,14 @@ async function postQuery(
     conditional: false,
   });
   if (result.status === 'not_found') {
-    throw new FetchError(endpoint, `BLS API: HTTP ${result.httpStatus}; check --base-url`, {
-      kind: 'not_found',
-      status: result.httpStatus,
-    });
+    throw new FetchError(
+      endpoint,
+      `BLS API: HTTP ${result.httpStatus}; check the base URL (${MIRROR_SETTING})`,
+      {
+        kind: 'not_found',
+        status: result.httpStatus,
+      },
+    );
   }
   if (result.status !== 'downloaded') {
     throw new FetchError(endpoint, 'BLS API: unexpected "not modified" answer to a POST', { kind: 'http' });

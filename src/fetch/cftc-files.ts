@@ -2,7 +2,7 @@ import { basename } from 'node:path';
 import type { CftcCalendar } from '../calendar/types.ts';
 import { findFirstCftcRelease } from './cftc-first-release.ts';
 import { type CftcPlannedFile, type CftcPlanOptions, planCftcFiles } from './cftc-plan.ts';
-import { FetchError } from './fetch-error.ts';
+import { FetchError, MIRROR_SETTING } from './fetch-error.ts';
 import { fetchPublisherFile } from './publisher-file.ts';
 import type { Fetcher, FetchRequest, FetchResult } from './types.ts';
 
@@ -37,7 +37,7 @@ function describeMissing(
   }
   return new FetchError(
     url,
-    `HTTP 404: the CFTC has no ${name}; check --base-url and the year, the file name may have changed (see the CFTC's Historical Compressed page)`,
+    `HTTP 404: the CFTC has no ${name}; check the base URL (${MIRROR_SETTING}) and the year, the file name may have changed (see the CFTC's Historical Compressed page)`,
     { kind: 'not_found', status: 404 },
   );
 }

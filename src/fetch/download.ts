@@ -4,7 +4,7 @@ import { basename, dirname, resolve } from 'node:path';
 import { formatTimestamp } from '../lib/zoned-time.ts';
 import { computeBackoffMs, parseRetryAfterMs, sleepMs } from './backoff.ts';
 import { assertExpectedContent, type ExpectedContent } from './expected-content.ts';
-import { FetchError } from './fetch-error.ts';
+import { FetchError, MIRROR_SETTING } from './fetch-error.ts';
 import { readBody } from './read-body.ts';
 import { classifyFailure, type Retryable, retryMessage } from './retry-failure.ts';
 import type { FetchedFile, FetchRequest } from './types.ts';
@@ -57,7 +57,7 @@ type Attempt = { done: DownloadResult } | { retry: Retryable };
 
 /**
  * Downloads one file with retries and back-off (5xx, 429 with Retry-After, time-outs, broken
- * connections), conditional GET, a size cap and content checks; the file appears under its
+ * connections; a host that does not resolve or refuses the connection fails at once), conditional GET, a size cap and content checks; the file appears under its
  * final name only when complete, so a failure leaves nothing in the work directory.
  */
 export async function downloadFile(
@@ -70,7 +70,7 @@ export async function downloadFile(
     const outcome = await attemptDownload(request, options);
     if ('done' in outcome) return outcome.done;
     const failure = outcome.retry;
-    if (attempt >= attempts) throw failure.final(attempts);
+    if (!failure.retry || attempt >= attempts) throw failure.final(attempt);
     const backoff = computeBackoffMs(request.http.backoffMs, attempt);
     const retryAfter = parseRetryAfterMs(failure.retryAfter, request.now());
     const delay = Math.max(backoff, retryAfter ?? 0);
@@ -113,10 +113,14 @@ async function attemptDownload(request: DownloadRequest, options: DownloadOption
     }
     if (status < 200 || status >= 300) {
       await response.body?.cancel().catch(() => {});
-      throw new FetchError(url, `HTTP ${status}; check --base-url and that the file still exists there`, {
-        kind: 'http',
-        status,
-      });
+      throw new FetchError(
+        url,
+        `HTTP ${status}; check the base URL (${MIRROR_SETTING}) and that the file still exists there`,
+        {
+          kind: 'http',
+          status,
+        },
+      );
     }
     try {
       assertExpectedContent(url, options.expect, response.headers.get('content-type'), null);

@@ -1,4 +1,4 @@
-import { FetchError } from './fetch-error.ts';
+import { FetchError, MIRROR_SETTING } from './fetch-error.ts';
 import { fetchPublisherFile } from './publisher-file.ts';
 import type { Fetcher, FetchRequest, FetchResult } from './types.ts';
 
@@ -21,10 +21,14 @@ export async function fetchEcbFiles(request: FetchRequest, options: EcbFetchOpti
   const found = await fetchPublisherFile(request, { path, expect: options.hasHistory ? 'xml' : 'zip' });
   const result: FetchResult = { ingests: [], unchanged: [], notices: [] };
   if (found.status === 'not_found') {
-    throw new FetchError(found.url, `HTTP ${found.httpStatus}: the ECB has no such file; check --base-url`, {
-      kind: 'not_found',
-      status: found.httpStatus,
-    });
+    throw new FetchError(
+      found.url,
+      `HTTP ${found.httpStatus}: the ECB has no such file; check the base URL (${MIRROR_SETTING})`,
+      {
+        kind: 'not_found',
+        status: found.httpStatus,
+      },
+    );
   }
   if (found.status === 'not_modified') result.unchanged.push(found.url);
   else result.ingests.push({ source: 'ecb', files: found.files, options: {} });

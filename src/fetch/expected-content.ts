@@ -1,4 +1,4 @@
-import { FetchError } from './fetch-error.ts';
+import { FetchError, MIRROR_SETTING } from './fetch-error.ts';
 import { assertReadableZip } from './zip-archive.ts';
 
 /** What a download must contain. */
@@ -9,7 +9,7 @@ const HTML_START = /^\s*(<!doctype\s+html|<html[\s>])/i;
 function htmlPage(url: string, expect: ExpectedContent, how: string): FetchError {
   return new FetchError(
     url,
-    `the publisher answered with an HTML page (${how}) where a ${expect} file was expected, usually an error or maintenance page; check --base-url and the file name, or try again later`,
+    `the publisher answered with an HTML page (${how}) where a ${expect} file was expected, usually an error or maintenance page; check the base URL (${MIRROR_SETTING}) and the file name, or try again later`,
     { kind: 'html' },
   );
 }
@@ -35,7 +35,7 @@ export function assertExpectedContent(
   if (expect === 'gzip' && !(bytes[0] === 0x1f && bytes[1] === 0x8b)) {
     throw new FetchError(
       url,
-      'the download is not a gzip archive; check --base-url points at the publisher or a faithful mirror',
+      `the download is not a gzip archive; check that the base URL (${MIRROR_SETTING}) points at the publisher or a faithful mirror`,
       {
         kind: 'bad_content',
       },

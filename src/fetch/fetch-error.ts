@@ -1,3 +1,10 @@
+/**
+ * How a message tells the operator to point a source at a mirror. fetch/ does not know which
+ * source it downloads for: the CLI (nameMirrorSetting in fetchAndIngest) puts the source's own
+ * setting in its place (`MMDS_ECB_BASE_URL`), or `--base-url` when the run was given one.
+ */
+export const MIRROR_SETTING = 'MMDS_<SOURCE>_BASE_URL';
+
 /** Why a download failed, for callers that react differently (e.g. a missing current-year file). */
 export type FetchErrorKind =
   | 'http'
@@ -38,4 +45,9 @@ export class FetchError extends Error {
     this.status = details.status ?? null;
     this.attempts = details.attempts ?? 1;
   }
+}
+
+/** Names the real way to point this source at a mirror in a FetchError's message (see MIRROR_SETTING). */
+export function nameMirrorSetting(error: unknown, setting: string): void {
+  if (error instanceof FetchError) error.message = error.message.replaceAll(MIRROR_SETTING, setting);
 }

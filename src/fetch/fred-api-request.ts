@@ -1,5 +1,5 @@
 import { downloadFile } from './download.ts';
-import { FetchError } from './fetch-error.ts';
+import { FetchError, MIRROR_SETTING } from './fetch-error.ts';
 import type { FetchedFile, FetchRequest } from './types.ts';
 
 /** One GET of the FRED API: the endpoint under the root, its parameters (without the key). */
@@ -37,10 +37,14 @@ export async function getFredApi(
     throw rewriteError(error, recorded.toString(), scrub);
   }
   if (result.status === 'not_found') {
-    throw new FetchError(recorded.toString(), `FRED API: HTTP ${result.httpStatus}; check --base-url`, {
-      kind: 'not_found',
-      status: result.httpStatus,
-    });
+    throw new FetchError(
+      recorded.toString(),
+      `FRED API: HTTP ${result.httpStatus}; check the base URL (${MIRROR_SETTING})`,
+      {
+        kind: 'not_found',
+        status: result.httpStatus,
+      },
+    );
   }
   if (result.status !== 'downloaded') {
     throw new FetchError(recorded.toString(), 'FRED API: unexpected "not modified" answer', { kind: 'http' });

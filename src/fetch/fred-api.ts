@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { addDays } from '../lib/zoned-time.ts';
-import { FetchError } from './fetch-error.ts';
+import { FetchError, MIRROR_SETTING } from './fetch-error.ts';
 import { getFredApi } from './fred-api-request.ts';
 import type { FetchedFile, FetchedIngest, Fetcher, FetchRequest } from './types.ts';
 
@@ -146,9 +146,13 @@ async function readPage<T>(file: FetchedFile, schema: z.ZodType<T>): Promise<T> 
   try {
     json = JSON.parse(await readFile(file.path, 'utf8'));
   } catch {
-    throw new FetchError(file.url, 'FRED API: the answer is not JSON; check --base-url', {
-      kind: 'bad_content',
-    });
+    throw new FetchError(
+      file.url,
+      `FRED API: the answer is not JSON; check the base URL (${MIRROR_SETTING})`,
+      {
+        kind: 'bad_content',
+      },
+    );
   }
   const result = schema.safeParse(json);
   if (!result.success) {

@@ -1,10 +1,10 @@
-import { FetchError } from './fetch-error.ts';
+import { FetchError, MIRROR_SETTING } from './fetch-error.ts';
 import { fetchPublisherFile, type PublisherFileOptions, type PublisherFileResult } from './publisher-file.ts';
 import type { FetchedFile, Fetcher, FetchRequest, FetchResult } from './types.ts';
 import { extractTarGzMembers } from './untar.ts';
 
 /*
- * Where the reference lists come from (root, then path under it; --base-url replaces the root):
+ * Where the reference lists come from (root, then path under it; MMDS_<SOURCE>_BASE_URL or mmds fetch --base-url replaces the root):
  *
  * - iso4217: SIX Financial Information, ISO 4217 maintenance agency.
  *   https://www.six-group.com/dam/download/financial-information/data-center/iso-currrency/lists/
@@ -21,7 +21,7 @@ import { extractTarGzMembers } from './untar.ts';
  *   overview/) builds its CSV in the browser, so the UN has no address for the file itself. The
  *   default is DataHub's verbatim copy of that English export, which its country-codes build
  *   keeps in its repository: https://raw.githubusercontent.com/datasets/country-codes/main/
- *   `tmp/UNSD-en.csv`. Point --base-url at a mirror that holds a fresher export under that path.
+ *   `tmp/UNSD-en.csv`. Point MMDS_M49_BASE_URL at a mirror that holds a fresher export under that path.
  */
 
 async function fetchOne(request: FetchRequest, options: PublisherFileOptions): Promise<PublisherFileResult> {
@@ -29,7 +29,7 @@ async function fetchOne(request: FetchRequest, options: PublisherFileOptions): P
   if (found.status === 'not_found') {
     throw new FetchError(
       found.url,
-      `HTTP ${found.httpStatus}: the publisher has no such file; check --base-url, the file may have moved`,
+      `HTTP ${found.httpStatus}: the publisher has no such file; check the base URL (${MIRROR_SETTING}), the file may have moved`,
       { kind: 'not_found', status: found.httpStatus },
     );
   }

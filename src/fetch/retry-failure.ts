@@ -1,9 +1,14 @@
-import { FetchError } from './fetch-error.ts';
+import { FetchError, MIRROR_SETTING } from './fetch-error.ts';
 
-/** A failure worth another attempt, with the error to throw if it was the last one. */
+/** A failed attempt, whether another is worth making, and the error to throw if not. */
 export interface Retryable {
   /** Short reason for progress lines (`HTTP 503`, `timed out`). */
   reason: string;
+  /**
+   * False when another attempt would fail the same way at once (a host name that does not
+   * resolve, a refused connection: no network, or the wrong address): the download fails now.
+   */
+  retry: boolean;
   /** The Retry-After header of the answer, if any. */
   retryAfter: string | null;
   final(attempts: number): FetchError;
@@ -16,11 +21,38 @@ export type FailureFacts =
   | { truncated: FetchError }
   | { network: unknown };
 
-const MIRROR_HINT = 'try again later or use --base-url for a mirror';
+const MIRROR_HINT = `try again later or point ${MIRROR_SETTING} at a mirror`;
+
+/**
+ * Network errors that a retry seconds later would meet again: the name does not resolve (no
+ * network, no DNS, a mistyped host; EAI_AGAIN is what a resolver without network answers) or
+ * nothing listens at the address. A reset or a time-out mid-transfer stays retryable.
+ */
+const IMMEDIATE_FAILURES: Readonly<Record<string, string>> = {
+  ENOTFOUND: 'the host name does not resolve',
+  EAI_AGAIN: 'the host name could not be resolved (no DNS answer)',
+  EAI_FAIL: 'the host name could not be resolved',
+  EAI_NONAME: 'the host name does not resolve',
+  ECONNREFUSED: 'the connection was refused',
+  EHOSTUNREACH: 'the host is unreachable',
+  ENETUNREACH: 'the network is unreachable',
+};
+
+/** The system error code of a failed fetch(): undici wraps it in `cause`, an AggregateError for several addresses. */
+function findErrorCode(error: unknown, depth = 0): string | null {
+  if (typeof error !== 'object' || error === null || depth > 4) return null;
+  const { code, cause, errors } = error as { code?: unknown; cause?: unknown; errors?: unknown };
+  if (typeof code === 'string' && code in IMMEDIATE_FAILURES) return code;
+  for (const inner of [cause, ...(Array.isArray(errors) ? errors : [])]) {
+    const found = findErrorCode(inner, depth + 1);
+    if (found) return found;
+  }
+  return typeof code === 'string' && depth > 0 ? code : null;
+}
 
 function describeNetworkError(error: unknown): string {
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  return cause?.code ?? cause?.message ?? (error as Error).message ?? String(error);
+  return findErrorCode(error) ?? cause?.code ?? cause?.message ?? (error as Error).message ?? String(error);
 }
 
 /** Turns the facts of a failed attempt into a retryable failure with its final message. */
@@ -33,6 +65,7 @@ export function classifyFailure(url: string, facts: FailureFacts): Retryable {
         : `the publisher may be down, ${MIRROR_HINT}`;
     return {
       reason: `HTTP ${status}`,
+      retry: true,
       retryAfter: facts.retryAfter,
       final: (attempts) =>
         new FetchError(url, `HTTP ${status} after ${attempts} attempts; ${hint}`, {
@@ -46,6 +79,7 @@ export function classifyFailure(url: string, facts: FailureFacts): Retryable {
     const seconds = facts.timeoutMs / 1000;
     return {
       reason: `no complete answer within ${seconds} s`,
+      retry: true,
       retryAfter: null,
       final: (attempts) =>
         new FetchError(
@@ -59,6 +93,7 @@ export function classifyFailure(url: string, facts: FailureFacts): Retryable {
     const detail = facts.truncated.message.slice(url.length + 2);
     return {
       reason: detail,
+      retry: true,
       retryAfter: null,
       final: (attempts) =>
         new FetchError(url, `${detail}, ${attempts} attempts; ${MIRROR_HINT}`, {
@@ -69,13 +104,29 @@ export function classifyFailure(url: string, facts: FailureFacts): Retryable {
     };
   }
   const detail = describeNetworkError(facts.network);
+  const immediate = IMMEDIATE_FAILURES[detail];
+  if (immediate) {
+    const host = new URL(url).host;
+    return {
+      reason: `${immediate} (${detail})`,
+      retry: false,
+      retryAfter: null,
+      final: (attempts) =>
+        new FetchError(
+          url,
+          `${immediate} (${detail}, ${host}), not retried; check the network, or point ${MIRROR_SETTING} at a reachable mirror`,
+          { kind: 'network', attempts, cause: facts.network },
+        ),
+    };
+  }
   return {
     reason: `connection failed (${detail})`,
+    retry: true,
     retryAfter: null,
     final: (attempts) =>
       new FetchError(
         url,
-        `connection failed (${detail}) after ${attempts} attempts; check the network and --base-url, or ${MIRROR_HINT}`,
+        `connection failed (${detail}) after ${attempts} attempts; check the network, or ${MIRROR_HINT}`,
         {
           kind: 'network',
           attempts,

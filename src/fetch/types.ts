@@ -79,7 +79,7 @@ export interface FetchRequest {
 /** One publisher protocol. */
 export interface Fetcher<Options = Record<string, never>> {
   id: string;
-  /** The publisher's official root, overridable with --base-url. */
+  /** The publisher's official root, overridable with MMDS_<SOURCE>_BASE_URL or mmds fetch --base-url. */
   defaultBaseUrl: string;
   fetch(request: FetchRequest, options: Options): Promise<FetchResult>;
 }

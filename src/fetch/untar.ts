@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { parseTar } from 'nanotar';
-import { FetchError } from './fetch-error.ts';
+import { FetchError, MIRROR_SETTING } from './fetch-error.ts';
 import type { FetchedFile } from './types.ts';
 
 /**
@@ -23,7 +23,7 @@ export function extractTarGzMembers(
   } catch (error) {
     throw new FetchError(
       archive.url,
-      `the gzip archive is incomplete or damaged (${(error as Error).message}); download it again, or use --base-url for a mirror`,
+      `the gzip archive is incomplete or damaged (${(error as Error).message}); download it again, or point ${MIRROR_SETTING} at a mirror`,
       { kind: 'bad_content', cause: error },
     );
   }
@@ -36,7 +36,7 @@ export function extractTarGzMembers(
     if (item?.data === undefined) {
       throw new FetchError(
         archive.url,
-        `the tarball has no ${member}; check --base-url points at an IANA tzdata release`,
+        `the tarball has no ${member}; check that the base URL (${MIRROR_SETTING}) points at an IANA tzdata release`,
         {
           kind: 'bad_content',
         },

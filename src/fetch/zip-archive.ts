@@ -1,5 +1,5 @@
 import { Unzip, UnzipInflate, unzipSync } from 'fflate';
-import { FetchError } from './fetch-error.ts';
+import { FetchError, MIRROR_SETTING } from './fetch-error.ts';
 
 /** One file inside a zip archive, as its central directory lists it. */
 export interface ZipMember {
@@ -21,7 +21,7 @@ export function listZipMembers(bytes: Uint8Array, url: string): ZipMember[] {
   if (!startsWith(bytes, ZIP_MAGIC) && !startsWith(bytes, EMPTY_ZIP_MAGIC)) {
     throw new FetchError(
       url,
-      'the download is not a zip archive (no PK signature); check --base-url points at the publisher or a faithful mirror',
+      `the download is not a zip archive (no PK signature); check that the base URL (${MIRROR_SETTING}) points at the publisher or a faithful mirror`,
       { kind: 'bad_zip' },
     );
   }
@@ -44,7 +44,7 @@ export function listZipMembers(bytes: Uint8Array, url: string): ZipMember[] {
 function truncatedZip(url: string, bytes: number, cause: unknown): FetchError {
   return new FetchError(
     url,
-    `the zip archive is incomplete or damaged (${bytes} bytes, ${(cause as Error).message}); download it again, or use --base-url for a mirror`,
+    `the zip archive is incomplete or damaged (${bytes} bytes, ${(cause as Error).message}); download it again, or point ${MIRROR_SETTING} at a mirror`,
     { kind: 'bad_zip', cause },
   );
 }

@@ -2,10 +2,11 @@ import { API_INDEX_PATHS } from '../api/v1/api-index.ts';
 import { ApiError, insufficientScope, notFound, unauthorized, unavailable } from '../contract/errors.ts';
 import { OPENAPI_PATH } from '../contract/openapi.ts';
 import { parseRequest, type RequestParams } from '../contract/parse-request.ts';
-import { COT_HISTORY_SCOPE, csvQuery, matchRoute, type RouteDefinition } from '../contract/routes.ts';
+import { COT_HISTORY_SCOPE, CSV_PATH_SUFFIX, csvQuery, matchRoute, type RouteDefinition } from '../contract/routes.ts';
 import { invalidHost, refusedHost } from './check-host.ts';
 import type { Caller, HandlerDeps, RequestState } from './handler-deps.ts';
 import { createResponse, respondWith } from './http-response.ts';
+import { INVALID_KEY_MESSAGE } from './key-refusal.ts';
 import { rateLimited } from './map-error.ts';
 import { representRoute } from './represent-route.ts';
 import { ALLOW, type ResponseHeaders } from './response-headers.ts';
@@ -71,7 +72,7 @@ export async function dispatchRequest(
   // A `.csv` path is the route's request with format=csv (one success media type per operation).
   const query = matched.csv ? csvQuery(url.searchParams) : url.searchParams;
   const params = parseRequest(matched.route, matched.slug, query);
-  const keyed = authorise(matched.route, params, caller);
+  const keyed = authorise(matched.route, params, caller, matched.csv);
   const db = deps.snapshots.current();
   if (!db) throw unavailable('no snapshot has been published yet', 30);
   headers.set('X-Snapshot-Id', db.id);
@@ -107,29 +108,44 @@ async function identify(
 ): Promise<Caller | null> {
   const authorization = request.headers.get('authorization');
   let caller: Caller | null = null;
-  let authFailed = false;
+  let refusal: string | null = null;
   if (authorization !== null) {
     const token = /^Bearer ([\x21-\x7e]{1,200})$/i.exec(authorization.trim())?.[1];
-    caller = token ? await deps.authenticate(token) : null;
-    authFailed = caller === null;
+    const result = token ? await deps.authenticate(token) : { refused: INVALID_KEY_MESSAGE };
+    if ('refused' in result) refusal = result.refused;
+    else caller = result;
   }
   const decision = caller
     ? await deps.consume(`key:${caller.keyId}`, caller.rateLimit)
     : await deps.consume(deps.anonymousBucket(clientIp), deps.anonymousLimit);
   for (const [name, value] of Object.entries(deps.rateLimitHeaders(decision))) headers.set(name, value);
   if (!decision.allowed) throw rateLimited(decision);
-  if (authFailed) throw unauthorized('the API key is not valid');
+  if (refusal !== null) throw unauthorized(refusal);
   return caller;
 }
 
-/** Applies the route's access rule; returns whether the caller gets the keyed view. */
-function authorise(route: RouteDefinition, params: RequestParams, caller: Caller | null): boolean {
+/**
+ * Applies the route's access rule; returns whether the caller gets the keyed view. `csv`: the
+ * request came by the `.csv` path, whose implied format=csv the caller never wrote.
+ */
+function authorise(
+  route: RouteDefinition,
+  params: RequestParams,
+  caller: Caller | null,
+  csv: boolean,
+): boolean {
   if (route.access.kind === 'public') return false;
   const scope = route.access.scope;
   const holdsScope = caller?.scopes.includes(scope) ?? false;
   if (route.access.kind === 'scope' || params.keyedParams.length > 0) {
     if (!caller) {
-      const what = route.access.kind === 'scope' ? 'this endpoint' : `parameter ${params.keyedParams[0]}`;
+      const [first] = params.keyedParams;
+      const what =
+        route.access.kind === 'scope'
+          ? 'this endpoint'
+          : csv && first === 'format'
+            ? `the CSV form of this endpoint (${CSV_PATH_SUFFIX})`
+            : `parameter ${first}`;
       throw unauthorized(`${what} needs an API key with scope ${scope}: send Authorization: Bearer <key>`);
     }
     if (!holdsScope) throw insufficientScope(scope);

@@ -12,6 +12,11 @@ export interface Caller {
   rateLimit: number;
 }
 
+/** A refused key: what the 401 says (the same for every key whose secret was not proved). */
+export interface KeyRefusal {
+  refused: string;
+}
+
 /** One rate-limit decision, as the limiter returns it. */
 export type LimitDecision = Decision;
 
@@ -21,8 +26,8 @@ export interface HandlerDeps {
   /** Where the snapshots are: the full store's files are read from there (serve-bulk-full.ts). */
   layout: StoreLayout;
   staticSite: () => StaticSite | null;
-  /** Resolves a bearer token to a caller, or null (the same null for every kind of bad key). */
-  authenticate: (token: string) => Promise<Caller | null>;
+  /** Resolves a bearer token to a caller, or to the message of its 401 (key-refusal.ts). */
+  authenticate: (token: string) => Promise<Caller | KeyRefusal>;
   consume: (bucket: string, limit: number) => Promise<LimitDecision>;
   rateLimitHeaders: (decision: LimitDecision) => Record<string, string>;
   anonymousLimit: number;

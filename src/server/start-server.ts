@@ -22,6 +22,7 @@ import { answerClientError } from './answer-client-error.ts';
 import { quarantineHost } from './check-host.ts';
 import { createApp } from './create-app.ts';
 import { createRequestHandler } from './handle-request.ts';
+import { describeKeyRefusal } from './key-refusal.ts';
 import { createPublicFastPath } from './public-fast-path.ts';
 import { ResponseCache } from './response-cache.ts';
 import { createSnapshotManager } from './snapshot-manager.ts';
@@ -134,7 +135,7 @@ export async function startServer(
       }
       if (!result.ok) {
         log({ event: 'auth_refused', reason: result.log.reason, key_id: result.log.keyId });
-        return null;
+        return { refused: describeKeyRefusal(result.log.reason) };
       }
       const { record } = result;
       return { keyId: record.id, org: record.org, scopes: record.scopes, rateLimit: record.rate_limit };

@@ -22,6 +22,16 @@ export interface Prerequisite {
   notice(skipped: number): string;
 }
 
+/** "1 test file that reads … is skipped", "3 test files that read … are skipped". */
+function skippedFiles(
+  count: number,
+  noun: string,
+  [one, many]: readonly [string, string] = ['', ''],
+): string {
+  const words = count === 1 ? [noun, one, 'is skipped'] : [`${noun}s`, many, 'are skipped'];
+  return [String(count), ...words].filter((word) => word !== '').join(' ');
+}
+
 const without = new Set((process.env.MMDS_TEST_WITHOUT ?? '').split(',').map((name) => name.trim()));
 
 function installed(command: string, args: string[]): boolean {
@@ -47,21 +57,24 @@ export const PREREQUISITES: readonly Prerequisite[] = [
     },
     notice: (skipped) =>
       `${process.env.MMDS_SHARED_DATA ? SHARED_DATA.slice(0, -1) : '../shared/data'} not found: ` +
-      `${skipped} test files that read the publishers' files are skipped`,
+      skippedFiles(skipped, 'test file', [
+        "that reads the publishers' files",
+        "that read the publishers' files",
+      ]),
   },
   {
     name: 'redis-server',
     present: !without.has('redis-server') && installed('redis-server', ['--version']),
     readers: { 'test/helpers/redis-server.ts': ['startRedis'] },
     notice: (skipped) =>
-      `redis-server not installed (apt-get install redis-server, or run .ci/run): ${skipped} test files that start Redis are skipped`,
+      `redis-server not installed (apt-get install redis-server, or run .ci/run): ${skippedFiles(skipped, 'test file', ['that starts Redis', 'that start Redis'])}`,
   },
   {
     name: 'chromium',
     present: !without.has('chromium') && existsSync(CHROMIUM_PATH),
     readers: { 'test/e2e/site/launch-chromium.ts': ['launchChromium'] },
     notice: (skipped) =>
-      `${CHROMIUM_PATH} not found (apt-get install chromium, or run .ci/run): ${skipped} browser test files are skipped`,
+      `${CHROMIUM_PATH} not found (apt-get install chromium, or run .ci/run): ${skippedFiles(skipped, 'browser test file')}`,
   },
   {
     // Debian's python3 with its python3-pandas (not a pyenv python3 earlier in PATH).
@@ -69,7 +82,7 @@ export const PREREQUISITES: readonly Prerequisite[] = [
     present: !without.has('python3-pandas') && installed('/usr/bin/python3', ['-c', 'import pandas']),
     readers: { 'test/e2e/python/run-python.ts': ['runSystemPython'] },
     notice: (skipped) =>
-      `/usr/bin/python3 cannot import pandas (apt-get install python3-pandas, or run .ci/run): ${skipped} test files that run the Python example are skipped`,
+      `/usr/bin/python3 cannot import pandas (apt-get install python3-pandas, or run .ci/run): ${skippedFiles(skipped, 'test file', ['that runs the Python example', 'that run the Python example'])}`,
   },
 ];
 

@@ -106,12 +106,19 @@ describe('tests that need what Node and npm do not bring', () => {
     });
     expect(run.status, run.output).toBe(0);
     const count = (name: Prerequisite['name']) => listTestsNeeding(byName(name)).length;
-    const lines = run.output.split('\n').filter((line) => / are skipped$/.test(line));
+    const lines = run.output.split('\n').filter((line) => / (are|is) skipped$/.test(line));
+    // One file is "1 test file … is skipped" (the Python example has one).
+    const files = (name: Prerequisite['name'], one: string, many: string) =>
+      count(name) === 1 ? `1 ${one} is skipped` : `${count(name)} ${many} are skipped`;
     expect(lines).toEqual([
-      `${missing} not found: ${count('shared-data')} test files that read the publishers' files are skipped`,
-      `redis-server not installed (apt-get install redis-server, or run .ci/run): ${count('redis-server')} test files that start Redis are skipped`,
-      `/usr/bin/chromium not found (apt-get install chromium, or run .ci/run): ${count('chromium')} browser test files are skipped`,
-      `/usr/bin/python3 cannot import pandas (apt-get install python3-pandas, or run .ci/run): ${count('python3-pandas')} test files that run the Python example are skipped`,
+      `${missing} not found: ${files('shared-data', "test file that reads the publishers' files", "test files that read the publishers' files")}`,
+      `redis-server not installed (apt-get install redis-server, or run .ci/run): ${files('redis-server', 'test file that starts Redis', 'test files that start Redis')}`,
+      `/usr/bin/chromium not found (apt-get install chromium, or run .ci/run): ${files('chromium', 'browser test file', 'browser test files')}`,
+      `/usr/bin/python3 cannot import pandas (apt-get install python3-pandas, or run .ci/run): ${files('python3-pandas', 'test file that runs the Python example', 'test files that run the Python example')}`,
     ]);
+    expect(byName('python3-pandas').notice(1)).toMatch(
+      /: 1 test file that runs the Python example is skipped$/,
+    );
+    expect(byName('chromium').notice(2)).toMatch(/: 2 browser test files are skipped$/);
   });
 });

@@ -1595,7 +1595,7 @@ export interface components {
         'application/json': components['schemas']['Error'];
       };
     };
-    /** @description `unauthorized`: no API key where one is needed, or a key that is malformed, unknown, expired or revoked (on any endpoint: a bad key is never treated as anonymous). The body is the same whatever was wrong with the key. */
+    /** @description `unauthorized`: no API key where one is needed, or a key that is malformed, unknown, expired or revoked (on any endpoint: a bad key is never treated as anonymous). The message is the same whatever was wrong with the key (`the API key is not valid`), unless its secret is right: a revoked, expired or rotated-out key is told which (docs/keys.md), which tells nothing about key ids the caller does not hold. */
     401: {
       headers: {
         'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2067,7 +2067,7 @@ export interface operations {
           | 'disaggregated_combined'
           | 'tff_combined'
           | 'cit';
-        /** @description Point in time (UTC, YYYY-MM-DDTHH:MM:SSZ): only what had been observed at or before it, with the revision then in force marked. Expected: a UTC timestamp YYYY-MM-DDTHH:MM:SSZ, not in the future. Only with a key holding `cot:history` (without one: 401, with another key: 403). */
+        /** @description Point in time: only what had been observed at or before it, with the revision then in force marked. RFC 3339 with Z or an offset, fractional seconds allowed, or a day alone (the end of that day in UTC); read as UTC whole seconds (a fraction is dropped, so never later than asked), which meta.as_of states. Expected: an RFC 3339 timestamp such as 2025-12-31T12:00:00Z, with fractional seconds such as 2025-12-31T12:00:00.000Z (dropped: the whole second before) or with an offset such as 2025-12-31T13:00:00+01:00 (in a URL write + as %2B), or a day such as 2025-12-31 (the end of that day in UTC, 23:59:59Z); not in the future. Only with a key holding `cot:history` (without one: 401, with another key: 403). */
         as_of?: string;
         /** @description Start of the period range (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD), from its first day: every period that has a day on or after it is included, whatever the series frequency (from=2025-06-15 on a monthly series includes 2025-06). Alias: observation_start. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. Only with a key holding `cot:history` (without one: 401, with another key: 403). */
         from?: string;
@@ -2143,7 +2143,7 @@ export interface operations {
           | 'disaggregated_combined'
           | 'tff_combined'
           | 'cit';
-        /** @description Point in time (UTC, YYYY-MM-DDTHH:MM:SSZ): only what had been observed at or before it, with the revision then in force marked. Expected: a UTC timestamp YYYY-MM-DDTHH:MM:SSZ, not in the future. Only with a key holding `cot:history` (without one: 401, with another key: 403). */
+        /** @description Point in time: only what had been observed at or before it, with the revision then in force marked. RFC 3339 with Z or an offset, fractional seconds allowed, or a day alone (the end of that day in UTC); read as UTC whole seconds (a fraction is dropped, so never later than asked), which meta.as_of states. Expected: an RFC 3339 timestamp such as 2025-12-31T12:00:00Z, with fractional seconds such as 2025-12-31T12:00:00.000Z (dropped: the whole second before) or with an offset such as 2025-12-31T13:00:00+01:00 (in a URL write + as %2B), or a day such as 2025-12-31 (the end of that day in UTC, 23:59:59Z); not in the future. Only with a key holding `cot:history` (without one: 401, with another key: 403). */
         as_of?: string;
         /** @description Start of the period range (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD), from its first day: every period that has a day on or after it is included, whatever the series frequency (from=2025-06-15 on a monthly series includes 2025-06). Alias: observation_start. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. Only with a key holding `cot:history` (without one: 401, with another key: 403). */
         from?: string;
@@ -2330,7 +2330,7 @@ export interface operations {
   getMacroSeries: {
     parameters: {
       query?: {
-        /** @description Point in time (UTC, YYYY-MM-DDTHH:MM:SSZ): only what had been observed at or before it, with the revision then in force marked. Expected: a UTC timestamp YYYY-MM-DDTHH:MM:SSZ, not in the future. */
+        /** @description Point in time: only what had been observed at or before it, with the revision then in force marked. RFC 3339 with Z or an offset, fractional seconds allowed, or a day alone (the end of that day in UTC); read as UTC whole seconds (a fraction is dropped, so never later than asked), which meta.as_of states. Expected: an RFC 3339 timestamp such as 2025-12-31T12:00:00Z, with fractional seconds such as 2025-12-31T12:00:00.000Z (dropped: the whole second before) or with an offset such as 2025-12-31T13:00:00+01:00 (in a URL write + as %2B), or a day such as 2025-12-31 (the end of that day in UTC, 23:59:59Z); not in the future. */
         as_of?: string;
         /** @description Start of the period range (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD), from its first day: every period that has a day on or after it is included, whatever the series frequency (from=2025-06-15 on a monthly series includes 2025-06). Alias: observation_start. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
         from?: string;
@@ -2399,7 +2399,7 @@ export interface operations {
   getMacroSeriesCsv: {
     parameters: {
       query?: {
-        /** @description Point in time (UTC, YYYY-MM-DDTHH:MM:SSZ): only what had been observed at or before it, with the revision then in force marked. Expected: a UTC timestamp YYYY-MM-DDTHH:MM:SSZ, not in the future. */
+        /** @description Point in time: only what had been observed at or before it, with the revision then in force marked. RFC 3339 with Z or an offset, fractional seconds allowed, or a day alone (the end of that day in UTC); read as UTC whole seconds (a fraction is dropped, so never later than asked), which meta.as_of states. Expected: an RFC 3339 timestamp such as 2025-12-31T12:00:00Z, with fractional seconds such as 2025-12-31T12:00:00.000Z (dropped: the whole second before) or with an offset such as 2025-12-31T13:00:00+01:00 (in a URL write + as %2B), or a day such as 2025-12-31 (the end of that day in UTC, 23:59:59Z); not in the future. */
         as_of?: string;
         /** @description Start of the period range (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD), from its first day: every period that has a day on or after it is included, whatever the series frequency (from=2025-06-15 on a monthly series includes 2025-06). Alias: observation_start. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
         from?: string;
@@ -2464,7 +2464,7 @@ export interface operations {
   getMacroRevisions: {
     parameters: {
       query?: {
-        /** @description Point in time (UTC, YYYY-MM-DDTHH:MM:SSZ): only what had been observed at or before it, with the revision then in force marked. Expected: a UTC timestamp YYYY-MM-DDTHH:MM:SSZ, not in the future. */
+        /** @description Point in time: only what had been observed at or before it, with the revision then in force marked. RFC 3339 with Z or an offset, fractional seconds allowed, or a day alone (the end of that day in UTC); read as UTC whole seconds (a fraction is dropped, so never later than asked), which meta.as_of states. Expected: an RFC 3339 timestamp such as 2025-12-31T12:00:00Z, with fractional seconds such as 2025-12-31T12:00:00.000Z (dropped: the whole second before) or with an offset such as 2025-12-31T13:00:00+01:00 (in a URL write + as %2B), or a day such as 2025-12-31 (the end of that day in UTC, 23:59:59Z); not in the future. */
         as_of?: string;
         /** @description Start of the period range (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD), from its first day: every period that has a day on or after it is included, whatever the series frequency (from=2025-06-15 on a monthly series includes 2025-06). Alias: observation_start. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
         from?: string;
@@ -2531,7 +2531,7 @@ export interface operations {
   getMacroRevisionsCsv: {
     parameters: {
       query?: {
-        /** @description Point in time (UTC, YYYY-MM-DDTHH:MM:SSZ): only what had been observed at or before it, with the revision then in force marked. Expected: a UTC timestamp YYYY-MM-DDTHH:MM:SSZ, not in the future. */
+        /** @description Point in time: only what had been observed at or before it, with the revision then in force marked. RFC 3339 with Z or an offset, fractional seconds allowed, or a day alone (the end of that day in UTC); read as UTC whole seconds (a fraction is dropped, so never later than asked), which meta.as_of states. Expected: an RFC 3339 timestamp such as 2025-12-31T12:00:00Z, with fractional seconds such as 2025-12-31T12:00:00.000Z (dropped: the whole second before) or with an offset such as 2025-12-31T13:00:00+01:00 (in a URL write + as %2B), or a day such as 2025-12-31 (the end of that day in UTC, 23:59:59Z); not in the future. */
         as_of?: string;
         /** @description Start of the period range (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD), from its first day: every period that has a day on or after it is included, whatever the series frequency (from=2025-06-15 on a monthly series includes 2025-06). Alias: observation_start. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
         from?: string;
@@ -2746,7 +2746,7 @@ export interface operations {
       query: {
         /** @description Series key `<source>.<native id>`, e.g. bls.CUUR0000SA0. Expected: a series key such as bls.CUUR0000SA0. */
         series: string;
-        /** @description Point in time (UTC, YYYY-MM-DDTHH:MM:SSZ): only what had been observed at or before it, with the revision then in force marked. Expected: a UTC timestamp YYYY-MM-DDTHH:MM:SSZ, not in the future. */
+        /** @description Point in time: only what had been observed at or before it, with the revision then in force marked. RFC 3339 with Z or an offset, fractional seconds allowed, or a day alone (the end of that day in UTC); read as UTC whole seconds (a fraction is dropped, so never later than asked), which meta.as_of states. Expected: an RFC 3339 timestamp such as 2025-12-31T12:00:00Z, with fractional seconds such as 2025-12-31T12:00:00.000Z (dropped: the whole second before) or with an offset such as 2025-12-31T13:00:00+01:00 (in a URL write + as %2B), or a day such as 2025-12-31 (the end of that day in UTC, 23:59:59Z); not in the future. */
         as_of?: string;
         /** @description Start of the period range (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD), from its first day: every period that has a day on or after it is included, whatever the series frequency (from=2025-06-15 on a monthly series includes 2025-06). Alias: observation_start. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
         from?: string;
@@ -2814,7 +2814,7 @@ export interface operations {
       query: {
         /** @description Series key `<source>.<native id>`, e.g. bls.CUUR0000SA0. Expected: a series key such as bls.CUUR0000SA0. */
         series: string;
-        /** @description Point in time (UTC, YYYY-MM-DDTHH:MM:SSZ): only what had been observed at or before it, with the revision then in force marked. Expected: a UTC timestamp YYYY-MM-DDTHH:MM:SSZ, not in the future. */
+        /** @description Point in time: only what had been observed at or before it, with the revision then in force marked. RFC 3339 with Z or an offset, fractional seconds allowed, or a day alone (the end of that day in UTC); read as UTC whole seconds (a fraction is dropped, so never later than asked), which meta.as_of states. Expected: an RFC 3339 timestamp such as 2025-12-31T12:00:00Z, with fractional seconds such as 2025-12-31T12:00:00.000Z (dropped: the whole second before) or with an offset such as 2025-12-31T13:00:00+01:00 (in a URL write + as %2B), or a day such as 2025-12-31 (the end of that day in UTC, 23:59:59Z); not in the future. */
         as_of?: string;
         /** @description Start of the period range (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD), from its first day: every period that has a day on or after it is included, whatever the series frequency (from=2025-06-15 on a monthly series includes 2025-06). Alias: observation_start. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
         from?: string;
@@ -2878,7 +2878,7 @@ export interface operations {
       query: {
         /** @description Series key `<source>.<native id>`, e.g. bls.CUUR0000SA0. Expected: a series key such as bls.CUUR0000SA0. */
         series: string;
-        /** @description Point in time (UTC, YYYY-MM-DDTHH:MM:SSZ): only what had been observed at or before it, with the revision then in force marked. Expected: a UTC timestamp YYYY-MM-DDTHH:MM:SSZ, not in the future. */
+        /** @description Point in time: only what had been observed at or before it, with the revision then in force marked. RFC 3339 with Z or an offset, fractional seconds allowed, or a day alone (the end of that day in UTC); read as UTC whole seconds (a fraction is dropped, so never later than asked), which meta.as_of states. Expected: an RFC 3339 timestamp such as 2025-12-31T12:00:00Z, with fractional seconds such as 2025-12-31T12:00:00.000Z (dropped: the whole second before) or with an offset such as 2025-12-31T13:00:00+01:00 (in a URL write + as %2B), or a day such as 2025-12-31 (the end of that day in UTC, 23:59:59Z); not in the future. */
         as_of?: string;
         /** @description Start of the period range (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD), from its first day: every period that has a day on or after it is included, whatever the series frequency (from=2025-06-15 on a monthly series includes 2025-06). Alias: observation_start. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
         from?: string;
@@ -2944,7 +2944,7 @@ export interface operations {
       query: {
         /** @description Series key `<source>.<native id>`, e.g. bls.CUUR0000SA0. Expected: a series key such as bls.CUUR0000SA0. */
         series: string;
-        /** @description Point in time (UTC, YYYY-MM-DDTHH:MM:SSZ): only what had been observed at or before it, with the revision then in force marked. Expected: a UTC timestamp YYYY-MM-DDTHH:MM:SSZ, not in the future. */
+        /** @description Point in time: only what had been observed at or before it, with the revision then in force marked. RFC 3339 with Z or an offset, fractional seconds allowed, or a day alone (the end of that day in UTC); read as UTC whole seconds (a fraction is dropped, so never later than asked), which meta.as_of states. Expected: an RFC 3339 timestamp such as 2025-12-31T12:00:00Z, with fractional seconds such as 2025-12-31T12:00:00.000Z (dropped: the whole second before) or with an offset such as 2025-12-31T13:00:00+01:00 (in a URL write + as %2B), or a day such as 2025-12-31 (the end of that day in UTC, 23:59:59Z); not in the future. */
         as_of?: string;
         /** @description Start of the period range (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD), from its first day: every period that has a day on or after it is included, whatever the series frequency (from=2025-06-15 on a monthly series includes 2025-06). Alias: observation_start. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
         from?: string;
@@ -3004,11 +3004,11 @@ export interface operations {
       query: {
         /** @description Series keys to align, 1 to 50 separated by commas, without repeats; one column per key, in this order (meta.series). Observation keys as on /api/v1/observations (bls.CES0000000001, ecb.USD); a COT series key (cftc.<market code>.<report type>) gives the open interest of its reports, and <COT key>.net.<category> (cftc.088691.legacy.net.noncommercial) the net position (long - short) of one trader category. An unknown key is a 400 naming it. Expected: 1 to 50 series keys separated by commas, without repeats, such as bls.CES0000000001,ecb.USD (COT: cftc.088691.legacy or cftc.088691.legacy.net.noncommercial). */
         series: string;
-        /** @description The calendar of the rows: w (weeks ending Friday, labelled by the Friday, as the transforms) or m (months, YYYY-MM). Any series frequency may be aligned to either: a finer or equal series gives its last value in the period, a coarser one the value of its period that holds the row (docs/api/aligned.md). Expected: w or m (required). */
+        /** @description The calendar of the rows: w (weeks ending Friday, labelled by the Friday, as the transforms) or m (months, YYYY-MM). Any series frequency may be aligned to either: a finer or equal series gives its last value in the period, a coarser one the value of its period that holds the row (docs/api/aligned.md). Expected: w or m. */
         frequency: 'w' | 'm';
         /** @description How /api/v1/observations/aligned fills a period where a series has no value of its own (docs/api/aligned.md): ffill (default) carries the previous period's own value forward at most one period; none leaves null. Expected: ffill or none. */
         fill?: 'ffill' | 'none';
-        /** @description Point in time (UTC, YYYY-MM-DDTHH:MM:SSZ): only what had been observed at or before it, with the revision then in force marked. Expected: a UTC timestamp YYYY-MM-DDTHH:MM:SSZ, not in the future. */
+        /** @description Point in time: only what had been observed at or before it, with the revision then in force marked. RFC 3339 with Z or an offset, fractional seconds allowed, or a day alone (the end of that day in UTC); read as UTC whole seconds (a fraction is dropped, so never later than asked), which meta.as_of states. Expected: an RFC 3339 timestamp such as 2025-12-31T12:00:00Z, with fractional seconds such as 2025-12-31T12:00:00.000Z (dropped: the whole second before) or with an offset such as 2025-12-31T13:00:00+01:00 (in a URL write + as %2B), or a day such as 2025-12-31 (the end of that day in UTC, 23:59:59Z); not in the future. */
         as_of?: string;
         /** @description Start of the period range (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD), from its first day: every period that has a day on or after it is included, whatever the series frequency (from=2025-06-15 on a monthly series includes 2025-06). Alias: observation_start. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
         from?: string;
@@ -3146,11 +3146,11 @@ export interface operations {
       query: {
         /** @description Series keys to align, 1 to 50 separated by commas, without repeats; one column per key, in this order (meta.series). Observation keys as on /api/v1/observations (bls.CES0000000001, ecb.USD); a COT series key (cftc.<market code>.<report type>) gives the open interest of its reports, and <COT key>.net.<category> (cftc.088691.legacy.net.noncommercial) the net position (long - short) of one trader category. An unknown key is a 400 naming it. Expected: 1 to 50 series keys separated by commas, without repeats, such as bls.CES0000000001,ecb.USD (COT: cftc.088691.legacy or cftc.088691.legacy.net.noncommercial). */
         series: string;
-        /** @description The calendar of the rows: w (weeks ending Friday, labelled by the Friday, as the transforms) or m (months, YYYY-MM). Any series frequency may be aligned to either: a finer or equal series gives its last value in the period, a coarser one the value of its period that holds the row (docs/api/aligned.md). Expected: w or m (required). */
+        /** @description The calendar of the rows: w (weeks ending Friday, labelled by the Friday, as the transforms) or m (months, YYYY-MM). Any series frequency may be aligned to either: a finer or equal series gives its last value in the period, a coarser one the value of its period that holds the row (docs/api/aligned.md). Expected: w or m. */
         frequency: 'w' | 'm';
         /** @description How /api/v1/observations/aligned fills a period where a series has no value of its own (docs/api/aligned.md): ffill (default) carries the previous period's own value forward at most one period; none leaves null. Expected: ffill or none. */
         fill?: 'ffill' | 'none';
-        /** @description Point in time (UTC, YYYY-MM-DDTHH:MM:SSZ): only what had been observed at or before it, with the revision then in force marked. Expected: a UTC timestamp YYYY-MM-DDTHH:MM:SSZ, not in the future. */
+        /** @description Point in time: only what had been observed at or before it, with the revision then in force marked. RFC 3339 with Z or an offset, fractional seconds allowed, or a day alone (the end of that day in UTC); read as UTC whole seconds (a fraction is dropped, so never later than asked), which meta.as_of states. Expected: an RFC 3339 timestamp such as 2025-12-31T12:00:00Z, with fractional seconds such as 2025-12-31T12:00:00.000Z (dropped: the whole second before) or with an offset such as 2025-12-31T13:00:00+01:00 (in a URL write + as %2B), or a day such as 2025-12-31 (the end of that day in UTC, 23:59:59Z); not in the future. */
         as_of?: string;
         /** @description Start of the period range (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD), from its first day: every period that has a day on or after it is included, whatever the series frequency (from=2025-06-15 on a monthly series includes 2025-06). Alias: observation_start. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
         from?: string;
@@ -3205,11 +3205,11 @@ export interface operations {
   getSeries: {
     parameters: {
       query?: {
-        /** @description ISO 3166-1 alpha-2 country code. Expected: an ISO 3166-1 alpha-2 code such as US, known to the reference list. */
+        /** @description ISO 3166-1 alpha-2 country code, upper or lower case (US or us). Expected: an ISO 3166-1 alpha-2 code such as US or us, known to the reference list. */
         country?: string;
         /** @description UN M49 area: a three-digit code (150) or its kebab-case English name (europe). Expected: a UN M49 code such as 150 or a name such as northern-europe, known to the reference list. */
         region?: string;
-        /** @description ISO 4217 alphabetic currency code. Expected: an ISO 4217 code such as USD, known to the reference list. */
+        /** @description ISO 4217 alphabetic currency code, upper or lower case (USD or usd). Expected: an ISO 4217 code such as USD or usd, known to the reference list. */
         currency?: string;
       };
       header?: {
@@ -3849,7 +3849,7 @@ export interface operations {
   getVenues: {
     parameters: {
       query?: {
-        /** @description ISO 3166-1 alpha-2 country code. Expected: an ISO 3166-1 alpha-2 code such as US, known to the reference list. */
+        /** @description ISO 3166-1 alpha-2 country code, upper or lower case (US or us). Expected: an ISO 3166-1 alpha-2 code such as US or us, known to the reference list. */
         country?: string;
       };
       header?: {

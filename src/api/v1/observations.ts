@@ -26,8 +26,9 @@ export const DEFAULT_LIMIT = 1000;
  */
 export function resolveHistoryQuery(params: RequestParams, now: Date): HistoryQuery {
   const { as_of: asOf, from, to, limit, cursor } = params.query;
+  // Normalised by parseRequest: a day alone is its last second, so today's date is still ahead.
   if (typeof asOf === 'string' && Date.parse(asOf) > now.getTime())
-    throw invalidParameter('as_of', PARAMS.as_of.expected);
+    throw invalidParameter('as_of', `${PARAMS.as_of.expected} (read as ${asOf}, which is after now)`);
   return {
     asOf: typeof asOf === 'string' ? asOf : null,
     from: typeof from === 'string' ? from : null,

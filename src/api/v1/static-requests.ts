@@ -15,7 +15,7 @@ export interface StaticRequest {
   query: Partial<Record<ParamName, string>>;
   /** Path of the file under dist/, without a leading slash. */
   file: string;
-  /** Other spellings of the same request (a region's name for its code). */
+  /** Other spellings of the same request (a region's name for its code, a code in lower case). */
   aliases: Array<Partial<Record<ParamName, string>>>;
 }
 
@@ -65,13 +65,14 @@ async function listFilterRequests(db: SnapshotDb, route: RouteDefinition): Promi
     // Venues take the country codes the MIC list itself uses (ZZ: no country) besides ISO 3166.
     const list = route.id === 'venues' && name === 'country' ? 'venue-countries' : spec.reference;
     for (const code of await listReferenceCodes(db, list)) {
-      const alias = slugs?.get(code);
+      // A region's name for its code; a country or currency code also in lower case (PARAMS).
+      const alias = slugs ? slugs.get(code) : code.toLowerCase();
       requests.push({
         route,
         slug: null,
         query: { [name]: code },
         file: staticFilePath(route.path, { [name]: code }),
-        aliases: alias ? [{ [name]: alias }] : [],
+        aliases: alias && alias !== code ? [{ [name]: alias }] : [],
       });
     }
   }

@@ -65,7 +65,7 @@ export const ALIGNED_FREQUENCY_PARAM: ParamSpec = {
     '(months, YYYY-MM). Any series frequency may be aligned to either: a finer or equal series gives its ' +
     'last value in the period, a coarser one the value of its period that holds the row (docs/api/aligned.md).',
   schema: z.enum(['w', 'm']),
-  expected: 'w or m (required)',
+  expected: 'w or m',
   openapi: { type: 'string', enum: ['w', 'm'] },
   required: true,
 };

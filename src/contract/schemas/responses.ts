@@ -120,7 +120,7 @@ export const RESPONSE_COMPONENTS: Record<string, JsonSchema> = {
     RATE_LIMIT_HEADERS,
   ),
   '401': errorResponse(
-    '`unauthorized`: no API key where one is needed, or a key that is malformed, unknown, expired or revoked (on any endpoint: a bad key is never treated as anonymous). The body is the same whatever was wrong with the key.',
+    '`unauthorized`: no API key where one is needed, or a key that is malformed, unknown, expired or revoked (on any endpoint: a bad key is never treated as anonymous). The message is the same whatever was wrong with the key (`the API key is not valid`), unless its secret is right: a revoked, expired or rotated-out key is told which (docs/keys.md), which tells nothing about key ids the caller does not hold.',
     [...RATE_LIMIT_HEADERS, 'WWW-Authenticate'],
   ),
   '403': errorResponse('`insufficient_scope`: the key is valid but lacks the scope this request needs.', [

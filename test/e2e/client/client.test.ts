@@ -92,6 +92,21 @@ describe('the typed TypeScript client (clients/typescript) against the real serv
     expect(cot.meta.view).toBe('history');
   });
 
+  it('takes as_of straight from Date.toISOString() (milliseconds), read as the whole second', async () => {
+    const client = createClient({ baseUrl: server.url, apiKey: key });
+    const when = new Date(Date.UTC(2026, 0, 1, 0, 0, 0, 999));
+    const asOf = when.toISOString();
+    expect(asOf).toBe('2026-01-01T00:00:00.999Z');
+    const typed = await client.get('/api/v1/observations', {
+      params: { query: { series: macro.key, as_of: asOf, limit: 10000 } },
+    });
+    expect(typed.meta.as_of).toBe('2026-01-01T00:00:00Z');
+    const plain = await client.get('/api/v1/observations', {
+      params: { query: { series: macro.key, as_of: '2026-01-01T00:00:00Z', limit: 10000 } },
+    });
+    expect(typed.data).toEqual(plain.data);
+  });
+
   it('pages with the async iterator: the rows of several pages equal one big page', async () => {
     const client = createClient({ baseUrl: server.url, apiKey: key });
     const collect = async <T>(rows: AsyncIterable<T>) => {

@@ -89,8 +89,8 @@ describe('the Python example (pandas) against the real server', () => {
     return (await response.json()) as T;
   };
 
-  const runExample = (url: string, key: string, args: string[] = ['--json']) =>
-    runSystemPython([SCRIPT, '--as-of', AS_OF, ...args], { MMDS_URL: url, MMDS_API_KEY: key });
+  const runExample = (url: string, key: string, args: string[] = ['--json'], keyVariable = 'MMDS_KEY') =>
+    runSystemPython([SCRIPT, '--as-of', AS_OF, ...args], { MMDS_URL: url, [keyVariable]: key });
 
   beforeAll(async () => {
     fixture = await createSampleSnapshot();
@@ -191,7 +191,8 @@ describe('the Python example (pandas) against the real server', () => {
   }, 120_000);
 
   it('prints a short report, and skips the full store for a key without bulk:read', async () => {
-    const run = await runExample(server.url, observationsKey, []);
+    // MMDS_API_KEY, the name older docs used, is read when MMDS_KEY is not set.
+    const run = await runExample(server.url, observationsKey, [], 'MMDS_API_KEY');
     expect(run.code, run.stderr).toBe(0);
     const lines = run.stdout.trim().split('\n');
     expect(lines.at(-1)).toBe('OK');
@@ -244,5 +245,28 @@ describe('the Python example (pandas) against the real server', () => {
     );
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('unauthorized');
+  }, 120_000);
+
+  it('exits 1 with one line, no traceback, when the server is down or no key is set', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const down = await runExample(`http://127.0.0.1:${port}`, fullKey, []);
+    expect(down.code).toBe(1);
+    expect(down.stdout).toBe('');
+    expect(down.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^ERROR: cannot reach http://127\\.0\\.0\\.1:${port} \\(.*refused.*\\); is the server running\\?`,
+        ),
+      ),
+    ]);
+    const keyless = await runExample(server.url, '', []);
+    expect(keyless.code).toBe(1);
+    expect(keyless.stderr).not.toContain('Traceback');
+    expect(keyless.stderr.trim()).toMatch(
+      /^ERROR: \/api\/v1\/observations\?.* needs an API key: set MMDS_KEY$/,
+    );
   }, 120_000);
 });

@@ -143,6 +143,7 @@ describe('aligned observations over HTTP on the real data', () => {
     expect(body.error.code).toBe('invalid_parameter');
     expect(body.error.message).toContain(`"${parameter}"`);
     expect(body.error.message).toContain(accepted);
+    return body.error.message;
   };
   const issue = async (scopes: string) => {
     const run = await runMmds(
@@ -366,7 +367,10 @@ describe('aligned observations over HTTP on the real data', () => {
     await expect400(`${base}?series=${USD},${USD}&frequency=m`, 'series', 'without repeats');
     await expect400(`${base}?series=${USD},bls.NOPE&frequency=m`, 'series', 'unknown: bls.NOPE');
     await expect400(`${base}?series=${USD}&frequency=q`, 'frequency', 'w or m');
-    await expect400(`${base}?series=${USD}`, 'frequency', 'w or m (required)');
+    // Said once: the spec's words, then "(required)" added by parseRequest.
+    expect(await expect400(`${base}?series=${USD}`, 'frequency', 'w or m (required)')).toBe(
+      'invalid parameter "frequency": expected w or m (required)',
+    );
     await expect400(`${base}?series=${USD}&frequency=m&fill=bfill`, 'fill', 'ffill or none');
     await expect400(`${base}?frequency=m`, 'series', 'required');
     await expect400(`${base}?series=${USD}&frequency=m&units=pch`, 'units', 'one of:');

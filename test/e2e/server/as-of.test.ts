@@ -149,6 +149,66 @@ describe('as_of over HTTP on the real data (two FRED vintages of payrolls)', () 
     ]);
   });
 
+  it('reads fractional seconds, offsets and a day alone as UTC whole seconds, never later than asked', async () => {
+    const at = (asOf: string) =>
+      getJson(`/api/v1/observations?series=${PAYROLLS}&as_of=${asOf}&from=${MONTH}&to=${MONTH}`);
+    // Date.toISOString(): the fraction is dropped, so 999 ms before the release is still before it.
+    const justBefore = await at('2025-08-01T12:29:59.999Z');
+    expect(justBefore.meta.as_of).toBe('2025-08-01T12:29:59Z');
+    expect(justBefore.data).toEqual([]);
+    const atRelease = await at('2025-08-01T12:30:00.000Z');
+    expect(atRelease.meta.as_of).toBe(EARLY_KNOWN);
+    expect(atRelease.data).toMatchObject([{ value: earlyValue, in_force: true }]);
+    // Offsets (the + escaped, as a URL needs it): 08:30 New York (EDT) is the release instant.
+    const newYork = await at('2025-08-01T08:30:00-04:00');
+    expect(newYork.meta.as_of).toBe(EARLY_KNOWN);
+    expect(newYork.data).toEqual(atRelease.data);
+    const paris = await at('2025-08-01T14:29:59.5%2B02:00');
+    expect(paris.meta.as_of).toBe('2025-08-01T12:29:59Z');
+    expect(paris.data).toEqual([]);
+    // A day alone: its end in UTC, stated in meta.as_of.
+    const day = await at('2025-08-01');
+    expect(day.meta.as_of).toBe('2025-08-01T23:59:59Z');
+    expect(day.data).toEqual(atRelease.data);
+    expect((await at('2025-07-31')).data).toEqual([]);
+  });
+
+  it('refuses anything else with a 400 that shows an example of each accepted form', async () => {
+    const refused = async (asOf: string) => {
+      const response = await fetch(`${server.url}/api/v1/observations?series=${PAYROLLS}&as_of=${asOf}`, {
+        headers: { Authorization: `Bearer ${key}` },
+      });
+      expect(response.status, asOf).toBe(400);
+      const { error } = (await response.json()) as { error: { code: string; message: string } };
+      expect(error.code).toBe('invalid_parameter');
+      return error.message;
+    };
+    for (const asOf of [
+      '2025-08-01T12:30:00',
+      '2025-08-01 12:30:00Z',
+      '2025-02-30',
+      '2025-02-30T00:00:00Z',
+      '2025-08-01T24:00:00Z',
+      '1754051400',
+      // An unescaped + is a space in a query string.
+      '2025-08-01T14:30:00+02:00',
+    ]) {
+      const message = await refused(asOf);
+      expect(message).toContain('invalid parameter "as_of"');
+      for (const example of [
+        '2025-12-31T12:00:00Z',
+        '2025-12-31T12:00:00.000Z',
+        '2025-12-31T13:00:00+01:00',
+        '2025-12-31 (',
+        '%2B',
+      ])
+        expect(message, asOf).toContain(example);
+    }
+    // Today alone means the end of today, still ahead: refused as in the future, saying how it was read.
+    const today = new Date().toISOString().slice(0, 10);
+    expect(await refused(today)).toContain(`read as ${today}T23:59:59Z, which is after now`);
+  });
+
   it('endpoint 5 (/macro/nonfarm-payrolls) gives the same rows as endpoint 8 with as_of', async () => {
     for (const asOf of [BETWEEN, AFTER_BOTH]) {
       const query = `as_of=${asOf}&from=2025-01`;

@@ -154,14 +154,20 @@ describe('keyed tier over HTTP: who gets what', () => {
 
   const bearer = (key: string) => `Bearer ${key}`;
 
-  /** A bad key is refused with the same 401 everywhere, public endpoints included. */
-  const expectRefusedEverywhere = async (authorization: string) => {
+  /**
+   * A bad key is refused with the same 401 everywhere, public endpoints included; a key with its
+   * right secret that no longer works (revoked, expired, rotated out) is told why (`reason`).
+   */
+  const expectRefusedEverywhere = async (authorization: string, reason?: RegExp) => {
     for (const path of [...keyedEndpoints.map((endpoint) => endpoint.path), ...publicPaths]) {
       const { response, body } = await call(path, authorization);
       expect(response.status, `${path} with ${authorization.slice(0, 20)}`).toBe(401);
       expect(response.headers.get('www-authenticate')).toBe('Bearer');
       const { request_id: _id, ...rest } = body.error!;
-      expect(rest).toEqual(badKeyError);
+      if (reason) {
+        expect(rest.code).toBe('unauthorized');
+        expect(rest.message).toMatch(reason);
+      } else expect(rest).toEqual(badKeyError);
       // Refused keys get no budget of their own: they are counted against the client IP.
       expect(response.headers.get('x-ratelimit-limit')).toBe(String(ANONYMOUS_LIMIT));
     }
@@ -255,7 +261,7 @@ describe('keyed tier over HTTP: who gets what', () => {
     const { key } = await issue(['--scopes', SCOPES.join(','), '--expires', expires]);
     await expectAccepted(key, keyedEndpoints);
     await sleep(expiresAt.getTime() - Date.now() + 50);
-    await expectRefusedEverywhere(bearer(key));
+    await expectRefusedEverywhere(bearer(key), /^the API key has expired; ask its issuer for a new one$/);
   });
 
   it('refuses a revoked key from the next request on', async () => {
@@ -263,7 +269,8 @@ describe('keyed tier over HTTP: who gets what', () => {
     await expectAccepted(key, keyedEndpoints);
     const run = await runMmds(['keys', 'revoke', id], fixture.env, REAL_CLOCK);
     expect(run.code, run.stderr).toBe(0);
-    await expectRefusedEverywhere(bearer(key));
+    await expectRefusedEverywhere(bearer(key), /^the API key was revoked; ask its issuer for a new one$/);
+    // The same id with another secret is just "not valid": test/reliability/secrets.test.ts.
   });
 
   it('accepts both the old and the new key while a rotation grace period runs', async () => {
@@ -278,7 +285,10 @@ describe('keyed tier over HTTP: who gets what', () => {
     const old = await issue(['--scopes', SCOPES.join(',')]);
     await expectAccepted(old.key, keyedEndpoints);
     const replacement = await rotate(old.id, '0');
-    await expectRefusedEverywhere(bearer(old.key));
+    await expectRefusedEverywhere(
+      bearer(old.key),
+      /^the API key was replaced by a rotation and its grace period is over/,
+    );
     await expectAccepted(replacement.key, keyedEndpoints);
   });
 

@@ -103,7 +103,7 @@ describe('downloadFile against a loopback publisher', () => {
     );
     expect(publisher.requests).toHaveLength(5);
     expect(error.message).toBe(
-      `${publisher.url(ZIP_PATH)}: HTTP 503 after 5 attempts; the publisher may be down, try again later or use --base-url for a mirror`,
+      `${publisher.url(ZIP_PATH)}: HTTP 503 after 5 attempts; the publisher may be down, try again later or point MMDS_<SOURCE>_BASE_URL at a mirror`,
     );
     expect(error.url).toBe(publisher.url(ZIP_PATH));
     expect(error.status).toBe(503);
@@ -261,15 +261,33 @@ describe('downloadFile against a loopback publisher', () => {
     expect(listFiles(join(temp.dir, 'w'))).toEqual(['d.xml']);
   });
 
-  it('reports a refused connection after the retries', async () => {
+  it('fails a refused connection at once: no retry, no back-off, a hint naming the mirror setting', async () => {
     const closed = await startLoopbackPublisher({ files: {} });
     const url = closed.url('gone.zip');
     await closed.close();
-    const { sleep } = createRecordingSleep();
-    const error = await expectFetchError(
-      downloadFile(request({ retries: 1 }), { url, dest: 'g.zip', expect: 'zip', sleep }),
-    );
+    const { sleep, delays } = createRecordingSleep();
+    const req = request({ retries: 4 });
+    const error = await expectFetchError(downloadFile(req, { url, dest: 'g.zip', expect: 'zip', sleep }));
     expect(error.kind).toBe('network');
-    expect(error.message).toMatch(/connection failed \(ECONNREFUSED\) after 2 attempts/);
+    expect(error.attempts).toBe(1);
+    expect(delays).toEqual([]);
+    expect(req.lines).toEqual([]);
+    expect(error.message).toMatch(
+      /the connection was refused \(ECONNREFUSED, 127\.0\.0\.1:\d+\), not retried/,
+    );
+    expect(error.message).toContain('point MMDS_<SOURCE>_BASE_URL at a reachable mirror');
+    expect(listFiles(temp.dir)).toEqual([]);
+  });
+
+  it('fails a host name that does not resolve at once (the .invalid TLD never does)', async () => {
+    const { sleep, delays } = createRecordingSleep();
+    const req = request({ retries: 4 });
+    const url = 'http://publisher.mmds-test.invalid/files/deacot2025.zip';
+    const error = await expectFetchError(downloadFile(req, { url, dest: 'g.zip', expect: 'zip', sleep }));
+    expect(error.kind).toBe('network');
+    expect(error.attempts).toBe(1);
+    expect(delays).toEqual([]);
+    // ENOTFOUND with a resolver, EAI_AGAIN without one (an offline machine): both fail at once.
+    expect(error.message).toMatch(/\((ENOTFOUND|EAI_AGAIN), publisher\.mmds-test\.invalid\), not retried/);
   });
 });

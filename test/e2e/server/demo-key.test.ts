@@ -1,0 +1,103 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_KEY_ORG, DEMO_REQUESTS, type DemoKey, renewDemoKey } from '../../../scripts/demo-key.ts';
+import { loadConfig } from '../../../src/config/load-config.ts';
+import { SCOPES } from '../../../src/contract/routes.ts';
+import { runMmds } from '../../helpers/run-cli.ts';
+import { startTestServer, type TestServer } from '../../helpers/server-fixture.ts';
+import { type SharedSampleFixture, useSharedSample } from '../../helpers/shared-sample-build.ts';
+
+function listFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? listFiles(path) : [path];
+  });
+}
+
+/**
+ * `npm start`'s demo key and printed requests (scripts/demo-key.ts) on the sample snapshot the
+ * demo serves: one live demo key per data directory, holding every scope, and each printed
+ * request answers what the demo says, whole (one page).
+ */
+describe('the demo key and the requests npm start prints', () => {
+  let fixture: SharedSampleFixture;
+  let server: TestServer;
+  const starts: DemoKey[] = [];
+
+  const get = (path: string, key: string | null) =>
+    fetch(`${server.url}${path}`, { headers: key ? { Authorization: `Bearer ${key}` } : {} });
+
+  beforeAll(async () => {
+    fixture = await useSharedSample();
+    server = await startTestServer({ dataDir: fixture.dataDir, distDir: fixture.env.MMDS_DIST_DIR });
+    const config = loadConfig(fixture.env, process.cwd());
+    // Three starts of the demo on one data directory (the server checks expiry by the real clock).
+    for (let i = 0; i < 3; i++) starts.push(await renewDemoKey(config, new Date()));
+  }, 600_000);
+
+  afterAll(async () => {
+    await server?.close();
+    fixture?.remove();
+  });
+
+  it('leaves one live demo key, with every scope, revoking the ones of earlier starts', async () => {
+    expect(starts.map((start) => start.revoked)).toEqual([
+      [],
+      [starts[0]!.record.id],
+      [starts[1]!.record.id],
+    ]);
+    const list = await runMmds(['--json', 'keys', 'list'], fixture.env, () => new Date());
+    expect(list.code, list.stderr).toBe(0);
+    const demoKeys = (
+      JSON.parse(list.stdout) as Array<{ id: string; org: string; status: string; scopes: string[] }>
+    ).filter((record) => record.org === DEMO_KEY_ORG);
+    // Listed by creation time, then id: the three starts may share a second.
+    const status = new Map(demoKeys.map((record) => [record.id, record]));
+    expect(status.size).toBe(3);
+    expect(starts.map((start) => status.get(start.record.id)?.status)).toEqual([
+      'revoked',
+      'revoked',
+      'active',
+    ]);
+    expect(status.get(starts[2]!.record.id)!.scopes).toEqual([...SCOPES]);
+    // The earlier keys are refused, the live one reaches the keyed full store (bulk:read).
+    expect((await get('/api/v1/bulk/full', starts[0]!.plaintext)).status).toBe(401);
+    expect((await get('/api/v1/bulk/full', starts[2]!.plaintext)).status).toBe(200);
+    // Only hashes are stored.
+    for (const path of listFiles(fixture.dataDir)) {
+      const bytes = readFileSync(path);
+      for (const start of starts) expect(bytes.includes(start.plaintext), path).toBe(false);
+    }
+  });
+
+  it.each(DEMO_REQUESTS.map((request) => [request.path, request] as const))(
+    'GET %s answers whole, as printed',
+    async (_path, request) => {
+      const response = await get(request.path, request.keyed ? starts[2]!.plaintext : null);
+      expect(response.status).toBe(200);
+      // One page: nothing cut off at the default limit.
+      expect(response.headers.get('link') ?? '').not.toMatch(/rel="next"/);
+      if (request.path.includes('.csv')) {
+        const [header, ...rows] = (await response.text()).trim().split('\r\n');
+        const columns = header!.split(',');
+        const records = rows.map((row) =>
+          Object.fromEntries(row.split(',').map((cell, i) => [columns[i], cell])),
+        );
+        // What the demo says: from 2025, both vintages, revision 2 superseding revision 1.
+        expect(records.every((record) => record.period! >= '2025-01')).toBe(true);
+        const second = records.filter((record) => record.revision_number === '2');
+        expect(second.length).toBeGreaterThan(0);
+        expect(second.every((record) => record.supersedes_id !== '')).toBe(true);
+        return;
+      }
+      const body = (await response.json()) as {
+        data: unknown[];
+        meta: { next_cursor?: string | null; as_of?: string };
+      };
+      expect(body.data.length).toBeGreaterThan(0);
+      expect(body.meta.next_cursor ?? null).toBeNull();
+      if (request.path.includes('as_of=2025-12-31')) expect(body.meta.as_of).toBe('2025-12-31T23:59:59Z');
+    },
+  );
+});
