@@ -1,4 +1,6 @@
 /** The results of one benchmark run, the targets evaluated on them, and BENCHMARKS.md rendered from them. */
+
+import type { CotHistoryResult } from './cot-history.ts';
 import type { LoadResult } from './load.ts';
 import type { MeasuredRun } from './processes.ts';
 import type { EcbInputs, ScaleLimits, ScaleResult } from './scale.ts';
@@ -35,6 +37,7 @@ export interface BenchResults {
   settings: Record<string, unknown>;
   load_average: Array<{ after: string; load: number }>;
   real_data?: { ingest_s: number; publish_s: number };
+  cot_history?: CotHistoryResult;
   build?: { real?: BuildFigures; synthetic_5000_series?: BuildFigures };
   public?: {
     path: string;
@@ -781,6 +784,27 @@ ${throughputTable(k.cached.targets, 'bare node:http')}
 ${table(['input', 'seconds', 'files', 'routes', 'payload bytes', 'dist/ on disk (with .gz, .br)'], rows)}
 
 ${r.real_data ? `Real data pipeline before the build: ${r.real_data.ingest_s.toFixed(1)} s of ingests (17 CLI runs), publish ${r.real_data.publish_s.toFixed(1)} s.` : ''}`);
+  }
+
+  if (r.cot_history) {
+    const c = r.cot_history;
+    const row = (step: string, run: MeasuredRun) => [step, secs(run.seconds), mbOrGb(run.peak_rss_bytes)];
+    parts.push(`## e. COT history backfill (scripts/bench/cot-history.ts)
+
+Every CFTC file of \`../shared/data/cftc/history\` (the CFTC's zips read as they are) and the current
+annual files, ${int(c.files)} files in one \`mmds ingest cftc\` into an empty store: ${int(c.reports)} reports. Then one
+weekly update on top: the current TFF file, whose last report date the backfill left out, ingested
+whole (${int(c.weekly_reports)} new reports) and published.
+
+${table(
+  ['step', 'wall time', 'peak RSS'],
+  [
+    row('backfill: ingest', c.ingest),
+    row('backfill: publish', c.publish),
+    row('weekly update: ingest', c.weekly_ingest),
+    row('weekly update: publish', c.weekly_publish),
+  ],
+)}`);
   }
 
   parts.push(LIMITS);

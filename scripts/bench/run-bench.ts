@@ -11,10 +11,12 @@
  *      time, peak RSS), Parquet bytes, serve open (time to ready, peak and steady RSS), as_of
  *      latency for one series (HTTP and in-process, in turns) and for the whole catalogue; on the
  *      largest store, one new real ECB day ingested and published again (incremental publish);
- *   d. `mmds build` time and size on the real data and on a catalogue of 5,000 series.
+ *   d. `mmds build` time and size on the real data and on a catalogue of 5,000 series;
+ *   e. the COT history backfill: every CFTC file of ../shared/data/cftc/history and the current
+ *      ones into an empty store (ingest, publish: time, peak RSS), then one weekly update.
  *
  * Writes BENCHMARKS.md and bench-results/latest.json. Options:
- *   --sections a,b,c,d   run only these (then BENCHMARKS.md is left alone)
+ *   --sections a,b,c,d,e run only these (then BENCHMARKS.md is left alone)
  *   --scales 1M,10M,100M the store sizes of section c (default all three; fewer also leave
  *                        BENCHMARKS.md alone)
  *   --keep               keep the work directory
@@ -44,6 +46,7 @@ import { resolveLayout } from '../../src/store/layout.ts';
 import { readCurrentId } from '../../src/store/manifest.ts';
 import { SHARED_DATA } from '../../test/helpers/paths.ts';
 import { REAL_DATA_STEPS } from '../../test/helpers/snapshot-fixture.ts';
+import { measureCotHistory } from './cot-history.ts';
 import { generateSyntheticStore } from './generate-synthetic.ts';
 import { createHttpCaller, type LoadResult, runInterleaved, runWrk, type WrkSettings } from './load.ts';
 import { startMmdsNginx, startPlainNginx } from './nginx.ts';
@@ -54,7 +57,7 @@ import { ensureTools, readMachine, readVersions } from './tools.ts';
 
 const { values: flags } = parseArgs({
   options: {
-    sections: { type: 'string', default: 'a,b,c,d' },
+    sections: { type: 'string', default: 'a,b,c,d,e' },
     scales: { type: 'string', default: '1M,10M,100M' },
     'publish-limit': { type: 'string', default: String(25 * 60) },
     report: { type: 'string' },
@@ -63,7 +66,7 @@ const { values: flags } = parseArgs({
     'report-only': { type: 'boolean', default: false },
   },
 });
-const sections = new Set((flags.sections ?? 'a,b,c,d').split(','));
+const sections = new Set((flags.sections ?? 'a,b,c,d,e').split(','));
 
 /** Client settings shared by every throughput comparison. */
 const WRK: Omit<WrkSettings, 'scriptArgs'> = { threads: 2, connections: 32, seconds: 4 };
@@ -151,6 +154,12 @@ async function main(): Promise<void> {
     for (const server of servers.splice(0)) await server.stop();
   }
   if (sections.has('d')) await measureSyntheticBuild(results);
+  if (sections.has('e')) {
+    const dir = join(work, 'cot-history');
+    mkdirSync(dir, { recursive: true });
+    results.cot_history = await measureCotHistory(SHARED_DATA, dir, log);
+    saveResults(results);
+  }
   if (sections.has('c')) await measureScales(results);
   const out = saveResults(results);
   const report = fullRun || flags.report ? writeReport(results) : null;
