@@ -30,10 +30,10 @@ interface CftcTables {
 /**
  * CFTC Commitments of Traders: the legacy, disaggregated, Traders in Financial Futures and
  * Commodity Index Trader text files (or the CFTC's zips of them), futures only or combined, told
- * apart by their header (the legacy combined file only by its name or `scope`), whose every column
- * must be in the table of known headers of its family and era (cftc-headers.ts). The knowledge time of a report is its
- * release in the CFTC calendar (published exceptions, holiday shifts, else Friday 15:30 New York),
- * computed once per report date. The files are read, mapped and checked by DuckDB, and the
+ * apart by their header (the legacy combined file only by its name or `scope`), whose every
+ * column must be in the table of known headers of its family and era (cftc-headers.ts). The
+ * knowledge time of a report is its release in the CFTC calendar (published exceptions, holiday
+ * shifts, else Friday 15:30 New York), computed once per report date. The files are read, mapped and checked by DuckDB, and the
  * reports are handed on as a relation on the context's connection: no JavaScript object per row.
  * The first bad row in file order is an InputError naming its line, as the JavaScript parser did.
  */
@@ -72,11 +72,15 @@ export const cftcSource: Source<CftcBatch> = {
  * for its members, unpacked below `dir` in archive order; any other file for itself.
  */
 function expandArchives(files: readonly string[], dir: string): string[] {
-  return files.flatMap((file, index) =>
-    /\.zip$/i.test(file)
-      ? unpackZip(file, file, join(dir, String(index))).map((member) => member.path)
-      : [file],
-  );
+  return files.flatMap((file, index) => {
+    if (!/\.zip$/i.test(file)) return [file];
+    try {
+      return unpackZip(file, file, join(dir, String(index))).map((member) => member.path);
+    } catch (error) {
+      const reason = (error as Error).message.replace(`${file}: `, '');
+      throw new InputError(file, null, `not a readable zip archive: ${reason}`);
+    }
+  });
 }
 
 /**

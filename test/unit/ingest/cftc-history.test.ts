@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cftcSource } from '../../../src/ingest/cftc.ts';
@@ -153,6 +153,18 @@ describe('cftcSource on every CFTC file before 2021 and every current one', () =
       expect(batch.rows_skipped).toBe(suppressed);
     },
   );
+
+  it('reads a zip by its members, and refuses a damaged one in one line naming the file', async () => {
+    const zip = readFileSync(join(HISTORY, 'disagg_fut_2020partial__fut_disagg_txt_2020.zip'));
+    // Cut short: the central directory at its end is gone.
+    const damaged = join(fixture.dir, 'fut_disagg_txt_2020.zip');
+    writeFileSync(damaged, zip.subarray(0, zip.length - 100));
+    const message = await errorOf(cftcSource.parse([damaged], fixture.context()));
+    expect(message).toMatch(
+      /^InputError: fut_disagg_txt_2020\.zip: not a readable zip archive: the zip archive is incomplete or damaged/,
+    );
+    expect(message.split('\n')).toHaveLength(1);
+  });
 
   it('refuses an unknown header in one line naming the file, the column and the nearest known header', async () => {
     const text = readFileSync(join(HISTORY, 'tff_fut_2013__COT_2013.txt'), 'latin1');
