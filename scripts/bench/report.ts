@@ -1,4 +1,6 @@
 /** The results of one benchmark run, the targets evaluated on them, and BENCHMARKS.md rendered from them. */
+
+import type { CotHistoryResult } from './cot-history.ts';
 import type { KeyTimingResult } from './key-timing.ts';
 import type { LoadResult } from './load.ts';
 import type { MeasuredRun } from './processes.ts';
@@ -36,6 +38,7 @@ export interface BenchResults {
   settings: Record<string, unknown>;
   load_average: Array<{ after: string; load: number }>;
   real_data?: { ingest_s: number; publish_s: number };
+  cot_history?: CotHistoryResult;
   build?: { real?: BuildFigures; synthetic_5000_series?: BuildFigures };
   public?: {
     path: string;
@@ -827,6 +830,27 @@ ${table(
 - **unknown / known p50: ${t.p50_ratio.toFixed(3)}** (goal: within 5 %). An unknown id is cached as an
   absence like a record (src/keys/key-record-cache.ts) and compared against a dummy hash of the same
   algorithm, so both take the same path.`);
+  }
+
+  if (r.cot_history) {
+    const c = r.cot_history;
+    const row = (step: string, run: MeasuredRun) => [step, secs(run.seconds), mbOrGb(run.peak_rss_bytes)];
+    parts.push(`## f. COT history backfill (scripts/bench/cot-history.ts)
+
+Every CFTC file of \`../shared/data/cftc/history\` (the CFTC's zips read as they are) and the current
+annual files, ${int(c.files)} files in one \`mmds ingest cftc\` into an empty store: ${int(c.reports)} reports. Then one
+weekly update on top: the current TFF file, whose last report date the backfill left out, ingested
+whole (${int(c.weekly_reports)} new reports) and published.
+
+${table(
+  ['step', 'wall time', 'peak RSS'],
+  [
+    row('backfill: ingest', c.ingest),
+    row('backfill: publish', c.publish),
+    row('weekly update: ingest', c.weekly_ingest),
+    row('weekly update: publish', c.weekly_publish),
+  ],
+)}`);
   }
 
   parts.push(LIMITS);

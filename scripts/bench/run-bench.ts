@@ -14,9 +14,11 @@
  *   d. `mmds build` time and size on the real data and on a catalogue of 5,000 series;
  *   e. refused keys: an unknown key id against a known id with a wrong secret, 2,000 requests in
  *      turns to a real `mmds serve` (CONTRACT section 4: a response never tells that an id exists).
+ *   f. the COT history backfill: every CFTC file of ../shared/data/cftc/history and the current
+ *      ones into an empty store (ingest, publish: time, peak RSS), then one weekly update.
  *
  * Writes BENCHMARKS.md and bench-results/latest.json. Options:
- *   --sections a,b,c,d,e run only these (then BENCHMARKS.md is left alone)
+ *   --sections a,b,c,d,e,f run only these (then BENCHMARKS.md is left alone)
  *   --scales 1M,10M,100M the store sizes of section c (default all three; fewer also leave
  *                        BENCHMARKS.md alone)
  *   --keep               keep the work directory
@@ -46,6 +48,7 @@ import { resolveLayout } from '../../src/store/layout.ts';
 import { readCurrentId } from '../../src/store/manifest.ts';
 import { SHARED_DATA } from '../../test/helpers/paths.ts';
 import { REAL_DATA_STEPS } from '../../test/helpers/snapshot-fixture.ts';
+import { measureCotHistory } from './cot-history.ts';
 import { generateSyntheticStore } from './generate-synthetic.ts';
 import { measureKeyTiming } from './key-timing.ts';
 import { createHttpCaller, type LoadResult, runInterleaved, runWrk, type WrkSettings } from './load.ts';
@@ -57,7 +60,7 @@ import { ensureTools, readMachine, readVersions } from './tools.ts';
 
 const { values: flags } = parseArgs({
   options: {
-    sections: { type: 'string', default: 'a,b,c,d,e' },
+    sections: { type: 'string', default: 'a,b,c,d,e,f' },
     scales: { type: 'string', default: '1M,10M,100M' },
     'publish-limit': { type: 'string', default: String(25 * 60) },
     report: { type: 'string' },
@@ -66,7 +69,7 @@ const { values: flags } = parseArgs({
     'report-only': { type: 'boolean', default: false },
   },
 });
-const sections = new Set((flags.sections ?? 'a,b,c,d,e').split(','));
+const sections = new Set((flags.sections ?? 'a,b,c,d,e,f').split(','));
 
 /** Client settings shared by every throughput comparison. */
 const WRK: Omit<WrkSettings, 'scriptArgs'> = { threads: 2, connections: 32, seconds: 4 };
@@ -157,6 +160,12 @@ async function main(): Promise<void> {
   if (sections.has('d')) await measureSyntheticBuild(results);
   if (sections.has('e')) {
     results.key_timing = await measureKeyTiming(join(work, 'key-timing'), log, servers);
+    saveResults(results);
+  }
+  if (sections.has('f')) {
+    const dir = join(work, 'cot-history');
+    mkdirSync(dir, { recursive: true });
+    results.cot_history = await measureCotHistory(SHARED_DATA, dir, log);
     saveResults(results);
   }
   if (sections.has('c')) await measureScales(results);

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { editDistance } from '../lib/edit-distance.ts';
 import { DEFAULT_IPV6_PREFIX } from '../rate-limit/client-ip.ts';
 import { DEFAULT_PARTITION_ROWS } from '../store/partitions.ts';
 
@@ -130,22 +131,6 @@ function readUnknownSettings(env: Readonly<Record<string, string | undefined>>):
     );
   }
   return warnings;
-}
-
-/** Levenshtein distance of two short strings. */
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++)
-      current[j] = Math.min(
-        previous[j]! + 1,
-        current[j - 1]! + 1,
-        previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-    previous = current;
-  }
-  return previous[b.length]!;
 }
 
 /**

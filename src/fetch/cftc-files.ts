@@ -19,11 +19,17 @@ export interface CftcFetchOptions extends CftcPlanOptions {
 // stops being "not published yet" and becomes a failure.
 const NOT_YET_GRACE_MS = 7 * 24 * 3600_000;
 
+/**
+ * A planned file the CFTC does not have yet: a 404, or the empty placeholder zip it serves early
+ * in January. Before the year's first report is due (plus a grace week) that is a notice; later,
+ * or for a past year or a multi-year archive, a failure.
+ */
 function describeMissing(
   planned: CftcPlannedFile,
   url: string,
   now: Date,
   options: CftcFetchOptions,
+  empty = false,
 ): string | FetchError {
   const name = basename(planned.path);
   const year = planned.years[0]!;
@@ -35,6 +41,13 @@ function describeMissing(
       return `${name} is not published yet: the CFTC's first report of ${year} (positions of ${first.reportDate}) ${when}; nothing to fetch for ${year} until then`;
     }
   }
+  if (empty) {
+    return new FetchError(
+      url,
+      `${name} is an empty zip (no member): the CFTC has published nothing in it; check --base-url and the year`,
+      { kind: 'bad_zip' },
+    );
+  }
   return new FetchError(
     url,
     `HTTP 404: the CFTC has no ${name}; check the base URL (${MIRROR_SETTING}) and the year, the file name may have changed (see the CFTC's Historical Compressed page)`,
@@ -44,8 +57,9 @@ function describeMissing(
 
 /**
  * Downloads the CFTC's COT files for the planned years and reports: one ingest per downloaded
- * zip (its members unpacked), publisher answers of "unchanged" listed, and a missing current-year
- * file early in January reported as a notice rather than a failure.
+ * zip (its members unpacked), publisher answers of "unchanged" listed, and a current-year file
+ * missing or an empty placeholder early in January reported as a notice rather than a failure
+ * (nothing of it is recorded, so the next run asks again).
  */
 export async function fetchCftcFiles(request: FetchRequest, options: CftcFetchOptions): Promise<FetchResult> {
   const now = request.now();
@@ -60,6 +74,12 @@ export async function fetchCftcFiles(request: FetchRequest, options: CftcFetchOp
       const missing = describeMissing(planned, found.url, now, options);
       if (missing instanceof FetchError) throw missing;
       result.notices.push(missing);
+      continue;
+    }
+    if (found.files.length === 0) {
+      const empty = describeMissing(planned, found.url, now, options, true);
+      if (empty instanceof FetchError) throw empty;
+      result.notices.push(empty);
       continue;
     }
     const members = found.files.map((file) => file.member ?? '');

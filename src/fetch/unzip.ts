@@ -17,19 +17,22 @@ export function toSafeMemberPath(member: string): string {
 }
 
 /**
- * Unpacks every member of a downloaded zip into `<workDir>/<archive name>/`, returning one
- * FetchedFile per member with `member` set and the archive's URL, digest, size and validators
- * (the provenance of a member is the archive it came in). The directory appears complete or
- * not at all.
+ * Unpacks every member of the zip at `path` into `<workDir>/<archive name>/` and returns the
+ * members' names and local paths (`label` names the archive in errors: its URL, or the path).
+ * The directory appears complete or not at all.
  */
-export function unzipFetchedFile(archive: FetchedFile, workDir: string): FetchedFile[] {
-  const bytes = readFileSync(archive.path);
-  const target = join(workDir, basename(archive.path).replace(/\.zip$/i, ''));
+export function unpackZip(
+  path: string,
+  label: string,
+  workDir: string,
+): Array<{ member: string; path: string }> {
+  const bytes = readFileSync(path);
+  const target = join(workDir, basename(path).replace(/\.zip$/i, ''));
   const staging = join(workDir, `.${basename(target)}.unpack-${randomUUID()}`);
   const open = new Map<string, number>();
   const members: string[] = [];
   try {
-    inflateZip(bytes, archive.url, (member, chunk, final) => {
+    inflateZip(bytes, label, (member, chunk, final) => {
       let fd = open.get(member);
       if (fd === undefined) {
         const path = join(staging, toSafeMemberPath(member));
@@ -52,9 +55,18 @@ export function unzipFetchedFile(archive: FetchedFile, workDir: string): Fetched
   rmSync(target, { recursive: true, force: true });
   if (members.length > 0) renameSync(staging, target);
   else rmSync(staging, { recursive: true, force: true });
-  return members.map((member) => ({
+  return members.map((member) => ({ member, path: join(target, toSafeMemberPath(member)) }));
+}
+
+/**
+ * Unpacks every member of a downloaded zip into `<workDir>/<archive name>/`, returning one
+ * FetchedFile per member with `member` set and the archive's URL, digest, size and validators
+ * (the provenance of a member is the archive it came in).
+ */
+export function unzipFetchedFile(archive: FetchedFile, workDir: string): FetchedFile[] {
+  return unpackZip(archive.path, archive.url, workDir).map(({ member, path }) => ({
     ...archive,
-    path: join(target, toSafeMemberPath(member)),
+    path,
     member,
   }));
 }

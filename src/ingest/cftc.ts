@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { basename } from 'node:path';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { execute, quotedIdentifier, readCsvSql, readRows } from '../db/duckdb.ts';
 import { defineNumberText } from '../db/number-text.ts';
+import { unpackZip } from '../fetch/unzip.ts';
 import type { CotScope, FactRelation, ParsedBatch } from '../model/records.ts';
-import { listLayoutColumns, REPORT_LAYOUTS, type ReportLayout } from './cftc-columns.ts';
+import { resolveCftcHeader } from './cftc-headers.ts';
 import { createCftcKnowledge, resolveFileScope } from './cftc-knowledge.ts';
 import { createCftcRows } from './cftc-rows.ts';
 import { assertNonEmptyFile, InputError } from './input-error.ts';
@@ -26,10 +29,11 @@ interface CftcTables {
 
 /**
  * CFTC Commitments of Traders: the legacy, disaggregated, Traders in Financial Futures and
- * Commodity Index Trader text files, futures only or combined, told apart by their header (the
- * legacy combined file only by its name or `scope`). The knowledge time of a report is its
- * release in the CFTC calendar (published exceptions, holiday shifts, else Friday 15:30 New York),
- * computed once per report date. The files are read, mapped and checked by DuckDB, and the
+ * Commodity Index Trader text files (or the CFTC's zips of them), futures only or combined, told
+ * apart by their header (the legacy combined file only by its name or `scope`), whose every
+ * column must be in the table of known headers of its family and era (cftc-headers.ts). The
+ * knowledge time of a report is its release in the CFTC calendar (published exceptions, holiday
+ * shifts, else Friday 15:30 New York), computed once per report date. The files are read, mapped and checked by DuckDB, and the
  * reports are handed on as a relation on the context's connection: no JavaScript object per row.
  * The first bad row in file order is an InputError naming its line, as the JavaScript parser did.
  */
@@ -45,8 +49,9 @@ export const cftcSource: Source<CftcBatch> = {
     await defineNumberText(connection);
     const batch: CftcBatch = { rows_read: 0, rows_skipped: 0 };
     if (files.length === 0) return batch;
+    const unpacked = mkdtempSync(join(tmpdir(), 'mmds-cftc-'));
     try {
-      for (const [fileIndex, file] of files.entries()) {
+      for (const [fileIndex, file] of expandArchives(files, unpacked).entries()) {
         const counts = await loadFileReports(file, fileIndex, tables, context);
         batch.rows_read += counts.read;
         batch.rows_skipped += counts.skipped;
@@ -54,12 +59,29 @@ export const cftcSource: Source<CftcBatch> = {
       batch.cot_reports = await createReports(tables, context);
       return batch;
     } finally {
+      rmSync(unpacked, { recursive: true, force: true });
       for (const part of ['raw', 'rows', 'reports', 'released']) {
         await execute(connection, `DROP TABLE IF EXISTS ${quotedIdentifier(`${prefix}_${part}`)}`);
       }
     }
   },
 };
+
+/**
+ * The files to read: a zip (the CFTC's `deacot2004.zip`, `fut_disagg_txt_2017.zip`, …) stands
+ * for its members, unpacked below `dir` in archive order; any other file for itself.
+ */
+function expandArchives(files: readonly string[], dir: string): string[] {
+  return files.flatMap((file, index) => {
+    if (!/\.zip$/i.test(file)) return [file];
+    try {
+      return unpackZip(file, file, join(dir, String(index))).map((member) => member.path);
+    } catch (error) {
+      const reason = (error as Error).message.replace(`${file}: `, '');
+      throw new InputError(file, null, `not a readable zip archive: ${reason}`);
+    }
+  });
+}
 
 /**
  * Reads one file into the rows table, checks its header and rows, and appends its reports to
@@ -93,8 +115,7 @@ async function loadFileReports(
   const columns = (
     await readRows<{ column_name: string }>(connection, `DESCRIBE ${quotedIdentifier(raw)}`)
   ).map((column) => column.column_name);
-  const keys = new Map(columns.map((column) => [column.trim(), column]));
-  const layout = resolveLayout(file, keys);
+  const { layout, keys } = resolveCftcHeader(file, columns);
   const scope: CotScope | null = resolveFileScope(file, layout, context);
   await assertNoExtraFields(connection, file, raw, columns);
   await createCftcRows(connection, { raw, rows, columns, keys, layout, scope });
@@ -111,28 +132,6 @@ async function loadFileReports(
     `SELECT count(*)::INTEGER AS read, coalesce(sum(skipped), 0)::INTEGER AS skipped FROM ${quotedIdentifier(rows)}`,
   );
   return counts ?? { read: 0, skipped: 0 };
-}
-
-/** Recognises the report type by its marker column, then checks every mapped column is there. */
-function resolveLayout(file: string, keys: ReadonlyMap<string, string>): ReportLayout {
-  const layout = REPORT_LAYOUTS.find((candidate) => keys.has(candidate.marker));
-  if (layout === undefined) {
-    const markers = REPORT_LAYOUTS.map((candidate) => `"${candidate.marker}"`).join(', ');
-    throw new InputError(
-      file,
-      1,
-      `not a CFTC Commitments of Traders file: the header has none of ${markers}`,
-    );
-  }
-  const missing = listLayoutColumns(layout).filter((column) => !keys.has(column));
-  if (missing.length > 0) {
-    throw new InputError(
-      file,
-      1,
-      `header of a ${layout.reportType} COT file lacks ${missing.map((column) => `"${column}"`).join(', ')}`,
-    );
-  }
-  return layout;
 }
 
 /**

@@ -2,12 +2,11 @@ import { basename } from 'node:path';
 import { type CsvRow, readCsvFile } from '../../src/db/duckdb.ts';
 import {
   isPercentField,
-  listLayoutColumns,
   type PositionField,
-  REPORT_LAYOUTS,
   type ReportField,
   type ReportLayout,
 } from '../../src/ingest/cftc-columns.ts';
+import { resolveCftcHeader } from '../../src/ingest/cftc-headers.ts';
 import {
   type CftcKnowledge,
   createCftcKnowledge,
@@ -67,8 +66,7 @@ export const cftcJsOracleSource: Source<RecordBatch> = {
     for (const file of files) {
       const rows = await readRows(file, context);
       const columns = Object.keys(rows[0]?.values ?? {});
-      const keys = new Map(columns.map((column) => [column.trim(), column]));
-      const layout = resolveLayout(file, keys);
+      const { layout, keys } = resolveCftcHeader(file, columns);
       const reading: FileReading = { layout, scope: resolveFileScope(file, layout, context), knowledge };
       assertNoExtraFields(file, rows, columns);
       const lastColumn = columns[columns.length - 1] ?? '';
@@ -108,28 +106,6 @@ async function readRows(file: string, context: IngestContext): Promise<CsvRow[]>
   }
   if (rows.length === 0) throw new InputError(file, 1, 'no data rows (header only?)');
   return rows;
-}
-
-/** Recognises the report type by its marker column, then checks every mapped column is there. */
-function resolveLayout(file: string, keys: ReadonlyMap<string, string>): ReportLayout {
-  const layout = REPORT_LAYOUTS.find((candidate) => keys.has(candidate.marker));
-  if (layout === undefined) {
-    const markers = REPORT_LAYOUTS.map((candidate) => `"${candidate.marker}"`).join(', ');
-    throw new InputError(
-      file,
-      1,
-      `not a CFTC Commitments of Traders file: the header has none of ${markers}`,
-    );
-  }
-  const missing = listLayoutColumns(layout).filter((column) => !keys.has(column));
-  if (missing.length > 0) {
-    throw new InputError(
-      file,
-      1,
-      `header of a ${layout.reportType} COT file lacks ${missing.map((column) => `"${column}"`).join(', ')}`,
-    );
-  }
-  return layout;
 }
 
 /** DuckDB names the fields beyond the header `column<n>`; a row that fills one is malformed. */

@@ -829,7 +829,7 @@ export interface components {
       /** @description Licence address. */
       licence_url: string | null;
     };
-    /** @description Positions of one trader category; every figure is null where the CFTC publishes none. The analytics (pct_oi_net, cot_index_*, z_score_52) count only reports known at as_of. */
+    /** @description Positions of one trader category; every figure is null where the CFTC publishes none, or suppressed it (`.` in its files), never 0. The analytics (pct_oi_net, cot_index_*, z_score_52) count only reports known at as_of. */
     CotCategory: {
       /** @description Long positions (contracts). */
       long: number | null;

@@ -158,6 +158,7 @@ ${SOURCES.map((s) => `  ${s.id.padEnd(10)} ${s.description}`).join('\n')}
 Examples:
   mmds ingest ecb eurofxref-hist.csv
   mmds ingest cftc annual.txt FinFutYY.txt
+  mmds ingest cftc fut_disagg_txt_2017.zip   (a CFTC zip: its members are read)
   mmds ingest fred PAYEMS.csv --series bls.CES0000000001 --vintage 2025-08-02
   mmds ingest bls response.json --collected-at 2026-01-09T14:05:00Z
   mmds ingest research notes/ --json`,

@@ -70,7 +70,7 @@ const CATEGORY = object(
       ),
     ),
   },
-  'Positions of one trader category; every figure is null where the CFTC publishes none. The analytics (pct_oi_net, cot_index_*, z_score_52) count only reports known at as_of.',
+  'Positions of one trader category; every figure is null where the CFTC publishes none, or suppressed it (`.` in its files), never 0. The analytics (pct_oi_net, cot_index_*, z_score_52) count only reports known at as_of.',
 );
 
 /** The fields of one weekly report, public and keyed alike. */

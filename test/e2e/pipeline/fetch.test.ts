@@ -101,6 +101,8 @@ describe('mmds fetch cftc against a loopback publisher in the CFTC URL layout', 
       files: {
         ...Object.fromEntries(Object.entries(ZIPS).map(([name, bytes]) => [`${HISTORY}${name}`, bytes])),
         [`${HISTORY}deacot2023.zip`]: DAMAGED_ZIP,
+        // The empty placeholder the CFTC serves for a new year before its first report.
+        [`${HISTORY}com_fin_txt_2027.zip`]: zipFiles({}),
       },
     });
     temp = createTempDir('mmds-fetch-');
@@ -234,6 +236,35 @@ describe('mmds fetch cftc against a loopback publisher in the CFTC URL layout', 
         /^warning: cftc: deacot2026\.zip is not published yet: .* comes out on 2026-01-09/,
       ),
     ]);
+  });
+
+  it('an empty placeholder zip of the new year is "not published yet" early in January, a failure later', async () => {
+    const early = await fetchLogged(['--json', '--report', 'tff', '--combined', '--year', '2027'], {
+      now: new Date('2027-01-03T09:00:00Z'),
+    });
+    expect(early.code, early.stderr).toBe(0);
+    expect(early.seen).toEqual([`GET ${HISTORY}com_fin_txt_2027.zip 200`]);
+    const notice =
+      "com_fin_txt_2027.zip is not published yet: the CFTC's first report of 2027 (positions of 2027-01-05) " +
+      'comes out on 2027-01-08; nothing to fetch for 2027 until then';
+    expect(stderrLines(early.stderr)).toEqual([`warning: cftc: ${notice}`]);
+    const result = JSON.parse(early.stdout) as FetchJson;
+    expect(result).toMatchObject({ notices: [notice], ingests: [] });
+    // Nothing was recorded of it: the next run downloads it again rather than sending validators.
+    const again = await fetchLogged(['--json', '--report', 'tff', '--combined', '--year', '2027'], {
+      now: new Date('2027-01-04T09:00:00Z'),
+    });
+    expect(again.requests[0]?.headers['if-none-match']).toBeUndefined();
+    expect(again.code, again.stderr).toBe(0);
+    const before = hashTree(dataDir);
+    const late = await fetchLogged(['--json', '--report', 'tff', '--combined', '--year', '2027'], {
+      now: new Date('2027-01-20T09:00:00Z'),
+    });
+    expect(late.code).toBe(69);
+    expect(stderrLines(late.stderr)).toEqual([
+      expect.stringMatching(/^mmds: .*com_fin_txt_2027\.zip is an empty zip \(no member\)/),
+    ]);
+    expect(hashTree(dataDir)).toEqual(before);
   });
 
   it('a January run fetches last year too; this year missing before its first report is a notice', async () => {

@@ -371,14 +371,26 @@ describe('cftcSource: bad input', () => {
     await expectInputError([file], /dates-disagree\.txt:2: .*says 250312 but .* says 2025-03-11/);
   });
 
-  it('refuses a header that lacks a mapped column', async () => {
+  it('refuses a header with an unknown column, naming the nearest known one', async () => {
     const file = writeTemp('renamed.txt', [
       header.replace('"Traders-Total (All)"', '"Traders (All)"'),
       first,
     ]);
     await expectInputError(
       [file],
-      /renamed\.txt:1: header of a legacy COT file lacks "Traders-Total \(All\)"/,
+      /^renamed\.txt:1: unknown column "Traders \(All\)" in the header of a legacy COT file; nearest known header "Traders-Total \(All\)"/,
+    );
+  });
+
+  it('refuses a header that lacks a mapped column', async () => {
+    // The market name of the first line has no comma: fields split on commas alone.
+    const drop = (line: string, index: number) => line.split(',').toSpliced(index, 1).join(',');
+    const index = header.split(',').indexOf('"Traders-Total (All)"');
+    expect(index).toBeGreaterThan(0);
+    const file = writeTemp('dropped.txt', [drop(header, index), drop(first, index)]);
+    await expectInputError(
+      [file],
+      /dropped\.txt:1: header of a legacy COT file lacks "Traders-Total \(All\)"/,
     );
   });
 
