@@ -2,7 +2,13 @@ import { API_INDEX_PATHS } from '../api/v1/api-index.ts';
 import { ApiError, insufficientScope, notFound, unauthorized, unavailable } from '../contract/errors.ts';
 import { OPENAPI_PATH } from '../contract/openapi.ts';
 import { parseRequest, type RequestParams } from '../contract/parse-request.ts';
-import { COT_HISTORY_SCOPE, CSV_PATH_SUFFIX, csvQuery, matchRoute, type RouteDefinition } from '../contract/routes.ts';
+import {
+  COT_HISTORY_SCOPE,
+  CSV_PATH_SUFFIX,
+  csvQuery,
+  matchRoute,
+  type RouteDefinition,
+} from '../contract/routes.ts';
 import { invalidHost, refusedHost } from './check-host.ts';
 import type { Caller, HandlerDeps, RequestState } from './handler-deps.ts';
 import { createResponse, respondWith } from './http-response.ts';
