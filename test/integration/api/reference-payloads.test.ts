@@ -10,6 +10,7 @@ import { getSectors } from '../../../src/api/v1/sectors.ts';
 import { getSeriesCatalogue } from '../../../src/api/v1/series.ts';
 import { listStaticRequests } from '../../../src/api/v1/static-requests.ts';
 import { ApiError } from '../../../src/contract/errors.ts';
+import { PARAMS, type ParamName } from '../../../src/contract/params.ts';
 import type { RouteId } from '../../../src/contract/routes.ts';
 import { openDuckDb, readCsvFile } from '../../../src/db/duckdb.ts';
 import { openSnapshotDb, type SnapshotDb } from '../../../src/query/snapshot-db.ts';
@@ -96,7 +97,14 @@ async function sweepLicensedData(context: ApiContext): Promise<number> {
   const requests = (await listStaticRequests(context.db)).filter((r) => OWN_ROUTES.includes(r.route.id));
   let checked = 0;
   for (const request of requests) {
-    for (const query of [request.query, ...request.aliases]) {
+    for (const spelling of [request.query, ...request.aliases]) {
+      // An alias is another spelling (a code in lower case): read it as the request parser does.
+      const query = Object.fromEntries(
+        Object.entries(spelling).map(([name, value]) => [
+          name,
+          PARAMS[name as ParamName].schema.parse(value),
+        ]),
+      );
       const payload = await PAYLOADS[request.route.id](context, { slug: null, query, keyedParams: [] });
       for (const item of payload.data as Rows) {
         if (request.route.id === 'sources' && item.id === LICENSED_SOURCE)
