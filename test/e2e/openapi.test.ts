@@ -519,14 +519,12 @@ describe('real responses of the server against the document', () => {
       // The .csv path is the same request: the same body and ETag.
       const path = await check(samplePath(route, true), { key: keys.all, status: 200 });
       expect(path.text).toBe(csv.text);
-      // The change feed since the fixture's own snapshot has no rows, so no lines (changes.test.ts
-      // checks its header); the aligned observations have one column per series key.
+      // Every CSV has its header row, even the change feed since the fixture's own snapshot (no
+      // rows); the aligned observations have one column per series key.
       expect(path.text.split('\r\n')[0]).toMatch(
-        route.id === 'changes'
-          ? /^$/
-          : route.id === 'observations-aligned'
-            ? /^period(,[a-z0-9-]+\.[A-Za-z0-9_.-]+)+$/
-            : /^[a-z_]+(,[a-z0-9_.]+)+$/,
+        route.id === 'observations-aligned'
+          ? /^period(,[a-z0-9-]+\.[A-Za-z0-9_.-]+)+$/
+          : /^[a-z_]+(,[a-z0-9_.]+)+$/,
       );
       expect(path.response.headers.get('etag')).toBe(csv.response.headers.get('etag'));
       expect(path.response.headers.get('content-type')).toBe(csv.response.headers.get('content-type'));

@@ -13,6 +13,7 @@ import { ApiError } from '../../../src/contract/errors.ts';
 import type { RouteId } from '../../../src/contract/routes.ts';
 import { openDuckDb, readCsvFile } from '../../../src/db/duckdb.ts';
 import type { SnapshotDb } from '../../../src/query/snapshot-db.ts';
+import { parsedQuery } from '../../helpers/parsed-query.ts';
 import { REPO_ROOT, SHARED_DATA } from '../../helpers/paths.ts';
 import { FIXTURE_NOW } from '../../helpers/run-cli.ts';
 import { createRealSnapshot, type SnapshotFixture } from '../../helpers/snapshot-fixture.ts';
@@ -199,7 +200,10 @@ describe('catalog and reference payloads on the real data', () => {
   it('never puts the licensed sample source in any payload data, for any filter value', async () => {
     const requests = (await listStaticRequests(db)).filter((r) => OWN_ROUTES.includes(r.route.id));
     const calls = requests.flatMap((request: StaticRequest) =>
-      [request.query, ...request.aliases].map((query) => ({ id: request.route.id, query })),
+      [request.query, ...request.aliases].map((query) => ({
+        id: request.route.id,
+        query: parsedQuery(query),
+      })),
     );
     // Four at a time: the snapshot's connection pool holds four.
     for (let i = 0; i < calls.length; i += 4) {

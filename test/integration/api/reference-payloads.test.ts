@@ -10,12 +10,12 @@ import { getSectors } from '../../../src/api/v1/sectors.ts';
 import { getSeriesCatalogue } from '../../../src/api/v1/series.ts';
 import { listStaticRequests } from '../../../src/api/v1/static-requests.ts';
 import { ApiError } from '../../../src/contract/errors.ts';
-import { PARAMS, type ParamName } from '../../../src/contract/params.ts';
 import type { RouteId } from '../../../src/contract/routes.ts';
 import { openDuckDb, readCsvFile } from '../../../src/db/duckdb.ts';
 import { openSnapshotDb, type SnapshotDb } from '../../../src/query/snapshot-db.ts';
 import { resolveLayout } from '../../../src/store/layout.ts';
 import { readCurrentId } from '../../../src/store/manifest.ts';
+import { parsedQuery } from '../../helpers/parsed-query.ts';
 import { LICENSED_FIXTURE, REPO_ROOT, SAMPLE_DATA } from '../../helpers/paths.ts';
 import { FIXTURE_NOW, runMmds } from '../../helpers/run-cli.ts';
 import {
@@ -98,13 +98,7 @@ async function sweepLicensedData(context: ApiContext): Promise<number> {
   let checked = 0;
   for (const request of requests) {
     for (const spelling of [request.query, ...request.aliases]) {
-      // An alias is another spelling (a code in lower case): read it as the request parser does.
-      const query = Object.fromEntries(
-        Object.entries(spelling).map(([name, value]) => [
-          name,
-          PARAMS[name as ParamName].schema.parse(value),
-        ]),
-      );
+      const query = parsedQuery(spelling);
       const payload = await PAYLOADS[request.route.id](context, { slug: null, query, keyedParams: [] });
       for (const item of payload.data as Rows) {
         if (request.route.id === 'sources' && item.id === LICENSED_SOURCE)
