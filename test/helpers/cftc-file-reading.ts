@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { unzipSync } from 'fflate';
+import { splitCsvLine } from '../e2e/pipeline/store-files.ts';
 
 /** One data line of a CFTC file as written: its line number and its fields, unquoted and trimmed. */
 export interface CftcFileLine {
@@ -15,25 +16,7 @@ export interface CftcFileReading {
 
 /** The fields of one CSV line: quotes removed (`""` is a quote), every field trimmed. */
 function splitFields(text: string): string[] {
-  const fields: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const char = text[i];
-    if (quoted) {
-      if (char === '"' && text[i + 1] === '"') {
-        field += '"';
-        i++;
-      } else if (char === '"') quoted = false;
-      else field += char;
-    } else if (char === '"') quoted = true;
-    else if (char === ',') {
-      fields.push(field.trim());
-      field = '';
-    } else field += char;
-  }
-  fields.push(field.trim());
-  return fields;
+  return splitCsvLine(text).map((field) => field.trim());
 }
 
 /**
