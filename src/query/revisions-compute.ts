@@ -105,10 +105,6 @@ export function triangleRow(records: readonly RevisionRecord[], vintages: readon
   return { shape: 'triangle', period: records[0]!.period, values };
 }
 
-/**
- * The CSV lines of the list shape: one per revision record (the first release too), with the
- * change from the previous one and the period's summary repeated on each of its lines.
- */
 /** The columns of the list shape's CSV, in order (also the header of an answer without rows). */
 export const REVISION_CSV_COLUMNS = [
   'period',
@@ -125,6 +121,10 @@ export const REVISION_CSV_COLUMNS = [
   'revision_count',
 ] as const;
 
+/**
+ * The CSV lines of the list shape: one per revision record (the first release too), with the
+ * change from the previous one and the period's summary repeated on each of its lines.
+ */
 export function revisionCsvRows(periods: readonly RevisionPeriod[]): Array<Record<string, unknown>> {
   const rows: Array<Record<string, unknown>> = [];
   for (const period of periods) {
