@@ -14,8 +14,10 @@ export default defineConfig({
     exclude: [...configDefaults.exclude, 'test/reliability-long/**', ...missing.exclude],
     // A run of only such files is then empty: it passes, after those lines.
     passWithNoTests: missing.notices.length > 0,
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
+    // Generous: the machines are shared and a loaded one runs a build or a 1,300-request sweep
+    // several times slower (a CI run timed out at 60 s); a hang still fails.
+    testTimeout: 180_000,
+    hookTimeout: 300_000,
     pool: 'forks',
     // Vitest's default for a run is one worker fewer than the cores: a single worker on the
     // two-core machines here, so the files ran one after another. Most of them wait on child

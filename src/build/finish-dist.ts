@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, relative } from 'node:path';
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { isBulkFile } from './bulk-files.ts';
+import type { CompressedCopies } from './compressed-copies.ts';
 
 /** What the build manifest records of one file. */
 export interface BuiltFile {
@@ -40,12 +40,6 @@ export function contentTypeOf(file: string): string {
 
 /** Compressed copies pay off only above a few hundred bytes. */
 const COMPRESS_MIN_BYTES = 256;
-/**
- * Above this size brotli's densest level (11) is left for level 10: on the public series
- * histories (about 100 files up to 0.7 MB on the real data) level 11 took 26 s of the build,
- * level 10 6 s, for copies 9 % larger (still half the size of gzip's).
- */
-const BROTLI_MAX_QUALITY_BYTES = 256 * 1024;
 
 /** Lists every regular file under a directory (relative paths, sorted). */
 export function listFiles(root: string, dir = root): string[] {
@@ -58,41 +52,35 @@ export function listFiles(root: string, dir = root): string[] {
 }
 
 /**
- * Writes gzip and brotli copies beside each compressible file and returns every file's
- * size, strong ETag and content type for the build manifest.
+ * Writes gzip and brotli copies beside each compressible file (from the cache of copies when
+ * the same bytes were compressed before) and returns every file's size, strong ETag and content
+ * type for the build manifest.
  */
-export function compressAndDescribe(outDir: string, skip: ReadonlySet<string>): BuiltFile[] {
-  const described: BuiltFile[] = [];
-  for (const file of listFiles(outDir)) {
-    if (isBulkFile(file)) {
-      described.push(describeBulkFile(outDir, file));
-      continue;
-    }
-    if (file.endsWith('.gz') || file.endsWith('.br') || skip.has(file)) continue;
+export async function compressAndDescribe(
+  outDir: string,
+  skip: ReadonlySet<string>,
+  copies: CompressedCopies,
+): Promise<BuiltFile[]> {
+  const described = listFiles(outDir).map(async (file): Promise<BuiltFile | null> => {
+    if (isBulkFile(file)) return describeBulkFile(outDir, file);
+    if (file.endsWith('.gz') || file.endsWith('.br') || skip.has(file)) return null;
     const path = join(outDir, file);
     const body = readFileSync(path);
+    const digest = createHash('sha256').update(body).digest();
     const contentType = contentTypeOf(file);
-    let gzipBytes: number | null = null;
-    let brBytes: number | null = null;
-    if (body.length >= COMPRESS_MIN_BYTES && /json|html|svg|css|javascript|text|xml/.test(contentType)) {
-      const gz = gzipSync(body, { level: 9 });
-      const quality = body.length > BROTLI_MAX_QUALITY_BYTES ? 10 : 11;
-      const br = brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: quality } });
-      writeFileSync(`${path}.gz`, gz);
-      writeFileSync(`${path}.br`, br);
-      gzipBytes = gz.length;
-      brBytes = br.length;
-    }
-    described.push({
+    const compressible =
+      body.length >= COMPRESS_MIN_BYTES && /json|html|svg|css|javascript|text|xml/.test(contentType);
+    const sizes = compressible ? await copies.write(path, body, digest.toString('hex')) : null;
+    return {
       file: `/${file}`,
       bytes: body.length,
-      etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`,
+      etag: `"${digest.toString('base64url').slice(0, 32)}"`,
       content_type: contentType,
-      gzip_bytes: gzipBytes,
-      br_bytes: brBytes,
-    });
-  }
-  return described;
+      gzip_bytes: sizes?.gzip ?? null,
+      br_bytes: sizes?.br ?? null,
+    };
+  });
+  return (await Promise.all(described)).filter((file) => file !== null);
 }
 
 /**

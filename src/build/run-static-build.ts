@@ -16,7 +16,7 @@ import { CSV_PATH_SUFFIX } from '../contract/routes.ts';
 import { openSnapshotDb } from '../query/snapshot-db.ts';
 import { createSiteData } from '../site/site-data.ts';
 import type { StoreLayout } from '../store/layout.ts';
-import { createAstroWorkDir, moveDir, pinServerDir } from './astro-work-dir.ts';
+import { astroCacheDir, createAstroWorkDir, moveDir, pinServerDir } from './astro-work-dir.ts';
 import { type BridgeFile, setBuildBridge } from './build-bridge.ts';
 import {
   BUILD_MANIFEST_FILE,
@@ -32,6 +32,7 @@ import {
   writeBulkFiles,
   writeBulkListings,
 } from './bulk-files.ts';
+import { compressedCopiesDir, openCompressedCopies } from './compressed-copies.ts';
 import { compressAndDescribe } from './finish-dist.ts';
 import { renderHeadersFile, renderRedirectsFile } from './host-rules.ts';
 import { renderNginxConf } from './nginx-conf.ts';
@@ -147,6 +148,7 @@ export async function runStaticBuild(options: StaticBuildOptions): Promise<Stati
     );
     writeBody(staging, '_redirects', renderRedirectsFile(routes, filterErrors, listBulkRedirectRules(bulk)));
     options.progress?.('build: compressing and hashing…');
+    const copies = openCompressedCopies(compressedCopiesDir(astroCacheDir(options.root)));
     const manifest: BuildManifest = {
       format: 1,
       snapshot: options.snapshotId,
@@ -164,13 +166,14 @@ export async function runStaticBuild(options: StaticBuildOptions): Promise<Stati
           route_id: null,
         })),
       ],
-      files: compressAndDescribe(staging, new Set(['_headers', '_redirects'])),
+      files: await compressAndDescribe(staging, new Set(['_headers', '_redirects']), copies),
       bulk,
     };
     // After compressAndDescribe: the nginx configuration is not a file the API serves.
     writeBody(staging, 'nginx.conf', renderNginxConf({ manifest, errors, root: resolve(options.outDir) }));
     writeBody(staging, BUILD_MANIFEST_FILE, `${JSON.stringify(manifest, null, 1)}\n`);
     swapInto(staging, options.outDir);
+    copies.trim();
     return summarise(manifest, 'built', started);
   } finally {
     setBuildBridge(null);

@@ -3,10 +3,9 @@ import { join } from 'node:path';
 import ICAL from 'ical.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BUILD_MANIFEST_FILE, type BuildManifest } from '../../../src/build/build-manifest.ts';
-import { FIXTURE_NOW, runMmds } from '../../helpers/run-cli.ts';
+import { FIXTURE_NOW } from '../../helpers/run-cli.ts';
 import { startTestServer, type TestServer } from '../../helpers/server-fixture.ts';
-import { createSampleSnapshot, type SnapshotFixture } from '../../helpers/snapshot-fixture.ts';
-import { createTempDir } from '../../helpers/temp-dir.ts';
+import { type SharedSampleFixture, useSharedSample } from '../../helpers/shared-sample-build.ts';
 
 const ICS_TYPE = 'text/calendar; charset=utf-8';
 const SOURCES = ['bls', 'cftc', 'ecb'];
@@ -17,19 +16,16 @@ const SOURCES = ['bls', 'cftc', 'ecb'];
  * built files, and renders other filters with the same rows.
  */
 describe('mmds build writes the release calendar', () => {
-  let fixture: SnapshotFixture;
-  let temp: ReturnType<typeof createTempDir>;
+  let fixture: SharedSampleFixture;
   let distDir: string;
   let manifest: BuildManifest;
   let server: TestServer;
   const readDist = (file: string) => readFileSync(join(distDir, file), 'utf8');
 
   beforeAll(async () => {
-    fixture = await createSampleSnapshot();
-    temp = createTempDir('mmds-releases-build-');
-    distDir = join(temp.dir, 'dist');
-    const run = await runMmds(['build', '--out', distDir], fixture.env);
-    if (run.code !== 0) throw new Error(`mmds build failed (${run.code}): ${run.stderr}`);
+    // The shared build of the sample (test/helpers/shared-sample-build.ts): this test only reads dist/.
+    fixture = await useSharedSample();
+    distDir = fixture.distDir;
     manifest = JSON.parse(readDist(BUILD_MANIFEST_FILE)) as BuildManifest;
     // The server's clock at the build's: its live renders match the built files.
     vi.useFakeTimers({ toFake: ['Date'] });
@@ -40,7 +36,6 @@ describe('mmds build writes the release calendar', () => {
   afterAll(async () => {
     vi.useRealTimers();
     await server?.close();
-    temp?.remove();
     fixture?.remove();
   });
 

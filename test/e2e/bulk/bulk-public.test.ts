@@ -12,11 +12,8 @@ import { resolveLayout, snapshotDir } from '../../../src/store/layout.ts';
 import { readCurrentId } from '../../../src/store/manifest.ts';
 import { runMmds } from '../../helpers/run-cli.ts';
 import { startTestServer, type TestServer } from '../../helpers/server-fixture.ts';
-import {
-  createSampleSnapshot,
-  LICENSED_FIXTURE_STEPS,
-  type SnapshotFixture,
-} from '../../helpers/snapshot-fixture.ts';
+import { type SharedSampleFixture, useSharedSample } from '../../helpers/shared-sample-build.ts';
+import { LICENSED_FIXTURE_STEPS } from '../../helpers/snapshot-fixture.ts';
 import { type StaticHost, startStaticHost } from '../../helpers/static-host.ts';
 import { createTempDir } from '../../helpers/temp-dir.ts';
 
@@ -46,8 +43,7 @@ function rawGet(base: string, path: string): Promise<{ status: number; body: str
 }
 
 describe('public bulk files: build, carry-over, mmds serve, static host and nginx', () => {
-  let fixture: SnapshotFixture;
-  let temp: ReturnType<typeof createTempDir>;
+  let fixture: SharedSampleFixture;
   let distDir: string;
   let first: string;
   let second: string;
@@ -62,11 +58,10 @@ describe('public bulk files: build, carry-over, mmds serve, static host and ngin
 
   beforeAll(async () => {
     // Snapshot 1: the sample data. Snapshot 2: plus the licensed vendor, which must stay out.
-    fixture = await createSampleSnapshot();
-    temp = createTempDir('mmds-bulk-public-');
-    distDir = join(temp.dir, 'dist');
+    // Snapshot 1 comes built: a copy of the shared build's dist/ (test/helpers/shared-sample-build.ts).
+    fixture = await useSharedSample({ copyDist: true });
+    distDir = fixture.distDir;
     first = fixture.snapshotId;
-    await build();
     for (const [source, ...rest] of LICENSED_FIXTURE_STEPS) {
       const run = await runMmds(['ingest', source!, ...rest], fixture.env);
       if (run.code !== 0) throw new Error(`ingest ${source} failed: ${run.stderr}`);
@@ -80,7 +75,6 @@ describe('public bulk files: build, carry-over, mmds serve, static host and ngin
 
   afterAll(async () => {
     await server?.close();
-    temp?.remove();
     fixture?.remove();
   });
 
@@ -184,7 +178,7 @@ describe('public bulk files: build, carry-over, mmds serve, static host and ngin
 });
 
 describe('a static host (Netlify rules) serves the built bulk files', () => {
-  let fixture: SnapshotFixture;
+  let fixture: SharedSampleFixture;
   let temp: ReturnType<typeof createTempDir>;
   let distDir: string;
   let manifest: BuildManifest;
@@ -193,11 +187,10 @@ describe('a static host (Netlify rules) serves the built bulk files', () => {
   let nginx: ServerProcess | null = null;
 
   beforeAll(async () => {
-    fixture = await createSampleSnapshot();
+    // The shared build of the sample, read only (test/helpers/shared-sample-build.ts).
+    fixture = await useSharedSample();
     temp = createTempDir('mmds-bulk-hosts-');
-    distDir = join(temp.dir, 'dist');
-    const run = await runMmds(['build', '--out', distDir], fixture.env);
-    if (run.code !== 0) throw new Error(`mmds build failed (${run.code}): ${run.stderr}`);
+    distDir = fixture.distDir;
     manifest = JSON.parse(readFileSync(join(distDir, BUILD_MANIFEST_FILE), 'utf8')) as BuildManifest;
     host = await startStaticHost(distDir);
     server = await startTestServer({ dataDir: fixture.dataDir, distDir, anonymousLimit: 10_000 });

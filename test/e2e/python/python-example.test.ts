@@ -7,8 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../helpers/paths.ts';
 import { runMmds } from '../../helpers/run-cli.ts';
 import { startTestServer, type TestServer } from '../../helpers/server-fixture.ts';
-import { createSampleSnapshot, type SnapshotFixture } from '../../helpers/snapshot-fixture.ts';
-import { createTempDir } from '../../helpers/temp-dir.ts';
+import { type SharedSampleFixture, useSharedSample } from '../../helpers/shared-sample-build.ts';
 import { runSystemPython } from './run-python.ts';
 
 // docs/clients/python.md: the example run with Debian's python3-pandas against the real server,
@@ -65,8 +64,7 @@ function meanChange(values: ReadonlyMap<string, number>, months: number): number
 }
 
 describe('the Python example (pandas) against the real server', () => {
-  let fixture: SnapshotFixture;
-  let temp: ReturnType<typeof createTempDir>;
+  let fixture: SharedSampleFixture;
   let server: TestServer;
   let fullKey: string;
   let observationsKey: string;
@@ -93,19 +91,19 @@ describe('the Python example (pandas) against the real server', () => {
     runSystemPython([SCRIPT, '--as-of', AS_OF, ...args], { MMDS_URL: url, [keyVariable]: key });
 
   beforeAll(async () => {
-    fixture = await createSampleSnapshot();
-    temp = createTempDir('mmds-python-example-');
-    const distDir = join(temp.dir, 'dist');
-    const build = await runMmds(['build', '--out', distDir], fixture.env);
-    expect(build.code, build.stderr).toBe(0);
-    server = await startTestServer({ dataDir: fixture.dataDir, distDir, anonymousLimit: 10_000 });
+    // The shared build of the sample (test/helpers/shared-sample-build.ts): this test only reads dist/.
+    fixture = await useSharedSample();
+    server = await startTestServer({
+      dataDir: fixture.dataDir,
+      distDir: fixture.distDir,
+      anonymousLimit: 10_000,
+    });
     fullKey = await issue('observations:read,bulk:read');
     observationsKey = await issue('observations:read');
   }, 300_000);
 
   afterAll(async () => {
     await server?.close();
-    temp?.remove();
     fixture?.remove();
   });
 
