@@ -74,6 +74,8 @@ interface LayoutReport {
   brokenTokens: string[];
   /** Tables wider than their box that scroll in it. */
   scrolling: number;
+  /** Links and code spans glued to the word before them (a space the markup lost). */
+  glued: string[];
 }
 
 /**
@@ -85,7 +87,12 @@ interface LayoutReport {
  */
 const LAYOUT_PROBE = `(() => {
   const describe = (el) => el.tagName.toLowerCase() + ' "' + (el.textContent || '').trim().slice(0, 50) + '"';
-  const unscrolled = [], firstColumnGone = [], brokenTokens = [];
+  const unscrolled = [], firstColumnGone = [], brokenTokens = [], glued = [];
+  for (const el of document.querySelectorAll('main a, main code')) {
+    const before = el.previousSibling;
+    if (before && before.nodeType === Node.TEXT_NODE && /[\\w:,;.]$/.test(before.textContent || ''))
+      glued.push((before.textContent || '').slice(-20) + '|' + (el.textContent || '').slice(0, 20));
+  }
   let scrolling = 0;
   const tables = [...document.querySelectorAll('main table')].filter((t) => t.getBoundingClientRect().width > 0);
   for (const table of tables) {
@@ -118,7 +125,7 @@ const LAYOUT_PROBE = `(() => {
   }
   return {
     pageOverflow: document.documentElement.scrollWidth - window.innerWidth,
-    unscrolled, firstColumnGone, brokenTokens, scrolling,
+    unscrolled, firstColumnGone, brokenTokens, scrolling, glued,
   };
 })()`;
 /** The project's catalog plus the test-only licensed vendor's, as the fixture ingests them. */
@@ -432,6 +439,8 @@ describe('the documentation site, built from the sample data (plus a licensed te
               problems.push(`${where}: table wider than its box, not scrolled: ${table}`);
             for (const cell of report.firstColumnGone)
               problems.push(`${where}: first column scrolled away: ${cell}`);
+            for (const text of report.glued)
+              problems.push(`${where}: no space before a link or code: ${text}`);
             // At 1280 px a value (date, number, time) is never broken across lines.
             if (width === 1280)
               for (const token of report.brokenTokens) problems.push(`${where}: broken ${token}`);
