@@ -399,7 +399,15 @@ describe('the documentation site, built from the sample data (plus a licensed te
       expect({ path, links: visits.get(path)!.downloads }).toEqual({ path, links });
       for (const link of links) hrefs.add(link.href);
     }
+    // Each is a file of the build (a static host serves it too) and the server answers it.
+    const manifest = JSON.parse(readFileSync(join(distDir, 'build-manifest.json'), 'utf8')) as {
+      files: Array<{ file: string }>;
+    };
+    const built = new Set(manifest.files.map((f) => f.file));
     for (const href of hrefs) {
+      const path = new URL(href).pathname;
+      const file = built.has(path) ? path : `${path}/index.json`;
+      expect({ path, built: built.has(file) }).toEqual({ path, built: true });
       const response = await fetch(href);
       await response.arrayBuffer();
       expect({ href, status: response.status }).toEqual({ href, status: 200 });
