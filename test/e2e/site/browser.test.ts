@@ -427,6 +427,7 @@ describe('the documentation site, built from the sample data (plus a licensed te
       `/markets/${market}/`,
       '/status/',
       '/sources/',
+      '/sectors/',
       '/bulk/',
     ];
     const page = await browser.context.newPage();
