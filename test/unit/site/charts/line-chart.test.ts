@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pathData, renderLineChart, round } from '../../../src/site/charts/line-chart.ts';
+import { pathData, renderLineChart, round } from '../../../../src/site/charts/line-chart.ts';
 
 /** Reads a path of pathData back to absolute points (M x y, then l dx dy per point). */
 function readPath(d: string): Array<[number, number]> {
