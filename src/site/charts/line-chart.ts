@@ -29,6 +29,12 @@ export interface LineChartOptions {
   formatValue?: (value: number) => string;
   /** Longer series are thinned to this many evenly spaced points (first and last kept). */
   maxPoints?: number;
+  /**
+   * One `circle.point` (with its value as a tooltip) per plotted point; true unless set. A page
+   * of many charts (the FX page: one per currency) draws lines only, or its HTML would run to
+   * megabytes: about 100 bytes per marker against 8 per segment of the line.
+   */
+  markers?: boolean;
   width?: number;
   height?: number;
 }
@@ -101,6 +107,7 @@ export function renderLineChart(options: LineChartOptions): string {
 /** One drawing of the chart: `svg.chart.chart-wide` (ids as given) or `svg.chart.chart-narrow` (ids suffixed). */
 function drawChart(options: LineChartOptions, geometry: Geometry): string {
   const { width, height } = geometry;
+  // The font is set once on the <svg>: its text elements inherit it (shorter pages).
   const font = `font-family="system-ui, sans-serif" font-size="${geometry.fontSize}"`;
   const charWidth = geometry.fontSize * 0.6;
   const format = options.formatValue ?? defaultFormat;
@@ -111,9 +118,9 @@ function drawChart(options: LineChartOptions, geometry: Geometry): string {
   const titleId = `${id}-title`;
   const descId = `${id}-desc`;
   const desc = describeChart(options.title, options.xLabel, series, format, geometry.maxPoints);
-  const open = `<svg class="chart chart-${geometry.variant}" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" role="img" aria-labelledby="${titleId} ${descId}"><title id="${titleId}">${escapeHtml(options.title)}</title><desc id="${descId}">${escapeHtml(desc)}</desc>`;
+  const open = `<svg class="chart chart-${geometry.variant}" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" ${font} role="img" aria-labelledby="${titleId} ${descId}"><title id="${titleId}">${escapeHtml(options.title)}</title><desc id="${descId}">${escapeHtml(desc)}</desc>`;
   if (series.length === 0) {
-    return `${open}<text x="${width / 2}" y="${height / 2}" text-anchor="middle" ${font} fill="#333">No data in this snapshot</text></svg>`;
+    return `${open}<text x="${width / 2}" y="${height / 2}" text-anchor="middle" fill="#333">No data in this snapshot</text></svg>`;
   }
   const plotted = series.map((s) => ({ ...s, points: thinPoints(s.points, geometry.maxPoints) }));
   const times = series.flatMap((s) => s.points.map((p) => parsePeriodStart(p.x)));
@@ -147,7 +154,7 @@ function drawChart(options: LineChartOptions, geometry: Geometry): string {
     const zero = tick === 0 && y0 < 0;
     parts.push(
       `<line class="${zero ? 'axis' : 'grid'}" x1="${margin.left}" x2="${margin.left + plot.width}" y1="${y}" y2="${y}" stroke="${zero ? '#555' : '#ddd'}"/>`,
-      `<text x="${margin.left - 6}" y="${y + 4}" text-anchor="end" ${font} fill="#333">${escapeHtml(format(tick))}</text>`,
+      `<text x="${margin.left - 6}" y="${y + 4}" text-anchor="end" fill="#333">${escapeHtml(format(tick))}</text>`,
     );
   }
   const axisY = margin.top + plot.height;
@@ -161,23 +168,23 @@ function drawChart(options: LineChartOptions, geometry: Geometry): string {
     const anchor = x + half > width ? 'end' : x - half < 0 ? 'start' : 'middle';
     parts.push(
       `<line class="axis" x1="${x}" x2="${x}" y1="${axisY}" y2="${axisY + 5}" stroke="#333"/>`,
-      `<text x="${x}" y="${axisY + 6 + geometry.fontSize}" text-anchor="${anchor}" ${font} fill="#333">${escapeHtml(tick.label)}</text>`,
+      `<text x="${x}" y="${axisY + 6 + geometry.fontSize}" text-anchor="${anchor}" fill="#333">${escapeHtml(tick.label)}</text>`,
     );
   }
   parts.push(
-    `<text x="${margin.left + plot.width / 2}" y="${height - 8}" text-anchor="middle" ${font} fill="#333">${escapeHtml(options.xLabel)}</text>`,
+    `<text x="${margin.left + plot.width / 2}" y="${height - 8}" text-anchor="middle" fill="#333">${escapeHtml(options.xLabel)}</text>`,
     ...labelLines.map(
       (line, i) =>
-        `<text x="8" y="${geometry.fontSize + 2 + i * (geometry.fontSize + 3)}" ${font} font-weight="600" fill="#222">${escapeHtml(line)}</text>`,
+        `<text x="8" y="${geometry.fontSize + 2 + i * (geometry.fontSize + 3)}" font-weight="600" fill="#222">${escapeHtml(line)}</text>`,
     ),
   );
   plotted.forEach((s, i) => {
     const { colour, dash, tone } = styleSeries(s, i);
     const xy = s.points.map((p) => [round(sx(parsePeriodStart(p.x))), round(sy(p.y))] as const);
-    const d = xy.map(([x, y], j) => `${j === 0 ? 'M' : 'L'}${x} ${y}`).join(' ');
+    const d = pathData(xy);
     parts.push(
       `<g class="series ${tone}" color="${colour}" data-series="${escapeHtml(s.name)}"><path d="${d}" fill="none" stroke="currentColor" stroke-width="${dense ? 1.5 : 2}"${dash ? ` stroke-dasharray="${dash}"` : ''}/>`,
-      ...xy.map(
+      ...(options.markers === false ? [] : xy).map(
         ([x, y], j) =>
           `<circle class="point" cx="${x}" cy="${y}" r="${s.dashed ? marker.ring : marker.r}" fill="${s.dashed ? 'none' : 'currentColor'}" stroke="currentColor" stroke-width="${marker.stroke}"><title>${escapeHtml(`${s.name}, ${s.points[j]!.x}: ${format(s.points[j]!.y)}`)}</title></circle>`,
       ),
@@ -191,7 +198,7 @@ function drawChart(options: LineChartOptions, geometry: Geometry): string {
     parts.push(
       `<g class="legend-item ${tone}" color="${colour}"><line x1="${item.x}" x2="${item.x + 24}" y1="${item.y}" y2="${item.y}" stroke="currentColor" stroke-width="2"${dash ? ` stroke-dasharray="${dash}"` : ''}/>`,
       `<circle${s.dashed ? ' class="hollow"' : ''} cx="${item.x + 12}" cy="${item.y}" r="3" fill="${s.dashed ? '#fff' : 'currentColor'}" stroke="currentColor" stroke-width="1.5"/>`,
-      `<text x="${item.x + 30}" y="${item.y + 4}" ${font} fill="#222">${escapeHtml(s.name)}</text></g>`,
+      `<text x="${item.x + 30}" y="${item.y + 4}" fill="#222">${escapeHtml(s.name)}</text></g>`,
     );
   }
   parts.push('</svg>');
@@ -245,6 +252,22 @@ export function wrapWords(text: string, max: number): string[] {
   }
   if (line !== '') lines.push(line);
   return lines;
+}
+
+/**
+ * The `d` of a line through points already rounded to one decimal: a move to the first, then one
+ * relative line command per point (`l1.2-3.4`), exact since the deltas are taken in tenths. One
+ * command per point, so that the drawn points can be counted from it.
+ */
+export function pathData(points: ReadonlyArray<readonly [number, number]>): string {
+  const tenths = points.map(([x, y]) => [Math.round(x * 10), Math.round(y * 10)] as const);
+  return tenths
+    .map(([x, y], j) => {
+      if (j === 0) return `M${x / 10} ${y / 10}`;
+      const [dx, dy] = [(x - tenths[j - 1]![0]) / 10, (y - tenths[j - 1]![1]) / 10];
+      return `l${dx}${dy < 0 ? '' : ' '}${dy}`;
+    })
+    .join('');
 }
 
 /** A coordinate to one decimal, as the charts write them. */

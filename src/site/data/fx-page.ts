@@ -1,6 +1,7 @@
 import { getEcbRates } from '../../api/v1/fx.ts';
 import { readObservationHistory } from '../../query/history.ts';
 import { renderLineChart } from '../charts/line-chart.ts';
+import { type DownloadLink, readHistorySlugs, seriesDownloads } from '../downloads.ts';
 import { formatNumber } from '../format.ts';
 import { readPublicData, readWholeHistory, type SiteContext } from './site-context.ts';
 
@@ -20,6 +21,8 @@ export interface FxChart {
   /** What the chart holds, in words (how many dates, how many of them plotted). */
   caption: string;
   svg: string;
+  /** Its public history files (CSV, JSON); empty if the series has none. */
+  downloads: DownloadLink[];
 }
 
 /** Points per currency chart: half a page wide, more would be closer together than pixels. */
@@ -51,12 +54,14 @@ interface EcbRate {
 export async function readFxPage(context: SiteContext): Promise<FxPage> {
   const { data: rates, meta } = await readPublicData<EcbRate[]>(context, getEcbRates);
   const charts: FxChart[] = [];
+  const historySlugs = await readHistorySlugs(context.db);
   for (const rate of rates) {
     const rows = await readWholeHistory((query) =>
       readObservationHistory(context.db, rate.series_key, query),
     );
     const points = rows.filter((row) => row.in_force).map((row) => ({ x: row.period, y: row.value }));
     const name = rate.currency_name ?? rate.currency;
+    const slug = historySlugs.get(rate.series_key);
     charts.push({
       currency: rate.currency,
       name,
@@ -70,10 +75,13 @@ export async function readFxPage(context: SiteContext): Promise<FxPage> {
         series: [{ name: `${rate.currency} per euro`, points }],
         formatValue: (value) => formatNumber(value, 5),
         maxPoints: FX_CHART_POINTS,
+        // About thirty charts on one page: lines only, or the page would weigh 2 MB of markers.
+        markers: false,
         // Two charts share a row of the page: a narrower drawing keeps its text legible.
         width: 480,
         height: 260,
       }),
+      downloads: slug ? seriesDownloads(slug) : [],
     });
   }
   return {

@@ -3,6 +3,7 @@ import { readSourceTerms } from '../../query/catalog.ts';
 import { type ObservationRow, readObservationHistory } from '../../query/history.ts';
 import { parsePeriodStart } from '../charts/axis-ticks.ts';
 import { renderLineChart } from '../charts/line-chart.ts';
+import { type DownloadLink, readSeriesDownloads } from '../downloads.ts';
 import { formatNumber, formatTimestamp } from '../format.ts';
 import { renderRevisionBars } from '../revisions-bars.ts';
 import { revisionBarPoints } from '../revisions-view.ts';
@@ -59,6 +60,8 @@ export interface MacroPage {
   frequency: string;
   seasonalAdjustment: string | null;
   periods: number;
+  /** Its public history files (CSV, JSON). */
+  downloads: DownloadLink[];
   chart: string | null;
   /**
    * The same two lines over the last five years, where the history is longer: on a chart of
@@ -156,6 +159,7 @@ export async function readMacroPage(context: SiteContext, slug: string): Promise
     frequency: series.frequency,
     seasonalAdjustment: series.seasonal_adjustment,
     periods: periods.length,
+    downloads: await readSeriesDownloads(context.db, slug),
     chart:
       periods.length === 0
         ? null

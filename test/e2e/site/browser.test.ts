@@ -24,8 +24,15 @@ interface ChartView {
   points: number;
   /** Bars of a bar chart (the size of revisions on a macro page). */
   bars: number;
-  series: Array<{ name: string; points: number }>;
+  /** Per line its markers and the points of its path (one command per point). */
+  series: Array<{ name: string; points: number; vertices: number }>;
   description: string;
+}
+
+/** A download link of a page (src/site/components/download-links.astro). */
+interface DownloadView {
+  format: string;
+  href: string;
 }
 
 /** The few DOM members the in-page probe uses (the project's TypeScript has no DOM library). */
@@ -46,9 +53,81 @@ interface PageVisit {
   ids: string[];
   scripts: number;
   charts: ChartView[];
+  downloads: DownloadView[];
 }
 
 const SCREENSHOTS = join(REPO_ROOT, 'test-artifacts/screenshots');
+/** The FX page's HTML must stay under this many bytes (it was 2 MB of chart markers). */
+const FX_PAGE_MAX_BYTES = 300_000;
+const VIEWPORTS = [1280, 390] as const;
+const SCHEMES = ['light', 'dark'] as const;
+
+/** What the layout probe found on one page at one width. */
+interface LayoutReport {
+  /** How far the page is wider than the viewport, in CSS px (0 or less: it fits). */
+  pageOverflow: number;
+  /** Tables that overflow their box where that box does not scroll them. */
+  unscrolled: string[];
+  /** Scrolling tables whose first column moved out of view when scrolled to the end. */
+  firstColumnGone: string[];
+  /** Whitespace-free tokens of table cells and download lines drawn on more than one line. */
+  brokenTokens: string[];
+  /** Tables wider than their box that scroll in it. */
+  scrolling: number;
+  /** Links and code spans glued to the word before them (a space the markup lost). */
+  glued: string[];
+}
+
+/**
+ * Runs in the page (a string: the project's TypeScript has no DOM library). Measures the page's
+ * width against the viewport; per table whether a wider table sits in a box that scrolls it, and
+ * whether its first column stays in view when that box is scrolled to its end; per word (a run
+ * of non-whitespace: a date, a number, a time) of every table cell and download line whether its
+ * rendered rectangles lie on more than one line, i.e. the word was broken.
+ */
+const LAYOUT_PROBE = `(() => {
+  const describe = (el) => el.tagName.toLowerCase() + ' "' + (el.textContent || '').trim().slice(0, 50) + '"';
+  const unscrolled = [], firstColumnGone = [], brokenTokens = [], glued = [];
+  for (const el of document.querySelectorAll('main a, main code')) {
+    const before = el.previousSibling;
+    if (before && before.nodeType === Node.TEXT_NODE && /[\\w:,;.]$/.test(before.textContent || ''))
+      glued.push((before.textContent || '').slice(-20) + '|' + (el.textContent || '').slice(0, 20));
+  }
+  let scrolling = 0;
+  const tables = [...document.querySelectorAll('main table')].filter((t) => t.getBoundingClientRect().width > 0);
+  for (const table of tables) {
+    const box = table.parentElement;
+    if (box.clientWidth >= table.offsetWidth) continue;
+    if (getComputedStyle(box).overflowX !== 'auto' && getComputedStyle(box).overflowX !== 'scroll') {
+      unscrolled.push(describe(table.querySelector('tr')));
+      continue;
+    }
+    scrolling += 1;
+    const first = table.querySelector('tbody tr > :first-child');
+    box.scrollLeft = box.scrollWidth;
+    const cell = first.getBoundingClientRect(), frame = box.getBoundingClientRect();
+    if (cell.left < frame.left - 1) firstColumnGone.push(describe(first));
+    box.scrollLeft = 0;
+  }
+  for (const el of document.querySelectorAll('main td, main th, main .downloads')) {
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      // A sha256 (the bulk page) is 64 characters to copy, not a value to read: it may wrap.
+      if (node.parentElement.closest('code.hash')) continue;
+      for (const match of (node.textContent || '').matchAll(/\\S+/g)) {
+        const range = document.createRange();
+        range.setStart(node, match.index);
+        range.setEnd(node, match.index + match[0].length);
+        const tops = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+        if (tops.size > 1) brokenTokens.push(match[0] + ' in ' + describe(el));
+      }
+    }
+  }
+  return {
+    pageOverflow: document.documentElement.scrollWidth - window.innerWidth,
+    unscrolled, firstColumnGone, brokenTokens, scrolling, glued,
+  };
+})()`;
 /** The project's catalog plus the test-only licensed vendor's, as the fixture ingests them. */
 const CATALOG = readCatalogs();
 
@@ -89,8 +168,13 @@ describe('the documentation site, built from the sample data (plus a licensed te
           series: all(svg, 'g.series').map((g) => ({
             name: g.getAttribute('data-series') ?? '',
             points: all(g, 'circle.point').length,
+            vertices: (g.querySelector('path')?.getAttribute('d') ?? '').match(/[ML]/gi)?.length ?? 0,
           })),
           description: svg.querySelector('desc')?.textContent ?? '',
+        })),
+        downloads: all(doc, 'a.download').map((a) => ({
+          format: a.getAttribute('data-format') ?? '',
+          href: a.href ?? '',
         })),
       };
     });
@@ -193,7 +277,12 @@ describe('the documentation site, built from the sample data (plus a licensed te
         const chart = charts.get(`${market.slug}-${type}-net`);
         expect(chart?.series.length).toBe(CHARTED_CATEGORIES[type]);
         for (const series of chart!.series)
-          expect({ type, ...series }).toEqual({ type, name: series.name, points: reports });
+          expect({ type, ...series }).toEqual({
+            type,
+            name: series.name,
+            points: reports,
+            vertices: reports,
+          });
         expect(chart!.points).toBe(CHARTED_CATEGORIES[type]! * reports);
       }
       const firstType = [...types.values()][0]!;
@@ -220,8 +309,8 @@ describe('the documentation site, built from the sample data (plus a licensed te
       expect({ slug: series.slug, lines: chart.series }).toEqual({
         slug: series.slug,
         lines: [
-          { name: 'Value in force', points: plotted },
-          { name: 'First print', points: plotted },
+          { name: 'Value in force', points: plotted, vertices: plotted },
+          { name: 'First print', points: plotted, vertices: plotted },
         ],
       });
       expect(chart.description).toMatch(/first .* last .* lowest .* highest/);
@@ -246,16 +335,134 @@ describe('the documentation site, built from the sample data (plus a licensed te
     expect([...expected.macroRevised.values()].some((n) => n > 0)).toBe(true);
   });
 
-  it('charts every ECB reference date of each currency on the FX page', () => {
+  it('charts every ECB reference date of each currency on the FX page, as a line without markers', () => {
     const charts = chartsOf('/fx/');
     expect(charts.size).toBe(expected.fx.size);
     for (const [currency, days] of expected.fx) {
-      expect({ currency, points: charts.get(`fx-${currency.toLowerCase()}`)?.points }).toEqual({
+      const line = charts.get(`fx-${currency.toLowerCase()}`)?.series[0];
+      // About thirty charts on one page: a marker per point would make it megabytes of HTML.
+      expect({ currency, points: line?.points, vertices: line?.vertices }).toEqual({
         currency,
-        points: Math.min(days, FX_CHART_MAX_POINTS),
+        points: 0,
+        vertices: Math.min(days, FX_CHART_MAX_POINTS),
       });
     }
   });
+
+  it('keeps the FX page under 300 KB of HTML', async () => {
+    const html = Buffer.from(await (await fetch(`${server.url}/fx/`)).arrayBuffer());
+    expect(html.toString('utf8')).toContain('id="fx-usd"');
+    expect(html.byteLength).toBeLessThan(FX_PAGE_MAX_BYTES);
+    expect(statSync(join(distDir, 'fx/index.html')).size).toBeLessThan(FX_PAGE_MAX_BYTES);
+  });
+
+  it('links every series and market page to its public files (CSV, JSON, bulk Parquet), each answering 200', async () => {
+    const bulk = (format: string, dataset: string) => ({
+      format,
+      href: `${server.url}/api/v1/bulk/${fixture.snapshotId}/${dataset}.${format === 'Parquet' ? 'parquet' : 'csv.gz'}`,
+    });
+    const wanted = new Map<string, DownloadView[]>();
+    for (const path of visits.keys()) {
+      const macro = /^\/macro\/([^/]+)\/$/.exec(path)?.[1];
+      const market = /^\/markets\/([^/]+)\/$/.exec(path)?.[1];
+      if (macro)
+        wanted.set(path, [
+          { format: 'CSV', href: `${server.url}/api/v1/series/${macro}.csv` },
+          { format: 'JSON', href: `${server.url}/api/v1/series/${macro}` },
+          bulk('Parquet', 'observations'),
+          bulk('CSV (gzip)', 'observations'),
+        ]);
+      if (market)
+        wanted.set(path, [
+          { format: 'JSON', href: `${server.url}/api/v1/markets/cot/${market}` },
+          bulk('Parquet', 'cot_reports'),
+          bulk('CSV (gzip)', 'cot_reports'),
+        ]);
+    }
+    // The FX page: the bulk file of every series, then each currency's own history files.
+    const slugs = new Map(CATALOG.series.map((s) => [s.key, s.slug]));
+    wanted.set('/fx/', [
+      bulk('Parquet', 'observations'),
+      bulk('CSV (gzip)', 'observations'),
+      ...[...expected.fx.keys()].sort().flatMap((currency) => {
+        const slug = slugs.get(`ecb.${currency}`)!;
+        return [
+          { format: 'CSV', href: `${server.url}/api/v1/series/${slug}.csv` },
+          { format: 'JSON', href: `${server.url}/api/v1/series/${slug}` },
+        ];
+      }),
+    ]);
+    expect([...wanted.keys()].filter((p) => p.startsWith('/macro/')).length).toBeGreaterThan(5);
+    expect([...wanted.keys()].filter((p) => p.startsWith('/markets/')).length).toBeGreaterThan(5);
+    const hrefs = new Set<string>();
+    for (const [path, links] of wanted) {
+      expect({ path, links: visits.get(path)!.downloads }).toEqual({ path, links });
+      for (const link of links) hrefs.add(link.href);
+    }
+    // Each is a file of the build (a static host serves it too) and the server answers it.
+    const manifest = JSON.parse(readFileSync(join(distDir, 'build-manifest.json'), 'utf8')) as {
+      files: Array<{ file: string }>;
+    };
+    const built = new Set(manifest.files.map((f) => f.file));
+    for (const href of hrefs) {
+      const path = new URL(href).pathname;
+      const file = built.has(path) ? path : `${path}/index.json`;
+      expect({ path, built: built.has(file) }).toEqual({ path, built: true });
+      const response = await fetch(href);
+      await response.arrayBuffer();
+      expect({ href, status: response.status }).toEqual({ href, status: 200 });
+    }
+  });
+
+  it('fits the data pages at 1280 and 390 px, light and dark: tables scroll in their box with the first column in view, no value broken at 1280', async () => {
+    const market = [...expected.markets.keys()][0]!;
+    const series = [...expected.macroRevised].find(([, n]) => n > 0)![0];
+    const paths = [
+      '/',
+      '/fx/',
+      '/releases/',
+      '/macro/',
+      `/macro/${series}/`,
+      '/markets/',
+      `/markets/${market}/`,
+      '/status/',
+      '/sources/',
+      '/sectors/',
+      '/bulk/',
+    ];
+    const page = await browser.context.newPage();
+    const problems: string[] = [];
+    let scrolled = 0;
+    try {
+      for (const width of VIEWPORTS) {
+        await page.setViewportSize({ width, height: 900 });
+        for (const scheme of SCHEMES) {
+          await page.emulateMedia({ colorScheme: scheme });
+          for (const path of paths) {
+            await page.goto(`${server.url}${path}`, { waitUntil: 'load' });
+            const report = (await page.evaluate(LAYOUT_PROBE)) as LayoutReport;
+            const where = `${path} at ${width} px, ${scheme}`;
+            if (report.pageOverflow > 0)
+              problems.push(`${where}: page ${report.pageOverflow} px wider than the viewport`);
+            for (const table of report.unscrolled)
+              problems.push(`${where}: table wider than its box, not scrolled: ${table}`);
+            for (const cell of report.firstColumnGone)
+              problems.push(`${where}: first column scrolled away: ${cell}`);
+            for (const text of report.glued)
+              problems.push(`${where}: no space before a link or code: ${text}`);
+            // At 1280 px a value (date, number, time) is never broken across lines.
+            if (width === 1280)
+              for (const token of report.brokenTokens) problems.push(`${where}: broken ${token}`);
+            if (width === 390) scrolled += report.scrolling;
+          }
+        }
+      }
+    } finally {
+      await page.close();
+    }
+    expect(problems).toEqual([]);
+    expect(scrolled).toBeGreaterThan(0);
+  }, 120_000);
 
   it('shows the snapshot id on the status page and serves pages as cacheable HTML', async () => {
     const page = await browser.context.newPage();
