@@ -36,6 +36,8 @@ export interface StartOptions {
   command: string;
   args: readonly string[];
   env?: Record<string, string>;
+  /** Working directory (default: this process's). */
+  cwd?: string;
   /** Finds the port in the output; resolves when it appears. */
   port: (output: string) => number | null;
   timeoutMs?: number;
@@ -51,6 +53,7 @@ export interface StartOptions {
 export async function startServer(options: StartOptions): Promise<ServerProcess> {
   const child = spawn(options.command, [...options.args], {
     env: { ...process.env, ...options.env },
+    cwd: options.cwd,
     stdio: ['ignore', options.discardStdout ? 'ignore' : 'pipe', 'pipe'],
   });
   let output = '';

@@ -16,9 +16,10 @@
  *      turns to a real `mmds serve` (CONTRACT section 4: a response never tells that an id exists).
  *   f. the COT history backfill: every CFTC file of ../shared/data/cftc/history and the current
  *      ones into an empty store (ingest, publish: time, peak RSS), then one weekly update.
+ *   g. the first `npm start` on a fresh clone, cold and warm: seconds until it serves.
  *
  * Writes BENCHMARKS.md and bench-results/latest.json. Options:
- *   --sections a,b,c,d,e,f run only these (then BENCHMARKS.md is left alone)
+ *   --sections a,b,c,d,e,f,g run only these (then BENCHMARKS.md is left alone)
  *   --scales 1M,10M,100M the store sizes of section c (default all three; fewer also leave
  *                        BENCHMARKS.md alone)
  *   --keep               keep the work directory
@@ -49,6 +50,7 @@ import { readCurrentId } from '../../src/store/manifest.ts';
 import { SHARED_DATA } from '../../test/helpers/paths.ts';
 import { REAL_DATA_STEPS } from '../../test/helpers/snapshot-fixture.ts';
 import { measureCotHistory } from './cot-history.ts';
+import { measureFirstStart } from './first-start.ts';
 import { generateSyntheticStore } from './generate-synthetic.ts';
 import { measureKeyTiming } from './key-timing.ts';
 import { createHttpCaller, type LoadResult, runInterleaved, runWrk, type WrkSettings } from './load.ts';
@@ -60,7 +62,7 @@ import { ensureTools, readMachine, readVersions } from './tools.ts';
 
 const { values: flags } = parseArgs({
   options: {
-    sections: { type: 'string', default: 'a,b,c,d,e,f' },
+    sections: { type: 'string', default: 'a,b,c,d,e,f,g' },
     scales: { type: 'string', default: '1M,10M,100M' },
     'publish-limit': { type: 'string', default: String(25 * 60) },
     report: { type: 'string' },
@@ -69,7 +71,7 @@ const { values: flags } = parseArgs({
     'report-only': { type: 'boolean', default: false },
   },
 });
-const sections = new Set((flags.sections ?? 'a,b,c,d,e,f').split(','));
+const sections = new Set((flags.sections ?? 'a,b,c,d,e,f,g').split(','));
 
 /** Client settings shared by every throughput comparison. */
 const WRK: Omit<WrkSettings, 'scriptArgs'> = { threads: 2, connections: 32, seconds: 4 };
@@ -166,6 +168,10 @@ async function main(): Promise<void> {
     const dir = join(work, 'cot-history');
     mkdirSync(dir, { recursive: true });
     results.cot_history = await measureCotHistory(SHARED_DATA, dir, log);
+    saveResults(results);
+  }
+  if (sections.has('g')) {
+    results.first_start = await measureFirstStart(join(work, 'first-start'), log, servers);
     saveResults(results);
   }
   if (sections.has('c')) await measureScales(results);
