@@ -346,6 +346,16 @@ describe('the documentation site, built from the sample data (plus a licensed te
       expect({ name: row.name, lines: row.lines }).toEqual({ name: row.name, lines: 1 });
   });
 
+  it('keeps the space between a word and a link or code span on every built page', () => {
+    // Astro drops a line break between text and an element written on the next line.
+    const glued = /[A-Za-z,:;]<(a|code)[ >]|<\/(a|code)>[A-Za-z(]/g;
+    for (const file of listFiles(distDir).filter((f) => f.endsWith('.html'))) {
+      const html = readFileSync(join(distDir, file), 'utf8').replace(/<pre[\s\S]*?<\/pre>/g, '');
+      const found = [...html.matchAll(glued)].map((m) => html.slice(m.index - 30, m.index + 30));
+      expect({ file, found }).toEqual({ file, found: [] });
+    }
+  });
+
   it('serves every file of docs/ as a page reached through the links, its mentions of other docs linked', () => {
     const pages = readDocPages();
     expect(pages.map((p) => p.name)).toContain('api/revisions');
