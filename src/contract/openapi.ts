@@ -1,7 +1,7 @@
 import { PIPELINE_VERSION } from '../version.ts';
 import { ERROR_STATUS } from './errors.ts';
 import { PARAMS } from './params.ts';
-import { CSV_PATH_SUFFIX, paramSpec, ROUTES, type RouteDefinition, SCOPES } from './routes.ts';
+import { CSV_PATH_SUFFIX, paramSpec, ROUTES, type RouteDefinition, type RouteId, SCOPES } from './routes.ts';
 import { createBulkPublicPathItems } from './schemas/bulk.ts';
 import { createBulkFullFilePathItems } from './schemas/bulk-full.ts';
 import { createEnvelope } from './schemas/envelope.ts';
@@ -62,6 +62,10 @@ other method is 405 \`method_not_allowed\` on every path, in the error envelope 
 An unknown query parameter is 400 on every endpoint, so a typo never silently returns everything. Parameters marked \`x-keyed-only\` need a key with the
 operation's \`x-required-scope\`.
 
+**Numbering.** Each operation's \`x-endpoint-number\` is the endpoint's number in the README, in
+docs/api and on the API reference page (\`/docs/api/\`): the CSV operation of an endpoint, the
+iCalendar form of the release calendar and the files of a bulk listing share their endpoint's number.
+
 **CSV.** The endpoints with a \`format\` parameter (the history endpoints: observations,
 macro/{slug}, markets/cot/{slug}, and the revisions endpoints macro/{slug}/revisions and
 observations/revisions, the aligned observations observations/aligned, and the public change feed changes) answer CSV as an operation of their own at the same path with
@@ -111,8 +115,8 @@ export function createOpenApiDocument(): Record<string, unknown> {
     paths: {
       [API_INDEX_PATH]: createIndexPathItem(),
       ...Object.fromEntries(ROUTES.flatMap(createPathItems)),
-      ...Object.fromEntries(createBulkFullFilePathItems(SECURITY_SCHEME)),
-      ...Object.fromEntries(createBulkPublicPathItems()),
+      ...Object.fromEntries(numberFileItems(createBulkFullFilePathItems(SECURITY_SCHEME), 'bulk-full')),
+      ...Object.fromEntries(numberFileItems(createBulkPublicPathItems(), 'bulk-snapshot')),
     },
     components: {
       schemas: SCHEMA_COMPONENTS,
@@ -128,6 +132,27 @@ export function createOpenApiDocument(): Record<string, unknown> {
       },
     },
   };
+}
+
+/**
+ * Gives the file paths outside the route table the number of the listing they belong to (the
+ * files of /api/v1/bulk/{slug} are endpoint 17's, those of /api/v1/bulk/full endpoint 18's), as
+ * README and docs/api/bulk.md count them: every operation but the endpoint list carries one.
+ */
+function numberFileItems(
+  items: Array<[string, Record<string, unknown>]>,
+  listing: RouteId,
+): Array<[string, Record<string, unknown>]> {
+  const number = ROUTES.find((route) => route.id === listing)!.number;
+  return items.map(([path, item]) => [
+    path,
+    Object.fromEntries(
+      Object.entries(item).map(([method, operation]) => [
+        method,
+        { ...(operation as Record<string, unknown>), 'x-endpoint-number': number },
+      ]),
+    ),
+  ]);
 }
 
 /** `GET /api/v1/`: the endpoints of the route table (src/api/v1/api-index.ts builds the body). */
@@ -261,7 +286,7 @@ function createOperation(route: RouteDefinition, csv: boolean): Record<string, u
     ...(scope ? { 'x-required-scope': scope } : {}),
     'x-access': access,
     'x-cache-max-age': access === 'scope' ? 0 : route.maxAge,
-    'x-spec-endpoint': route.number,
+    'x-endpoint-number': route.number,
     responses,
   };
 }

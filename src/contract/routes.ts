@@ -40,7 +40,11 @@ export type Prerender =
 /** One endpoint of v1, declared once for the server, the static build, OpenAPI and the tests. */
 export interface RouteDefinition {
   id: RouteId;
-  /** The endpoint's number in SPEC section 4. */
+  /**
+   * The endpoint's number: SPEC section 4's 1-14, then the service's additions. The one numbering
+   * of the README, docs/api, the API reference page and OpenAPI (`x-endpoint-number`); two routes
+   * share one when they are one endpoint in two formats (/releases, /releases.ics).
+   */
   number: number;
   /** Path with `:slug` for the path parameter. */
   path: string;

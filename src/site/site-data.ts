@@ -2,6 +2,7 @@ import { getStatus } from '../api/v1/status.ts';
 import type { SnapshotDb } from '../query/snapshot-db.ts';
 import { type EndpointDoc, readApiReference } from './data/api-reference.ts';
 import { readSectorsPage, readSourcesPage, type SectorRow, type SourceRow } from './data/catalog-pages.ts';
+import { type DocPage, readDocPages } from './data/doc-pages.ts';
 import { type FxPage, readFxPage } from './data/fx-page.ts';
 import { type HomePage, readHomePage } from './data/home-page.ts';
 import { type MacroListItem, type MacroPage, readMacroList, readMacroPage } from './data/macro-pages.ts';
@@ -21,6 +22,8 @@ export interface SiteData {
   readStatus(): Promise<StatusData>;
   readHomePage(): Promise<HomePage>;
   readApiReference(): Promise<EndpointDoc[]>;
+  /** The Markdown files of docs/ as pages (/docs/api/revisions/, /docs/keys/, ...). */
+  readDocPages(): Promise<DocPage[]>;
   readMarketList(): Promise<MarketListItem[]>;
   readMarketPage(slug: string): Promise<MarketPage>;
   readMacroList(): Promise<MacroListItem[]>;
@@ -83,6 +86,7 @@ export function createSiteData(db: SnapshotDb, now: Date): SiteData {
         macroKey: series?.key ?? null,
       });
     }),
+    readDocPages: once(async () => readDocPages()),
     readMarketList: markets,
     readMarketPage: oncePerSlug((slug) => readMarketPage(context, slug)),
     readMacroList: macro,

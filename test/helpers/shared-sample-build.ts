@@ -54,6 +54,7 @@ const INPUTS = [
   'data/sample',
   'data/catalog',
   'data/calendars',
+  'docs',
   'test/fixtures',
   'test/helpers/shared-sample-build.ts',
   'test/helpers/snapshot-fixture.ts',

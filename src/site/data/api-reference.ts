@@ -1,9 +1,10 @@
 import { changesExampleSince } from '../../api/v1/changes.ts';
 import { renderPayload } from '../../api/v1/render.ts';
-import { PARAMS } from '../../contract/params.ts';
+import { PARAMS, type ParamName, type ParamSpec } from '../../contract/params.ts';
 import { parseRequest } from '../../contract/parse-request.ts';
-import { ROUTES, type RouteDefinition } from '../../contract/routes.ts';
+import { paramSpec, ROUTES, type RouteDefinition } from '../../contract/routes.ts';
 import { DEFAULT_RATE_LIMIT } from '../../keys/key-record.ts';
+import { renderInlineMarkdown, renderMarkdown } from '../markdown.ts';
 import type { SiteContext } from './site-context.ts';
 
 /** Anonymous requests per minute per client IP (the server's default, SPEC section 5). */
@@ -20,28 +21,49 @@ export const EXAMPLE_BASE_URL = '$MMDS_URL';
 export const EXAMPLE_BASE_URL_SETUP =
   'export MMDS_URL=https://<your-host>   # the address this site is served from';
 
+/**
+ * The reference page's introduction, in Markdown (rendered, so that code spans and the spaces
+ * around links come out as written): `lead` the envelope and the key header, `body` the
+ * machine-readable documents and how the examples name the host.
+ */
+export function apiReferenceIntro(snapshot: string): { lead: string; body: string } {
+  const lead = `Base path \`/api/v1/\`. Every success is \`{"data": …, "meta": {api_version, snapshot, generated_at, count, …}}\`,
+every error \`{"error": {code, message, request_id}}\`. Keyed requests send
+\`Authorization: Bearer <key>\`. The examples below are real responses of snapshot \`${snapshot}\`.`;
+  const body = `Machine-readable: the OpenAPI 3.1 document [/api/v1/openapi.json](/api/v1/openapi.json)
+(for client generators and API tools; each operation's \`x-endpoint-number\` is the number below), and
+the endpoint list [/api/v1/](/api/v1/). Whole datasets as Parquet and gzipped CSV: [Bulk downloads](/bulk/).
+
+The \`curl\` lines call the host in \`$MMDS_URL\`: this page cannot know the address it is served from,
+so set it once to that address (for \`npm start\`, the one the server prints), and \`MMDS_KEY\` to your
+key for keyed requests:`;
+  return { lead: renderInlineMarkdown(lead), body: renderMarkdown(body) };
+}
+
 /** Items kept of each array in an example response. */
 const EXAMPLE_ITEMS = 3;
 const EXAMPLE_TEXT = 200;
 
-/** One parameter of an endpoint as the reference lists it. */
+/** One parameter of an endpoint as the reference lists it (`…Html`: Markdown rendered). */
 export interface ParamDoc {
   name: string;
   where: 'path' | 'query';
-  expected: string;
-  description: string;
-  keyedOnly: boolean;
+  expectedHtml: string;
+  descriptionHtml: string;
+  /** The "Needs a key" column: `no`, or which key the parameter needs. */
+  key: string;
   required: boolean;
 }
 
-/** One endpoint of the API reference. */
+/** One endpoint of the API reference (`…Html`: the route table's Markdown, rendered). */
 export interface EndpointDoc {
   id: string;
+  /** The endpoint's number, the one README, docs/api and OpenAPI's x-endpoint-number use. */
   number: number;
   path: string;
   summary: string;
-  description: string;
-  access: string;
+  descriptionHtml: string;
+  accessHtml: string;
   rateLimit: string;
   cache: string;
   params: ParamDoc[];
@@ -62,13 +84,25 @@ export interface ExampleSubjects {
   macroKey: string | null;
 }
 
+/** Who may call the endpoint, in Markdown. */
 function describeAccess(route: RouteDefinition): string {
   if (route.access.kind === 'public') return 'Public: no key needed.';
   if (route.id === 'changes' && route.access.kind === 'public-or-scope')
-    return `Public without a key (redistributable sources only); a key with scope ${route.access.scope} also lists the series of licensed sources.`;
+    return `Public without a key (redistributable sources only); a key with scope \`${route.access.scope}\` also lists the series of licensed sources.`;
   if (route.access.kind === 'public-or-scope')
-    return `Public without a key (the recent window); a key with scope ${route.access.scope} unlocks the full history and the keyed-only parameters.`;
-  return `Needs a key with scope ${route.access.scope} (Authorization: Bearer <key>).`;
+    return `Public without a key (the recent window); a key with scope \`${route.access.scope}\` unlocks the full history and the keyed-only parameters.`;
+  return `Needs a key with scope \`${route.access.scope}\` (\`Authorization: Bearer <key>\`).`;
+}
+
+/**
+ * Whether a parameter needs a key: on a keyed endpoint every parameter does (the request does);
+ * on a public one only those marked keyedOnly (by the route's own spec: `format` is public on
+ * the change feed).
+ */
+function describeKey(route: RouteDefinition, keyedOnly: boolean): string {
+  if (route.access.kind === 'scope' || (route.access.kind === 'public-or-scope' && keyedOnly))
+    return `yes (${route.access.scope})`;
+  return 'no';
 }
 
 function describeCache(route: RouteDefinition): string {
@@ -134,7 +168,8 @@ export async function readApiReference(
   subjects: ExampleSubjects,
 ): Promise<EndpointDoc[]> {
   const docs: EndpointDoc[] = [];
-  for (const route of ROUTES) {
+  // In the order of their numbers (a stable sort: /releases before /releases.ics, both 19).
+  for (const route of [...ROUTES].sort((a, b) => a.number - b.number)) {
     const keyed = route.access.kind === 'scope';
     // The change feed's example asks since the parent snapshot (docs/api/changes.md).
     const example =
@@ -161,17 +196,17 @@ export async function readApiReference(
       number: route.number,
       path: route.path.replace(':slug', '{slug}'),
       summary: route.summary,
-      description: route.description,
-      access: describeAccess(route),
+      descriptionHtml: renderMarkdown(`${route.summary}. ${route.description}`),
+      accessHtml: renderInlineMarkdown(describeAccess(route)),
       rateLimit: keyed
         ? `The key's own limit (default ${DEFAULT_RATE_LIMIT} requests per minute).`
         : `${ANONYMOUS_RATE_LIMIT} requests per minute per client IP without a key; with a key, the key's own limit (default ${DEFAULT_RATE_LIMIT}).`,
       cache: describeCache(route),
       params: [
         ...(route.path.includes(':slug')
-          ? [{ name: 'slug', where: 'path' as const, ...describeParam('slug') }]
+          ? [{ name: 'slug', where: 'path' as const, ...describeParam(route, 'slug') }]
           : []),
-        ...route.query.map((name) => ({ name, where: 'query' as const, ...describeParam(name) })),
+        ...route.query.map((name) => ({ name, where: 'query' as const, ...describeParam(route, name) })),
       ],
       exampleRequest,
       exampleJson,
@@ -183,12 +218,13 @@ export async function readApiReference(
   return docs;
 }
 
-function describeParam(name: keyof typeof PARAMS) {
-  const spec = PARAMS[name];
+/** A parameter as the route reads it (its own spec where it has one, else PARAMS). */
+function describeParam(route: RouteDefinition, name: ParamName) {
+  const spec: ParamSpec = name === 'slug' ? PARAMS.slug : paramSpec(route, name);
   return {
-    expected: spec.expected,
-    description: spec.description,
-    keyedOnly: 'keyedOnly' in spec && spec.keyedOnly === true,
-    required: name === 'slug' || ('required' in spec && spec.required === true),
+    expectedHtml: renderInlineMarkdown(spec.expected),
+    descriptionHtml: renderInlineMarkdown(spec.description),
+    key: describeKey(route, spec.keyedOnly === true),
+    required: name === 'slug' || spec.required === true,
   };
 }

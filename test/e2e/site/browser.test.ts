@@ -2,6 +2,8 @@ import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listFiles } from '../../../src/build/finish-dist.ts';
+import { paramSpec, ROUTES } from '../../../src/contract/routes.ts';
+import { readDocPages } from '../../../src/site/data/doc-pages.ts';
 import { MAX_REVISION_BARS } from '../../../src/site/revisions-view.ts';
 import { REPO_ROOT } from '../../helpers/paths.ts';
 import { startTestServer, type TestServer } from '../../helpers/server-fixture.ts';
@@ -490,6 +492,87 @@ describe('the documentation site, built from the sample data (plus a licensed te
     for (const series of CATALOG.series.filter((s) => expected.privateSeries.includes(s.slug))) {
       expect((await fetch(`${server.url}/macro/${series.slug}/`)).status).toBe(404);
     }
+  });
+
+  it('renders the API reference as written: code spans, spaces around links, one-line parameter names, the key each needs', async () => {
+    const page = await browser.context.newPage();
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${server.url}/docs/api/`);
+    // Runs in the page (a string: the project's TypeScript has no DOM library).
+    const found = (await page.evaluate(`(() => {
+      const problems = [];
+      const walker = document.createTreeWalker(document.querySelector('main') || document.body, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const el = node.parentElement;
+        if (el.closest('pre, code')) continue;
+        const text = node.textContent;
+        if (text.includes('\u0060')) problems.push('backtick: ' + text.trim().slice(0, 60));
+        if (/\\bdocs\\/[a-z/_-]+\\.md\\b/.test(text) && !el.closest('a')) problems.push('unlinked doc: ' + text.trim().slice(0, 60));
+      }
+      // A link or code span inside running text keeps the spaces around it.
+      for (const el of document.querySelectorAll('p > a, p > code, li > a, li > code, dd > code, td > code, td > a')) {
+        const before = el.previousSibling && el.previousSibling.nodeType === 3 ? el.previousSibling.textContent : '';
+        const after = el.nextSibling && el.nextSibling.nodeType === 3 ? el.nextSibling.textContent : '';
+        if (/[A-Za-z]$/.test(before) || /^[A-Za-z(]/.test(after)) problems.push('no space around: ' + (before.slice(-20) + el.textContent + after.slice(0, 20)));
+      }
+      const rows = [];
+      for (const section of document.querySelectorAll('section.endpoint')) {
+        for (const row of section.querySelectorAll('table.params tbody tr')) {
+          const name = row.querySelector('th code');
+          rows.push({ id: section.id, name: name.textContent, lines: name.getClientRects().length, key: row.children[3].textContent.trim() });
+        }
+      }
+      return { problems, rows };
+    })()`)) as { problems: string[]; rows: Array<{ id: string; name: string; lines: number; key: string }> };
+    await page.close();
+    expect(found.problems).toEqual([]);
+    const expectedRows = ROUTES.flatMap((route) => [
+      ...(route.path.includes(':slug')
+        ? [{ id: route.id, name: 'slug', keyed: route.access.kind === 'scope' }]
+        : []),
+      ...route.query.map((name) => ({
+        id: route.id,
+        name,
+        // A keyed endpoint needs a key for every parameter; a public one for its keyed-only ones.
+        keyed:
+          route.access.kind === 'scope' ||
+          (route.access.kind === 'public-or-scope' && paramSpec(route, name).keyedOnly === true),
+      })),
+    ]);
+    expect(
+      found.rows
+        .map((r) => ({ id: r.id, name: r.name, keyed: r.key !== 'no' }))
+        .sort((a, b) => `${a.id} ${a.name}`.localeCompare(`${b.id} ${b.name}`)),
+    ).toEqual(expectedRows.sort((a, b) => `${a.id} ${a.name}`.localeCompare(`${b.id} ${b.name}`)));
+    // The reported case: the series key of /observations needs the endpoint's key.
+    expect(found.rows.find((r) => r.id === 'observations' && r.name === 'series')?.key).toBe(
+      'yes (observations:read)',
+    );
+    // A parameter name is one token: drawn on one line even at 390 px.
+    for (const row of found.rows)
+      expect({ name: row.name, lines: row.lines }).toEqual({ name: row.name, lines: 1 });
+  });
+
+  it('keeps the space between a word and a link or code span on every built page', () => {
+    // Astro drops a line break between text and an element written on the next line.
+    const glued = /[A-Za-z,:;]<(a|code)[ >]|<\/(a|code)>[A-Za-z(]/g;
+    for (const file of listFiles(distDir).filter((f) => f.endsWith('.html'))) {
+      const html = readFileSync(join(distDir, file), 'utf8').replace(/<pre[\s\S]*?<\/pre>/g, '');
+      const found = [...html.matchAll(glued)].map((m) => html.slice(m.index - 30, m.index + 30));
+      expect({ file, found }).toEqual({ file, found: [] });
+    }
+  });
+
+  it('serves every file of docs/ as a page reached through the links, its mentions of other docs linked', () => {
+    const pages = readDocPages();
+    expect(pages.map((p) => p.name)).toContain('api/revisions');
+    for (const doc of pages)
+      expect({ path: doc.path, visited: visits.get(doc.path)?.status }).toEqual({
+        path: doc.path,
+        visited: 200,
+      });
+    // history-and-as-of.md mentions docs/api/transforms.md; its page links there.
+    expect(visits.get('/docs/api/history-and-as-of/')!.links).toContain(`${server.url}/docs/api/transforms/`);
   });
 
   it('saves a screenshot of each page type to test-artifacts/screenshots/', async () => {

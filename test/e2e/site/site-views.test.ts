@@ -289,6 +289,8 @@ describe('the site as users meet it: 1280 and 390 px, light and dark, status, 40
     const pages: Record<string, string> = {
       home: '/',
       'api-reference': '/docs/api/',
+      // A docs/ file rendered (docs/api/revisions.md: tables of code spans, code blocks).
+      'api-guide': '/docs/api/revisions/',
       markets: '/markets/',
       market: `/markets/${market}/`,
       macro: '/macro/',
