@@ -1,6 +1,11 @@
 import { zonedTimeToUtc } from '../lib/zoned-time.ts';
 import { CFTC_DOCUMENTED_RELEASES, CFTC_ESTIMATED_RELEASES } from './cftc-documented-releases.ts';
-import { CFTC_RELEASE_TIME_ET, cftcRuleRelease } from './cftc-release-rule.ts';
+import {
+  CFTC_EXCEPTIONS_KNOWN_FROM,
+  CFTC_RELEASE_TIME_ET,
+  cftcLateRuleRelease,
+  cftcRuleRelease,
+} from './cftc-release-rule.ts';
 import type { CalendarTime, CftcCalendar, CftcReleaseException } from './types.ts';
 import { createUsFederalHolidays, type UsFederalHolidays } from './us-federal-holidays.ts';
 
@@ -14,7 +19,9 @@ export interface CftcCalendarOptions {
 
 /**
  * Creates the COT release calendar: a row of the exceptions file wins, then the documented
- * early publication and the estimated shutdown gaps, else the Friday rule with holiday shifts.
+ * early publication and the estimated shutdown gaps, else the Friday rule with holiday shifts;
+ * before the exceptions are known (reports before 2009-12-29), the rule one business day later
+ * (`release_rule`, cftcLateRuleRelease).
  */
 export function createCftcCalendar(
   exceptions: readonly CftcReleaseException[],
@@ -55,6 +62,14 @@ export function createCftcCalendar(
     releaseOf(reportDate) {
       const listed = known.get(reportDate);
       if (listed !== undefined) return { ...listed };
+      if (reportDate < CFTC_EXCEPTIONS_KNOWN_FROM) {
+        const late = cftcLateRuleRelease(reportDate, holidays);
+        const note =
+          `release rule, the CFTC's exceptions before 2010 not being known: the rule gives ${late.rule_date} ` +
+          `${CFTC_RELEASE_TIME_ET} ET (Friday of the report week, after federal holidays), one business day ` +
+          'is added for a closure the rule cannot know (the largest such delay seen), so this errs late, never early';
+        return atNewYork(late.release_date, CFTC_RELEASE_TIME_ET, 'release_rule', note);
+      }
       const rule = cftcRuleRelease(reportDate, holidays);
       const note =
         rule.delayed_by.length === 0

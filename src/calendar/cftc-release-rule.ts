@@ -44,3 +44,37 @@ function weekdayOf(date: string): number {
   assertDate(date);
   return new Date(`${date}T00:00:00Z`).getUTCDay();
 }
+
+/**
+ * The first report date the exceptions file (data/calendars/cftc_cot_release_exceptions.csv)
+ * covers: its sources are the CFTC's schedules from 2010 on. Before it the CFTC's exceptions are
+ * not known, and the calendar uses cftcLateRuleRelease instead of the rule.
+ */
+export const CFTC_EXCEPTIONS_KNOWN_FROM = '2009-12-29';
+
+/**
+ * The first report date of a weekly Friday release schedule that any source we hold shows (the
+ * archived CFTC schedule of 2003-12, exceptions file source A'). Before it the CFTC published
+ * biweekly or monthly with other lags: no rule dates those releases.
+ */
+export const CFTC_WEEKLY_SCHEDULE_KNOWN_FROM = '2003-11-25';
+
+/**
+ * The release day used where the CFTC's exceptions are not known (reports before
+ * CFTC_EXCEPTIONS_KNOWN_FROM): the rule's release, then one business day more, so that the stamp
+ * errs late, never early. One day is the largest delay past the rule that any known release shows
+ * outside shutdown catch-ups and the 2023 ION incident: the one-day closures the holiday table
+ * cannot know (2004-06-11 Reagan, 2007-01-02 Ford, 2014-12-26, 2018-12-05, 2025-01-09) each moved
+ * a release by one business day. No lapse in appropriations closed the CFTC from 2003 to 2009.
+ */
+export function cftcLateRuleRelease(
+  reportDate: string,
+  holidays: UsFederalHolidays,
+): CftcRuleRelease & { rule_date: string } {
+  const rule = cftcRuleRelease(reportDate, holidays);
+  return {
+    ...rule,
+    rule_date: rule.release_date,
+    release_date: holidays.nextBusinessDayAfter(rule.release_date),
+  };
+}

@@ -1,4 +1,5 @@
 import { basename } from 'node:path';
+import { CFTC_WEEKLY_SCHEDULE_KNOWN_FROM } from '../calendar/cftc-release-rule.ts';
 import type { CotScope, KnowledgeMethod, KnowledgeTime, Timestamp } from '../model/records.ts';
 import type { ReportLayout } from './cftc-columns.ts';
 import { InputError } from './input-error.ts';
@@ -23,7 +24,9 @@ const SCOPE_VALUES: Readonly<Record<string, CotScope>> = { FutOnly: 'futures_onl
 /**
  * Returns a function giving each report date's knowledge time: the CFTC release calendar
  * (published exceptions included), or `options.observedAt`. A correction of a stored report is
- * dated at the collection time when that is known, never back to the original release.
+ * dated at the collection time when that is known, never back to the original release. A report
+ * older than any release schedule we know (biweekly and monthly eras, before 2003-11-25) is dated
+ * by its collection time, the only time known not to be early; without one it is refused.
  */
 export function createCftcKnowledge(context: IngestContext): (period: string) => CftcKnowledge {
   const { observedAt } = context.options;
@@ -37,6 +40,15 @@ export function createCftcKnowledge(context: IngestContext): (period: string) =>
     let knowledge: CftcKnowledge;
     if (observedAt !== undefined) {
       knowledge = { observed_at: observedAt, observed_at_method: 'collected', ...correction };
+    } else if (period < CFTC_WEEKLY_SCHEDULE_KNOWN_FROM) {
+      if (collectedAt === null) {
+        throw new Error(
+          `COT report of ${period} is older than every CFTC release schedule known (weekly Friday ` +
+            `releases are shown from the report of ${CFTC_WEEKLY_SCHEDULE_KNOWN_FROM} on), so no rule dates ` +
+            'its release: give --collected-at (or --observed-at) for this file',
+        );
+      }
+      knowledge = { observed_at: collectedAt, observed_at_method: 'collected', ...correction };
     } else {
       // A collection time before the release is not taken as proof of an early release: the
       // ingest's bounds check refuses it (src/ingest/knowledge-bounds.ts), naming the release.

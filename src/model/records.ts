@@ -40,6 +40,9 @@ export type Timestamp = string;
  * - `collected`: only the time we collected it is known (corrections, periods without calendar);
  * - `estimated`: from a publisher's announced plan where no per-report date was published; the
  *   latest plausible time is used, so that `as_of` never sees a value early;
+ * - `release_rule`: the publisher's standing release rule where its exceptions are not known
+ *   (COT reports before 2010), moved late by the largest delay past the rule ever seen outside
+ *   shutdowns, so that it errs late, never early;
  * - `later_release`: a value collected after a later release of its publisher's program, which
  *   could have revised it, dated by the newest such release before the collection rather than by
  *   its first release (which only a vintage or the collection time can prove).
@@ -51,6 +54,7 @@ export const KNOWLEDGE_METHODS = [
   'collected',
   'estimated',
   'later_release',
+  'release_rule',
 ] as const;
 export type KnowledgeMethod = (typeof KNOWLEDGE_METHODS)[number];
 

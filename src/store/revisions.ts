@@ -45,6 +45,8 @@ export type RevisionDecision =
 export const METHOD_RANK: Readonly<Record<KnowledgeMethod, number>> = {
   collected: 0,
   estimated: 1,
+  // An estimate from a rule, like `estimated` from a plan.
+  release_rule: 1,
   later_release: 2,
   release_calendar: 3,
   publisher_timestamp: 4,
@@ -52,7 +54,11 @@ export const METHOD_RANK: Readonly<Record<KnowledgeMethod, number>> = {
 };
 
 /** Calendar times say when a period was first released; they cannot date a later change. */
-export const FIRST_RELEASE_METHODS: ReadonlySet<KnowledgeMethod> = new Set(['release_calendar', 'estimated']);
+export const FIRST_RELEASE_METHODS: ReadonlySet<KnowledgeMethod> = new Set([
+  'release_calendar',
+  'estimated',
+  'release_rule',
+]);
 
 /**
  * Times the publisher states for a whole data set (a vintage, a dated release). Such a record is

@@ -883,7 +883,7 @@ export interface components {
        */
       released_at: string;
       /**
-       * @description How released_at was established: `release_calendar` the release of the period by the publisher's calendar, `vintage` an ALFRED-style vintage date, `publisher_timestamp` a date the publisher printed, `collected` only when we collected it (corrections, periods no calendar covers), `estimated` from a publisher's announced plan (the latest plausible time), `later_release` collected after a later release that could have revised it, so known from the newest such release, not from its first. Never before the release of the period nor in the future. See docs/data-model.md.
+       * @description How released_at was established: `release_calendar` the release of the period by the publisher's calendar, `vintage` an ALFRED-style vintage date, `publisher_timestamp` a date the publisher printed, `collected` only when we collected it (corrections, periods no calendar covers), `estimated` from a publisher's announced plan (the latest plausible time), `later_release` collected after a later release that could have revised it, so known from the newest such release, not from its first, `release_rule` the publisher's standing rule where its exceptions are not known (COT reports before 2010), one business day late so that it errs late. Never before the release of the period nor in the future. See docs/data-model.md.
        * @enum {string}
        */
       released_at_method:
@@ -892,7 +892,8 @@ export interface components {
         | 'publisher_timestamp'
         | 'collected'
         | 'estimated'
-        | 'later_release';
+        | 'later_release'
+        | 'release_rule';
       /** @enum {string} */
       report_type:
         | 'legacy'
@@ -1128,7 +1129,7 @@ export interface components {
        */
       observed_at: string;
       /**
-       * @description How observed_at was established: `release_calendar` the release of the period by the publisher's calendar, `vintage` an ALFRED-style vintage date, `publisher_timestamp` a date the publisher printed, `collected` only when we collected it (corrections, periods no calendar covers), `estimated` from a publisher's announced plan (the latest plausible time), `later_release` collected after a later release that could have revised it, so known from the newest such release, not from its first. Never before the release of the period nor in the future. See docs/data-model.md.
+       * @description How observed_at was established: `release_calendar` the release of the period by the publisher's calendar, `vintage` an ALFRED-style vintage date, `publisher_timestamp` a date the publisher printed, `collected` only when we collected it (corrections, periods no calendar covers), `estimated` from a publisher's announced plan (the latest plausible time), `later_release` collected after a later release that could have revised it, so known from the newest such release, not from its first, `release_rule` the publisher's standing rule where its exceptions are not known (COT reports before 2010), one business day late so that it errs late. Never before the release of the period nor in the future. See docs/data-model.md.
        * @enum {string}
        */
       observed_at_method:
@@ -1137,7 +1138,8 @@ export interface components {
         | 'publisher_timestamp'
         | 'collected'
         | 'estimated'
-        | 'later_release';
+        | 'later_release'
+        | 'release_rule';
       /** @description The publisher's footnotes on this value as printed (BLS: `P` Preliminary, `C` Correction); empty when none. */
       footnotes: {
         code: string | null;
@@ -1384,7 +1386,7 @@ export interface components {
        */
       observed_at: string;
       /**
-       * @description How observed_at was established: `release_calendar` the release of the period by the publisher's calendar, `vintage` an ALFRED-style vintage date, `publisher_timestamp` a date the publisher printed, `collected` only when we collected it (corrections, periods no calendar covers), `estimated` from a publisher's announced plan (the latest plausible time), `later_release` collected after a later release that could have revised it, so known from the newest such release, not from its first. Never before the release of the period nor in the future. See docs/data-model.md.
+       * @description How observed_at was established: `release_calendar` the release of the period by the publisher's calendar, `vintage` an ALFRED-style vintage date, `publisher_timestamp` a date the publisher printed, `collected` only when we collected it (corrections, periods no calendar covers), `estimated` from a publisher's announced plan (the latest plausible time), `later_release` collected after a later release that could have revised it, so known from the newest such release, not from its first, `release_rule` the publisher's standing rule where its exceptions are not known (COT reports before 2010), one business day late so that it errs late. Never before the release of the period nor in the future. See docs/data-model.md.
        * @enum {string}
        */
       observed_at_method:
@@ -1393,7 +1395,8 @@ export interface components {
         | 'publisher_timestamp'
         | 'collected'
         | 'estimated'
-        | 'later_release';
+        | 'later_release'
+        | 'release_rule';
     };
     /** @description A revision after the first release, with its change from the previous revision. */
     RevisionChange: {
@@ -1406,7 +1409,7 @@ export interface components {
        */
       observed_at: string;
       /**
-       * @description How observed_at was established: `release_calendar` the release of the period by the publisher's calendar, `vintage` an ALFRED-style vintage date, `publisher_timestamp` a date the publisher printed, `collected` only when we collected it (corrections, periods no calendar covers), `estimated` from a publisher's announced plan (the latest plausible time), `later_release` collected after a later release that could have revised it, so known from the newest such release, not from its first. Never before the release of the period nor in the future. See docs/data-model.md.
+       * @description How observed_at was established: `release_calendar` the release of the period by the publisher's calendar, `vintage` an ALFRED-style vintage date, `publisher_timestamp` a date the publisher printed, `collected` only when we collected it (corrections, periods no calendar covers), `estimated` from a publisher's announced plan (the latest plausible time), `later_release` collected after a later release that could have revised it, so known from the newest such release, not from its first, `release_rule` the publisher's standing rule where its exceptions are not known (COT reports before 2010), one business day late so that it errs late. Never before the release of the period nor in the future. See docs/data-model.md.
        * @enum {string}
        */
       observed_at_method:
@@ -1415,7 +1418,8 @@ export interface components {
         | 'publisher_timestamp'
         | 'collected'
         | 'estimated'
-        | 'later_release';
+        | 'later_release'
+        | 'release_rule';
       /** @description This value minus the previous revision of the period. */
       change: number;
       /** @description change / previous value x 100; null when the previous value is 0 (see note). */
@@ -2253,7 +2257,7 @@ export interface operations {
                  */
                 published_at: string;
                 /**
-                 * @description How published_at was established: `release_calendar` the release of the period by the publisher's calendar, `vintage` an ALFRED-style vintage date, `publisher_timestamp` a date the publisher printed, `collected` only when we collected it (corrections, periods no calendar covers), `estimated` from a publisher's announced plan (the latest plausible time), `later_release` collected after a later release that could have revised it, so known from the newest such release, not from its first. Never before the release of the period nor in the future. See docs/data-model.md.
+                 * @description How published_at was established: `release_calendar` the release of the period by the publisher's calendar, `vintage` an ALFRED-style vintage date, `publisher_timestamp` a date the publisher printed, `collected` only when we collected it (corrections, periods no calendar covers), `estimated` from a publisher's announced plan (the latest plausible time), `later_release` collected after a later release that could have revised it, so known from the newest such release, not from its first, `release_rule` the publisher's standing rule where its exceptions are not known (COT reports before 2010), one business day late so that it errs late. Never before the release of the period nor in the future. See docs/data-model.md.
                  * @enum {string}
                  */
                 published_at_method:
@@ -2262,7 +2266,8 @@ export interface operations {
                   | 'publisher_timestamp'
                   | 'collected'
                   | 'estimated'
-                  | 'later_release';
+                  | 'later_release'
+                  | 'release_rule';
                 revision_number: number;
               } | null;
               /** @description Oldest period held. */
@@ -3595,7 +3600,7 @@ export interface operations {
                */
               observed_at: string;
               /**
-               * @description How observed_at was established: `release_calendar` the release of the period by the publisher's calendar, `vintage` an ALFRED-style vintage date, `publisher_timestamp` a date the publisher printed, `collected` only when we collected it (corrections, periods no calendar covers), `estimated` from a publisher's announced plan (the latest plausible time), `later_release` collected after a later release that could have revised it, so known from the newest such release, not from its first. Never before the release of the period nor in the future. See docs/data-model.md.
+               * @description How observed_at was established: `release_calendar` the release of the period by the publisher's calendar, `vintage` an ALFRED-style vintage date, `publisher_timestamp` a date the publisher printed, `collected` only when we collected it (corrections, periods no calendar covers), `estimated` from a publisher's announced plan (the latest plausible time), `later_release` collected after a later release that could have revised it, so known from the newest such release, not from its first, `release_rule` the publisher's standing rule where its exceptions are not known (COT reports before 2010), one business day late so that it errs late. Never before the release of the period nor in the future. See docs/data-model.md.
                * @enum {string}
                */
               observed_at_method:
@@ -3604,7 +3609,8 @@ export interface operations {
                 | 'publisher_timestamp'
                 | 'collected'
                 | 'estimated'
-                | 'later_release';
+                | 'later_release'
+                | 'release_rule';
               /** @description Revision of the series_key rate used. */
               revision_number: number;
               /** @description Series key, `ecb.<currency>`: the quote's ECB series (for EUR as quote of a cross rate, the base's). */

@@ -23,7 +23,9 @@ export function knowledgeMethod(field: string): JsonSchema {
       'calendar, `vintage` an ALFRED-style vintage date, `publisher_timestamp` a date the publisher printed, ' +
       '`collected` only when we collected it (corrections, periods no calendar covers), `estimated` from a ' +
       "publisher's announced plan (the latest plausible time), `later_release` collected after a later " +
-      'release that could have revised it, so known from the newest such release, not from its first. ' +
+      'release that could have revised it, so known from the newest such release, not from its first, ' +
+      "`release_rule` the publisher's standing rule where its exceptions are not known (COT reports before " +
+      '2010), one business day late so that it errs late. ' +
       'Never before the release of the period nor in the future. See docs/data-model.md.',
   );
 }

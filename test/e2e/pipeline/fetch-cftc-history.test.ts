@@ -1,6 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDuckDb, quotedString, readRows } from '../../../src/db/duckdb.ts';
+import { listBatches, listTableFiles } from '../../../src/store/batches.ts';
+import { resolveLayout } from '../../../src/store/layout.ts';
 import { readCftcFileByHand } from '../../helpers/cftc-file-reading.ts';
 import {
   type LoopbackPublisher,
@@ -10,7 +14,7 @@ import {
 import { REPO_ROOT, SHARED_DATA } from '../../helpers/paths.ts';
 import { runMmds } from '../../helpers/run-cli.ts';
 import { createTempDir } from '../../helpers/temp-dir.ts';
-import { hashTree } from './store-files.ts';
+import { hashTree, splitCsvLine } from './store-files.ts';
 
 /**
  * `mmds fetch cftc` backfilling from the CFTC's archives: the real files of
@@ -48,8 +52,28 @@ const TFF_COMBINED_YEARS = [
   'tff_futopt_2012__FUT_and_OPT_COT_2012.txt',
   'tff_futopt_2015__FUT_and_OPT_COT_2015.txt',
 ];
+/** The years of the multi-year TFF archive in the resume test. */
+const RESUME_YEARS = ['tff_fut_2015__COT_2015.txt', 'tff_fut_2016__COT_2016.txt'];
 const count = (names: readonly string[]) =>
   names.reduce((sum, name) => sum + readCftcFileByHand(file(name)).lines.length, 0);
+
+/**
+ * The 2017 TFF file as the CFTC served it before its last two reports (2017-12-19 and
+ * 2017-12-26) were out: the header and every line of an earlier report date, whole.
+ */
+function tff2017Before(lastReport: string): Buffer {
+  const [header, ...lines] = readFileSync(file('tff_fut_2017__FinFut17.txt'), 'latin1').split('\r\n');
+  const kept = lines.filter((line) => line !== '' && splitCsvLine(line)[2]! <= lastReport);
+  return Buffer.from(`${[header, ...kept].join('\r\n')}\r\n`, 'latin1');
+}
+
+/** The data lines of a COT text file's bytes. */
+const tff2017Lines = (bytes: Buffer) =>
+  bytes
+    .toString('latin1')
+    .split('\r\n')
+    .slice(1)
+    .filter((line) => line !== '').length;
 
 /** Each run, the archives it fetches and the reports they hold. */
 const RUNS = [
@@ -74,6 +98,59 @@ const RUNS = [
     reports: count(['legacy_fut_2004__deacot2004_annual.txt']),
   },
 ];
+
+const BIN = join(REPO_ROOT, 'bin/mmds.js');
+const SHIFTED_CLOCK = join(REPO_ROOT, 'test/helpers/shifted-clock.ts');
+
+/**
+ * Runs bin/mmds.js as its own process at the clock NOW (test/helpers/shifted-clock.ts), and
+ * kills it with SIGKILL as soon as `killWhen` holds (polled), so that the kill lands mid-run.
+ */
+function spawnMmdsKilled(
+  argv: readonly string[],
+  env: Record<string, string>,
+  killWhen: () => boolean,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', SHIFTED_CLOCK, BIN, ...argv], {
+    env: { ...process.env, ...env, MMDS_TEST_CLOCK_START: NOW.toISOString() },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const poll = setInterval(() => {
+    if (killWhen()) child.kill('SIGKILL');
+  }, 5);
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code, signal) => {
+      clearInterval(poll);
+      resolve({ code, signal, stderr });
+    });
+  });
+}
+
+/** Every stored report of a store: ids, knowledge times, revisions, where each was read. */
+async function storedReports(dataDir: string): Promise<string[]> {
+  const layout = resolveLayout(dataDir);
+  const files = listTableFiles(layout, listBatches(layout), 'cot_reports');
+  const db = await openDuckDb();
+  const connection = await db.connect();
+  try {
+    const rows = await readRows<{ row: string }>(
+      connection,
+      `SELECT concat_ws(' ', id, series_key, period, observed_at::VARCHAR, observed_at_method,
+                        revision_number, source_ref, open_interest) AS row
+         FROM read_parquet([${files.map(quotedString).join(', ')}])
+        ORDER BY series_key, period, revision_number`,
+    );
+    return rows.map((each) => each.row);
+  } finally {
+    connection.closeSync();
+    db.closeSync();
+  }
+}
 
 interface FetchJson {
   ingests: Array<{ result: { tables: Record<string, { added: number; unchanged: number }> } }>;
@@ -124,7 +201,9 @@ describe('mmds fetch cftc backfills from the CFTC archives (real files before 20
     temp?.remove();
   });
 
-  it('fetches every archive of each family and year, every report once; a second run adds nothing', async () => {
+  it('fetches every archive of each family and year, every report once; a second run adds nothing', {
+    timeout: 180_000,
+  }, async () => {
     for (const { argv, zips, reports } of RUNS) {
       const run = await fetchCftc(argv);
       expect(run.code, run.stderr).toBe(0);
@@ -145,5 +224,104 @@ describe('mmds fetch cftc backfills from the CFTC archives (real files before 20
       expect((JSON.parse(run.stdout) as FetchJson).ingests).toEqual([]);
     }
     expect(hashTree(dataDir)).toEqual(before);
+  });
+
+  // Issue 22 item 2: resumable after a kill, then `mmds update` on top; the same runs without
+  // the kill, against the same publisher, are the reference. The multi-year archive holds two of
+  // its years only, to keep the two backfills short.
+  it('a backfill killed after its first batch resumes to the same store; update then adds only what is new', {
+    timeout: 300_000,
+  }, async () => {
+    const before2017Final = tff2017Before('2017-12-12');
+    // Zipped once each: a zip made per request would carry a new timestamp, so a new ETag.
+    const zip2017Final = zipFiles({ 'FinFutYY.txt': readFileSync(file('tff_fut_2017__FinFut17.txt')) });
+    let served2017 = zipFiles({ 'FinFutYY.txt': before2017Final });
+    const other = await startLoopbackPublisher({
+      files: {
+        [`${HISTORY}fin_fut_txt_2006_2016.zip`]: zipFiles({ 'F_TFF_2006_2016.txt': bundle(RESUME_YEARS) }),
+        [`${HISTORY}fut_fin_txt_2017.zip`]: () => served2017,
+      },
+    });
+    const envOf = (name: string) => ({
+      MMDS_DATA_DIR: join(temp.dir, name),
+      MMDS_CFTC_BASE_URL: other.url('cftc/'),
+      MMDS_CFTC_REPORTS: 'tff',
+    });
+    const env = envOf('killed');
+    const reference = envOf('uninterrupted');
+    const layout = resolveLayout(env.MMDS_DATA_DIR);
+    const cftcBatches = () => listBatches(layout).filter((batch) => batch.source === 'cftc').length;
+    const seen = (from: number) => other.requests.slice(from).map((r) => `${r.path} ${r.status}`);
+    const catalogFile = join(REPO_ROOT, 'data/catalog/catalog.yaml');
+    try {
+      for (const each of [env, reference]) {
+        const catalog = await runMmds(['ingest', 'catalog', catalogFile], each);
+        expect(catalog.code, catalog.stderr).toBe(0);
+      }
+      const uninterrupted = await runMmds(['fetch', 'cftc', '--since', '2010'], reference, () => NOW);
+      expect(uninterrupted.code, uninterrupted.stderr).toBe(0);
+
+      // Killed as soon as the multi-year archive's batch is committed, while 2017 is ingested.
+      const killed = await spawnMmdsKilled(
+        ['fetch', 'cftc', '--since', '2010'],
+        env,
+        () => cftcBatches() > 0,
+      );
+      expect(killed.signal, killed.stderr).toBe('SIGKILL');
+      expect(cftcBatches()).toBe(1);
+
+      // Run again: the 2017 file is fetched and stored; the archive stored before the kill is
+      // skipped (304) or, if the kill fell between its batch and its validators, fetched and
+      // ingested again, adding nothing. Either way nothing is stored twice.
+      let from = other.requests.length;
+      const resumed = await runMmds(['--json', 'fetch', 'cftc', '--since', '2010'], env, () => NOW);
+      expect(resumed.code, resumed.stderr).toBe(0);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const [archive, yearly] = seen(from);
+      expect(archive).toMatch(new RegExp(`^${HISTORY}fin_fut_txt_2006_2016\\.zip (304|200)$`));
+      expect(yearly).toBe(`${HISTORY}fut_fin_txt_2017.zip 200`);
+      const added = (JSON.parse(resumed.stdout) as FetchJson).ingests.map(
+        (ingest) => ingest.result.tables.cot_reports?.added ?? 0,
+      );
+      expect(added.reduce((sum, each) => sum + each, 0)).toBe(tff2017Lines(before2017Final));
+      const stored = await storedReports(env.MMDS_DATA_DIR);
+      expect(stored.length).toBe(count(RESUME_YEARS) + tff2017Lines(before2017Final));
+      expect(new Set(stored.map((row) => row.split(' ').slice(1, 3).join(' '))).size).toBe(stored.length);
+      expect(stored).toEqual(await storedReports(reference.MMDS_DATA_DIR));
+      const staging = layout.batchStagingDir;
+      expect(existsSync(staging) ? readdirSync(staging) : []).toEqual([]);
+      const verify = await runMmds(['verify'], env, () => NOW);
+      expect(verify.code, verify.stderr + verify.stdout).toBe(0);
+
+      // The CFTC adds the last two reports of 2017: `mmds update` fetches only the 2017 file.
+      served2017 = zip2017Final;
+      from = other.requests.length;
+      const update = await runMmds(['update', '--source', 'cftc', '--no-build'], env, () => NOW);
+      expect(update.code, update.stderr).toBe(0);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(seen(from)).toEqual([`${HISTORY}fut_fin_txt_2017.zip 200`]);
+      const referenceUpdate = await runMmds(
+        ['update', '--source', 'cftc', '--no-build'],
+        reference,
+        () => NOW,
+      );
+      expect(referenceUpdate.code, referenceUpdate.stderr).toBe(0);
+      const updated = await storedReports(env.MMDS_DATA_DIR);
+      expect(updated.length).toBe(count([...RESUME_YEARS, 'tff_fut_2017__FinFut17.txt']));
+      expect(updated).toEqual(await storedReports(reference.MMDS_DATA_DIR));
+
+      // A second update, forced to ask the publisher, changes nothing.
+      const settled = hashTree(env.MMDS_DATA_DIR, (path) => !/(update|fetch)-state\.json$/.test(path));
+      from = other.requests.length;
+      const again = await runMmds(['update', '--source', 'cftc', '--no-build', '--force'], env, () => NOW);
+      expect(again.code, again.stderr).toBe(3);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(seen(from)).toEqual([`${HISTORY}fut_fin_txt_2017.zip 304`]);
+      expect(hashTree(env.MMDS_DATA_DIR, (path) => !/(update|fetch)-state\.json$/.test(path))).toEqual(
+        settled,
+      );
+    } finally {
+      await other.close();
+    }
   });
 });

@@ -1,5 +1,13 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createCftcCalendar } from '../../../src/calendar/cftc-calendar.ts';
+import {
+  CFTC_EXCEPTIONS_KNOWN_FROM,
+  CFTC_WEEKLY_SCHEDULE_KNOWN_FROM,
+  cftcLateRuleRelease,
+  cftcRuleRelease,
+} from '../../../src/calendar/cftc-release-rule.ts';
+import { createUsFederalHolidays } from '../../../src/calendar/us-federal-holidays.ts';
 import { addDays, zonedTimeToUtc } from '../../../src/lib/zoned-time.ts';
 import { GAP_REPORT_DATES, loadCftcExceptions, weeklyReportDates } from './calendar-fixture.ts';
 
@@ -122,5 +130,99 @@ describe('createCftcCalendar: documented gaps are estimated, never early', () =>
 
   it('2018-12-04 (closure on 2018-12-05, no date announced): the later Monday, estimated', () => {
     expect(calendar.releaseOf('2018-12-04').observed_at).toBe('2018-12-10T20:30:00Z');
+  });
+});
+
+/**
+ * Releases of 2003-2009 off the Friday, from the archived CFTC release schedules of those years
+ * (cftc_cot_release_exceptions.md, source A': `cftc_release_schedule_parsed.csv`, captures
+ * 2004-02 to 2010-04; 2008 and most of 2009 were not captured). Report date (the Tuesday of the
+ * release's week) → release day. They are test data, not calendar rows: the shared compilation
+ * starts in 2010, and the calendar does not use them.
+ */
+const ARCHIVED_2003_2009: Record<string, string> = {
+  '2003-11-25': '2003-12-01',
+  '2003-12-23': '2003-12-29',
+  '2003-12-30': '2004-01-05',
+  // Friday 2004-06-11: national day of mourning (Reagan); the holiday table does not know it.
+  '2004-06-08': '2004-06-14',
+  '2004-11-09': '2004-11-15',
+  '2004-11-23': '2004-11-29',
+  '2004-12-21': '2004-12-27',
+  '2004-12-28': '2005-01-03',
+  '2005-11-08': '2005-11-14',
+  '2005-11-22': '2005-11-28',
+  '2006-11-07': '2006-11-13',
+  '2006-11-21': '2006-11-27',
+  // Tuesday 2007-01-02: national day of mourning (Ford); schedule moved from Friday 01-05.
+  '2007-01-02': '2007-01-08',
+  '2007-07-03': '2007-07-09',
+  '2007-11-20': '2007-11-26',
+  '2009-12-22': '2009-12-28',
+};
+
+describe('createCftcCalendar: before 2010 the rule errs late, never early (release_rule)', () => {
+  const holidays = createUsFederalHolidays();
+  const lateRule = (reportDate: string) => cftcLateRuleRelease(reportDate, holidays).release_date;
+  const fridayOf = (reportDate: string) =>
+    addDays(reportDate, 5 - new Date(`${reportDate}T00:00:00Z`).getUTCDay());
+
+  it('takes over exactly where the exceptions file starts', () => {
+    expect(exceptions.map((row) => row.report_date).sort()[0]).toBe(CFTC_EXCEPTIONS_KNOWN_FROM);
+    expect(calendar.releaseOf(CFTC_EXCEPTIONS_KNOWN_FROM).method).toBe('release_calendar');
+    expect(calendar.releaseOf(addDays(CFTC_EXCEPTIONS_KNOWN_FROM, -7)).method).toBe('release_rule');
+  });
+
+  // The justification of the one extra business day: outside shutdown catch-ups and the 2023
+  // ION incident, no known release came later than it; the plain rule is early for some.
+  it('is no earlier than any known release of 2010-2026 but the shutdown and ION catch-ups', () => {
+    const rows = exceptions.filter((row) => !/shutdown|ION/.test(row.reason));
+    expect(rows.length).toBe(59);
+    expect(rows.filter((row) => lateRule(row.report_date) < row.release_date)).toEqual([]);
+    const rulesEarly = rows.filter(
+      (row) => cftcRuleRelease(row.report_date, holidays).release_date < row.release_date,
+    );
+    expect(rulesEarly.map((row) => row.report_date)).toEqual(['2014-12-23', '2025-01-07']);
+    // The undated 2018-12-04 report: estimated at the Monday after the closure.
+    expect(lateRule('2018-12-04')).toBe('2018-12-10');
+  });
+
+  it('is no earlier than any release of the archived 2003-2009 schedules', () => {
+    const early = Object.entries(ARCHIVED_2003_2009).filter(
+      ([report, released]) => lateRule(report) < released,
+    );
+    expect(early).toEqual([]);
+    // The two one-day closures the holiday table cannot know: the plain rule would be early.
+    for (const [report, released] of [
+      ['2004-06-08', '2004-06-14'],
+      ['2007-01-02', '2007-01-08'],
+    ] as const) {
+      expect(cftcRuleRelease(report, holidays).release_date < released).toBe(true);
+      expect(calendar.releaseOf(report)).toMatchObject({
+        observed_at: newYork(released),
+        method: 'release_rule',
+      });
+    }
+  });
+
+  it('any report of the weekly era before 2010: one business day after the rule, 15:30 New York, with a note', () => {
+    const first = Date.parse(`${CFTC_WEEKLY_SCHEDULE_KNOWN_FROM}T00:00:00Z`);
+    const last = Date.parse(`${addDays(CFTC_EXCEPTIONS_KNOWN_FROM, -1)}T00:00:00Z`);
+    const reportDates = fc
+      .integer({ min: 0, max: Math.floor((last - first) / 86_400_000) })
+      .map((days) => addDays(CFTC_WEEKLY_SCHEDULE_KNOWN_FROM, days))
+      .filter((date) => [1, 2, 3, 4].includes(new Date(`${date}T00:00:00Z`).getUTCDay()));
+    fc.assert(
+      fc.property(reportDates, (reportDate) => {
+        const time = calendar.releaseOf(reportDate);
+        const rule = cftcRuleRelease(reportDate, holidays).release_date;
+        expect(time.method).toBe('release_rule');
+        expect(time.observed_at).toBe(newYork(holidays.nextBusinessDayAfter(rule)));
+        expect(time.observed_at > newYork(fridayOf(reportDate))).toBe(true);
+        expect(time.observed_at > newYork(rule)).toBe(true);
+        expect(time.note).toContain(`the rule gives ${rule} 15:30 ET`);
+      }),
+      { numRuns: 300 },
+    );
   });
 });

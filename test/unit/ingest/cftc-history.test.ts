@@ -1,7 +1,10 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { CFTC_EXCEPTIONS_KNOWN_FROM, cftcRuleRelease } from '../../../src/calendar/cftc-release-rule.ts';
+import { createUsFederalHolidays } from '../../../src/calendar/us-federal-holidays.ts';
 import { cftcSource } from '../../../src/ingest/cftc.ts';
+import { addDays, zonedTimeToUtc } from '../../../src/lib/zoned-time.ts';
 import type { CotReportInput } from '../../../src/model/records.ts';
 import { isSuppressed, readCftcFileByHand } from '../../helpers/cftc-file-reading.ts';
 import { readFactRelationRows } from '../../helpers/fact-relation-rows.ts';
@@ -85,9 +88,29 @@ function storedNumbers(report: CotReportInput): number[] {
 // `-0` is written in some years; the store holds it as 0.
 const asNumber = (field: string) => (isSuppressed(field) ? null : Number(field) + 0);
 
+const holidays = createUsFederalHolidays();
+const newYork = (date: string) => zonedTimeToUtc(date, '15:30', 'America/New_York');
+
+/**
+ * Report dates whose knowledge time could be early (issue 22 item 4): every report is stamped no
+ * earlier than 15:30 New York on the Friday of its week; before 2010, where the CFTC's exceptions
+ * are not known, by the release rule (`release_rule`), later than the rule's own release day.
+ */
+function earlyStamps(rows: readonly CotReportInput[]): string[] {
+  const early = new Set<string>();
+  for (const { period, observed_at: at, observed_at_method: method } of rows) {
+    const friday = addDays(period, 5 - new Date(`${period}T00:00:00Z`).getUTCDay());
+    const old = period < CFTC_EXCEPTIONS_KNOWN_FROM;
+    const rule = newYork(cftcRuleRelease(period, holidays).release_date);
+    if (at < newYork(friday) || (old && (method !== 'release_rule' || at <= rule)))
+      early.add(`${period}: ${at} (${method})`);
+  }
+  return [...early];
+}
+
 describe('cftcSource on every CFTC file before 2021 and every current one', () => {
   it.each(FILES.map((file) => [basename(file), file]))(
-    '%s: every number as an independent reading of the file gives it, every line a report',
+    '%s: every number as an independent reading of the file gives it, every line a report, no early stamp',
     async (_name, file) => {
       const reading = readCftcFileByHand(file);
       const batch = await cftcSource.parse([file], fixture.context());
@@ -149,6 +172,7 @@ describe('cftcSource on every CFTC file before 2021 and every current one', () =
         );
       }
       expect(differences.slice(0, 5)).toEqual([]);
+      expect(earlyStamps(rows)).toEqual([]);
       // A suppressed value is a null counted as skipped, never a zero.
       expect(batch.rows_skipped).toBe(suppressed);
     },
@@ -187,5 +211,29 @@ describe('cftcSource on every CFTC file before 2021 and every current one', () =
     expect(await errorOf(cftcSource.parse([usDate], fixture.context()))).toBe(
       'InputError: FinFut10.txt:2: column "Report_Date_as_YYYY-MM-DD": expected a date YYYY-MM-DD, got "12/28/2010"',
     );
+  });
+
+  it('a report older than any known release schedule: dated when collected, refused without that', async () => {
+    const lines = readFileSync(join(HISTORY, 'legacy_fut_2004__deacot2004_annual.txt'), 'latin1').split(
+      '\r\n',
+    );
+    const line = (lines[1] ?? '').replace(',041228 ,2004-12-28,', ',990316 ,1999-03-16,');
+    expect(line).toContain('1999-03-16');
+    const old = fixture.writeTemp('annual.txt', `${lines[0]}\r\n${line}\r\n`);
+    expect(await errorOf(cftcSource.parse([old], fixture.context()))).toMatch(
+      /COT report of 1999-03-16 is older than every CFTC release schedule known .*give --collected-at/,
+    );
+    const collectedAt = '2026-11-20T10:00:00Z';
+    const batch = await cftcSource.parse([old], fixture.context({ collectedAt }));
+    if (batch.cot_reports === undefined) throw new Error('no reports');
+    const [row] = (await readFactRelationRows(
+      fixture.connection,
+      batch.cot_reports,
+    )) as unknown as CotReportInput[];
+    expect([row?.period, row?.observed_at, row?.observed_at_method]).toEqual([
+      '1999-03-16',
+      collectedAt,
+      'collected',
+    ]);
   });
 });
