@@ -151,7 +151,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     path: '/api/v1/markets/cot',
     summary: 'Latest positioning summary for all tracked futures markets',
     description:
-      'Per tracked market the latest Commitments of Traders report: open interest, long, short and net by trader category, week-on-week changes and percent of open interest.',
+      'Every market the CFTC ever reported in the snapshot, with its first and last report date, `active`, its contract lineage (`replaces`, `replaced_by`) and its latest Commitments of Traders report: open interest, long, short and net by trader category, week-on-week changes and percent of open interest.',
     access: { kind: 'public' },
     query: [],
     maxAge: LATEST_MAX_AGE,

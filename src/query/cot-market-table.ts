@@ -19,6 +19,46 @@ function slugOf(name: string): string {
 }
 
 /**
+ * At most this many days from the old code's last report to the new code's first: the next
+ * report week (a holiday may move a report date by a day).
+ */
+const HANDOVER_DAYS = 10;
+
+/**
+ * The CTEs of contract lineage, over `reports`, `per_code` and `spans` of createCotMarketTable:
+ * `links(from_code, to_code)`, a code the files show handing over to another. The evidence rule
+ * (docs/data-sources.md, "Contract lineage"): the new code's first report is the store's next
+ * report date after the old code's last one, at most HANDOVER_DAYS later; both carry the same
+ * CFTC commodity code; and the market part of one's name holds the other's as whole words, case
+ * and runs of spaces aside ("NJ SRECS VINTAGE 2019" → "NJ SRECS"). Anything looser (a code that
+ * stops while another of the commodity starts, with years between the files) is not a link.
+ */
+const LINEAGE_CTES = `market_parts AS (
+       SELECT DISTINCT code, ' ' || upper(regexp_replace(trim(market_part), '\\s+', ' ', 'g')) || ' ' AS part
+         FROM reports),
+     calendar AS (
+       SELECT period, lead(period) OVER (ORDER BY period) AS next_period
+         FROM (SELECT DISTINCT period FROM reports)),
+     links AS (
+       SELECT DISTINCT a.code AS from_code, b.code AS to_code
+         FROM spans a
+         JOIN calendar c ON c.period = a.last_report
+         JOIN spans b ON b.first_report = c.next_period
+         JOIN per_code pa ON pa.code = a.code
+         JOIN per_code pb ON pb.code = b.code AND pb.commodity_code = pa.commodity_code
+         JOIN market_parts na ON na.code = a.code
+         JOIN market_parts nb ON nb.code = b.code
+        WHERE date_diff('day', CAST(a.last_report AS DATE), CAST(b.first_report AS DATE)) <= ${HANDOVER_DAYS}
+          AND (contains(na.part, nb.part) OR contains(nb.part, na.part)))`;
+
+/** The markets `links` leads to from market `l` (`self` the column of l, `other` of the linked), by code. */
+function linkedMarkets(self: string, other: string): string {
+  return `coalesce((SELECT list({'code': k.${other}, 'slug': o.slug} ORDER BY k.${other})
+                      FROM links k JOIN listed o ON o.code = k.${other}
+                     WHERE k.${self} = l.code), [])`;
+}
+
+/**
  * Creates `cot_markets`: one row per CFTC contract market code of the store (or of a catalog
  * override), the catalog's overrides applied over what the files say.
  * - slug: the override's, else from the market's FIRST-seen name (ordered by batch, then report
@@ -30,6 +70,11 @@ function slugOf(name: string): string {
  *   market's subgroup code, else from the subgroup its commodity code has in other files.
  * - report_types: the served types with data (futures only, `_combined`, `cit`) plus the
  *   override's, in its order first.
+ * - first_report, last_report: the market's first and last report date in any report type;
+ *   active: reported in the latest report date of one of its report types (each type is its own
+ *   family: the legacy files may end a year before the TFF ones).
+ * - replaces, replaced_by: the codes (with slugs) the files show handing over to one another
+ *   (LINEAGE_CTES).
  */
 export async function createCotMarketTable(connection: DuckDBConnection): Promise<void> {
   const order = `[${REPORT_TYPE_ORDER.map(quotedString).join(', ')}]`;
@@ -69,6 +114,13 @@ export async function createCotMarketTable(connection: DuckDBConnection): Promis
          FROM (SELECT code, market_name, min(period) AS first_report, max(period) AS last_report
                  FROM reports GROUP BY code, market_name)
         GROUP BY code),
+     type_latest AS (SELECT served_type, max(period) AS latest FROM reports GROUP BY served_type),
+     spans AS (
+       SELECT r.code, min(r.period) AS first_report, max(r.period) AS last_report,
+              bool_or(r.period = t.latest) AS active
+         FROM reports r JOIN type_latest t USING (served_type)
+        GROUP BY r.code),
+     ${LINEAGE_CTES},
      merged AS (
        SELECT coalesce(p.code, m.code) AS code, p.*  EXCLUDE (code),
               m.slug AS override_slug, m.name AS override_name, m.exchange AS override_exchange,
@@ -81,7 +133,8 @@ export async function createCotMarketTable(connection: DuckDBConnection): Promis
        SELECT *,
               row_number() OVER (PARTITION BY override_slug IS NULL, slug_base
                                  ORDER BY first_seen NULLS LAST, code) AS base_rank
-         FROM merged)
+         FROM merged),
+     listed AS (
      SELECT r.code,
             coalesce(r.override_slug,
                      CASE WHEN r.slug_base = '' THEN r.code_slug
@@ -109,6 +162,10 @@ export async function createCotMarketTable(connection: DuckDBConnection): Promis
               ON own.subgroup_code = r.subgroup_code
        LEFT JOIN commodity_subgroups cs ON cs.commodity_code = r.commodity_code
        LEFT JOIN (SELECT * FROM ${valuesOf(CFTC_SUBGROUP_SECTORS, 'subgroup_code', 'sector')}) via
-              ON via.subgroup_code = cs.subgroup_code`,
+              ON via.subgroup_code = cs.subgroup_code)
+     SELECT l.*, s.first_report, s.last_report, coalesce(s.active, false) AS active,
+            ${linkedMarkets('from_code', 'to_code')} AS replaced_by,
+            ${linkedMarkets('to_code', 'from_code')} AS replaces
+       FROM listed l LEFT JOIN spans s USING (code)`,
   );
 }

@@ -43,6 +43,20 @@ export interface MarketRow {
   /** Futures-only report types served for the market, the default first. */
   report_types: string[];
   names: MarketNameRow[];
+  /** The first and last report date of the market in any report type; null for a catalog-only market. */
+  first_report: string | null;
+  last_report: string | null;
+  /** Reported in the latest report date of one of its report types (cot-market-table.ts). */
+  active: boolean;
+  /** The codes the files show this market handing over to, and taking over from (contract lineage). */
+  replaced_by: MarketLinkRow[];
+  replaces: MarketLinkRow[];
+}
+
+/** A market another one is linked to by contract lineage. */
+export interface MarketLinkRow {
+  code: string;
+  slug: string;
 }
 
 /** One COT report revision as stored. */
@@ -154,7 +168,7 @@ const REPORT_COLUMNS = `id, series_key, report_type, market_code, period, market
   supersedes_id, source_ref`;
 
 const MARKET_COLUMNS = `slug, code, name, exchange, mic, sector, exchange_code, region_code, commodity_code,
-  subgroup_code, report_types, names`;
+  subgroup_code, report_types, names, first_report, last_report, active, replaced_by, replaces`;
 
 // Markets are public only while the CFTC source is redistributable.
 const CFTC_IS_OPEN = `EXISTS (SELECT 1 FROM sources s WHERE s.id = 'cftc' AND s.rights IN ('public_domain', 'open_licence'))`;

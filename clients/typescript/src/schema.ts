@@ -56,7 +56,7 @@ export interface paths {
     };
     /**
      * Latest positioning summary for all tracked futures markets
-     * @description Per tracked market the latest Commitments of Traders report: open interest, long, short and net by trader category, week-on-week changes and percent of open interest.
+     * @description Every market the CFTC ever reported in the snapshot, with its first and last report date, `active`, its contract lineage (`replaces`, `replaced_by`) and its latest Commitments of Traders report: open interest, long, short and net by trader category, week-on-week changes and percent of open interest.
      *
      *     Public: no key needed. Public responses may be cached for 300 s. Endpoint 2 of the interface specification.
      */
@@ -968,6 +968,10 @@ export interface components {
         /** @description CFTC commodity subgroup (`N25`, `F85`); only in disaggregated and TFF files. */
         subgroup: string | null;
       };
+      /** @description Contract lineage: the markets whose code handed over to this one, where the files show it (docs/data-sources.md, "Contract lineage"); empty for most markets. */
+      replaces: components['schemas']['CotMarketLink'][];
+      /** @description Contract lineage: the markets this code handed over to, where the files show it; empty for most markets. */
+      replaced_by: components['schemas']['CotMarketLink'][];
       /** @description Every name the market was published under, oldest first. */
       names: {
         /** @description Market and exchange name as published. */
@@ -983,6 +987,13 @@ export interface components {
          */
         last_report: string;
       }[];
+    };
+    /** @description A market linked by contract lineage: the new code's first report is the next report week after the old code's last, both carry the same CFTC commodity code, and one market name holds the other. */
+    CotMarketLink: {
+      /** @description CFTC contract market code of the linked market. */
+      code: string;
+      /** @description Its slug (/api/v1/markets/cot/{slug}). */
+      slug: string;
     };
     /** @description `meta` of /api/v1/markets/cot/{slug} without a cot:history key (`view` = `latest`). */
     CotMarketLatestMeta: {
@@ -1990,7 +2001,7 @@ export interface operations {
         };
         content: {
           'application/json': {
-            /** @description Every market of the CFTC files with a report, by slug. */
+            /** @description Every market ever reported in the snapshot, active or not, by slug. */
             data: {
               /** @description Stable market identifier: from the first name the market was published under (a rename keeps it), `-<code>` appended where two markets would share one. */
               slug: string;
@@ -2025,6 +2036,22 @@ export interface operations {
                 /** @description CFTC commodity subgroup (`N25`, `F85`); only in disaggregated and TFF files. */
                 subgroup: string | null;
               };
+              /** @description Contract lineage: the markets whose code handed over to this one, where the files show it (docs/data-sources.md, "Contract lineage"); empty for most markets. */
+              replaces: components['schemas']['CotMarketLink'][];
+              /** @description Contract lineage: the markets this code handed over to, where the files show it; empty for most markets. */
+              replaced_by: components['schemas']['CotMarketLink'][];
+              /**
+               * Format: date
+               * @description First report date of the market in the snapshot, in any report type (market metadata: the reports before the latest 12 need a cot:history key).
+               */
+              first_report: string;
+              /**
+               * Format: date
+               * @description Last report date of the market in the snapshot, in any report type.
+               */
+              last_report: string;
+              /** @description Reported in the latest report date the snapshot holds for one of its report types (each type is its own family: legacy, disaggregated, TFF, futures-and-options, CIT); false for a market the CFTC no longer reports. */
+              active: boolean;
               /** @description The newest report across the report types (on a tie, the default type). */
               latest: components['schemas']['CotReport'];
             }[];

@@ -31,6 +31,8 @@ export function presentMarket(market: MarketRow) {
       commodity: market.commodity_code,
       subgroup: market.subgroup_code,
     },
+    replaces: market.replaces,
+    replaced_by: market.replaced_by,
   };
 }
 
@@ -60,8 +62,10 @@ async function cftcTerms(db: Parameters<PayloadFunction>[0]['db']) {
 }
 
 /**
- * Endpoint 2: per market, its latest report across the report types it is served in (the newest
- * report date; on a tie the market's default type first). Markets without a report are left out.
+ * Endpoint 2: every market ever reported, with its first and last report date and whether it is
+ * active, and its latest report across the report types it is served in (the newest report date;
+ * on a tie the market's default type first). Markets without a report are left out. The first
+ * report date is market metadata, not a report: the reports themselves stay in the public window.
  */
 export const getCotSummary: PayloadFunction = async ({ db }) => {
   const [markets, latest] = await Promise.all([readMarkets(db), readLatestReports(db)]);
@@ -72,7 +76,11 @@ export const getCotSummary: PayloadFunction = async ({ db }) => {
       const candidate = bySeries.get(cotSeriesKey(market.code, type));
       if (candidate && (report === undefined || candidate.period > report.period)) report = candidate;
     }
-    return report ? [{ ...presentMarket(market), latest: presentCotReport(report) }] : [];
+    if (!report) return [];
+    const { first_report, last_report, active } = market;
+    return [
+      { ...presentMarket(market), first_report, last_report, active, latest: presentCotReport(report) },
+    ];
   });
   return { data, meta: await cftcTerms(db) };
 };

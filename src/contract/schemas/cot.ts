@@ -1,6 +1,7 @@
 import { createMeta, createTaggedEnvelope, SINGLE_SOURCE_TERMS } from './envelope.ts';
 import {
   arrayOf,
+  boolean,
   date,
   integer,
   type JsonSchema,
@@ -133,7 +134,24 @@ const MARKET_FIELDS: Record<string, JsonSchema> = {
     },
     "The CFTC's own codes of the market, from its latest report.",
   ),
+  replaces: arrayOf(
+    ref('CotMarketLink'),
+    'Contract lineage: the markets whose code handed over to this one, where the files show it (docs/data-sources.md, "Contract lineage"); empty for most markets.',
+  ),
+  replaced_by: arrayOf(
+    ref('CotMarketLink'),
+    'Contract lineage: the markets this code handed over to, where the files show it; empty for most markets.',
+  ),
 };
+
+/** A market another one is linked to by contract lineage. */
+const MARKET_LINK = object(
+  {
+    code: text('CFTC contract market code of the linked market.'),
+    slug: text('Its slug (/api/v1/markets/cot/{slug}).', { pattern: '^[a-z0-9-]{1,64}$' }),
+  },
+  "A market linked by contract lineage: the new code's first report is the next report week after the old code's last, both carry the same CFTC commodity code, and one market name holds the other.",
+);
 
 const MARKET_NAMES = arrayOf(
   object({
@@ -167,15 +185,23 @@ const COT_SHAPES: Record<string, JsonSchema> = {
   CotCategory: CATEGORY,
   CotReport: cotReport(),
   CotMarket: object({ ...MARKET_FIELDS, names: MARKET_NAMES }, 'A futures market of the CFTC reports.'),
+  CotMarketLink: MARKET_LINK,
 };
 
-/** Endpoint 2: per market its latest report across report types. */
+/** Endpoint 2: every market ever reported, its report dates and its latest report across report types. */
 export const COT_SUMMARY_DATA: JsonSchema = arrayOf(
   object({
     ...MARKET_FIELDS,
+    first_report: date(
+      'First report date of the market in the snapshot, in any report type (market metadata: the reports before the latest 12 need a cot:history key).',
+    ),
+    last_report: date('Last report date of the market in the snapshot, in any report type.'),
+    active: boolean(
+      'Reported in the latest report date the snapshot holds for one of its report types (each type is its own family: legacy, disaggregated, TFF, futures-and-options, CIT); false for a market the CFTC no longer reports.',
+    ),
     latest: ref('CotReport', 'The newest report across the report types (on a tie, the default type).'),
   }),
-  'Every market of the CFTC files with a report, by slug.',
+  'Every market ever reported in the snapshot, active or not, by slug.',
 );
 
 /** Endpoint 2 meta. */

@@ -150,6 +150,30 @@ describe('COT markets on the real data: every market of the files is served', ()
     expect(gold.latest).toMatchObject({ report_type: 'legacy', report_date: '2025-03-11' });
   });
 
+  it('lists in /markets/cot each market with its first and last report and active (per report type)', async () => {
+    const { data } = await call(db, getCotSummary);
+    const row = (code: string) => data.find((market) => market.code === code)!;
+    // Renamed between the 2021 and 2025 files, reported in the latest legacy week.
+    expect(row('067651')).toMatchObject({
+      first_report: '2021-01-05',
+      last_report: '2025-03-11',
+      active: true,
+    });
+    expect(row('13874A')).toMatchObject({ last_report: '2026-03-17', active: true });
+    // Last in the legacy file on 2025-02-18 (latest legacy week 2025-03-11), in the 2021 file on
+    // 2021-02-16 (latest 2021-03-16): no longer reported.
+    expect(row('06439E')).toMatchObject({
+      first_report: '2021-02-16',
+      last_report: '2025-02-18',
+      active: false,
+    });
+    // Only in the 2021 disaggregated file, up to its last week: active as far as the snapshot knows.
+    expect(row('058643')).toMatchObject({ last_report: '2021-03-16', active: true });
+    // The current files show no code handing over to another.
+    for (const market of data)
+      expect([market.replaces, market.replaced_by], String(market.code)).toEqual([[], []]);
+  });
+
   it('says in meta.window how many of the latest 12 reports there are', async () => {
     const { data, meta } = await call(db, getCotMarketPublic, 'gold');
     expect(data).toHaveLength(10);
