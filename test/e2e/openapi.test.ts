@@ -479,6 +479,10 @@ describe('real responses of the server against the document', () => {
   it('answers every documented path with a 200 that matches its schema, and a 304 on its ETag', async () => {
     for (const { route, csv } of OPERATIONS) {
       const path = samplePath(route, csv);
+      // /status carries checked_at in whole seconds, so its ETag changes as the clock passes a
+      // second: its pair of requests starts at the beginning of one.
+      if (route.id === 'status')
+        await new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000)));
       const { response } = await check(path, { key: keyFor(route, csv), status: 200 });
       const etag = response.headers.get('etag')!;
       await check(path, { key: keyFor(route, csv), status: 304, headers: { 'If-None-Match': etag } });
