@@ -21,6 +21,11 @@ export interface BuildManifest {
   files: BuiltFile[];
   /** The bulk files in dist/ by snapshot, newest first (src/build/bulk-files.ts); absent before they existed. */
   bulk?: BulkSnapshot[];
+  /**
+   * A build of the pages and assets only (`mmds build --site-only`): no payload files, so the
+   * server answers every public route from the snapshot. Not for a CDN; a full build replaces it.
+   */
+  site_only?: boolean;
 }
 
 /** Cache-Control of error bodies: a CDN must never pin a 404 or a 429. */

@@ -50,6 +50,12 @@ export interface StaticBuildOptions {
   pipelineVersion: string;
   /** Rebuild even if dist/ already holds this snapshot. */
   force?: boolean;
+  /**
+   * Pages, assets, the OpenAPI document and the bulk files only, without the payload files: a
+   * tenth of the work. `npm start` serves that at once (the server renders the public routes
+   * from the snapshot, as it does for unbuilt filters) while the full build runs.
+   */
+  siteOnly?: boolean;
   /** Reports a phase, with a count of files when the phase renders them. */
   progress?: (message: string, count?: { done: number; total: number }) => void;
 }
@@ -76,7 +82,9 @@ export async function runStaticBuild(options: StaticBuildOptions): Promise<Stati
   if (
     !options.force &&
     existing?.snapshot === options.snapshotId &&
-    existing.pipeline_version === options.pipelineVersion
+    existing.pipeline_version === options.pipelineVersion &&
+    // A site-only dist/ is never enough for a full build; a full one is enough for either.
+    (options.siteOnly || !existing.site_only)
   ) {
     return summarise(existing, 'unchanged', started);
   }
@@ -88,7 +96,7 @@ export async function runStaticBuild(options: StaticBuildOptions): Promise<Stati
   rmSync(bulkStaging, { recursive: true, force: true });
   try {
     options.progress?.('build: listing public requests…');
-    const requests = await listStaticRequests(db);
+    const requests = options.siteOnly ? [] : await listStaticRequests(db);
     const files: BridgeFile[] = requests.map((request) => ({
       file: request.file,
       render: () => renderStaticBody(db, request, options.now),
@@ -168,6 +176,7 @@ export async function runStaticBuild(options: StaticBuildOptions): Promise<Stati
       ],
       files: await compressAndDescribe(staging, new Set(['_headers', '_redirects']), copies),
       bulk,
+      ...(options.siteOnly ? { site_only: true } : {}),
     };
     // After compressAndDescribe: the nginx configuration is not a file the API serves.
     writeBody(staging, 'nginx.conf', renderNginxConf({ manifest, errors, root: resolve(options.outDir) }));

@@ -18,6 +18,10 @@ export function registerBuild(program: Command, getContext: () => CommandContext
     .description('render the public endpoints of the current snapshot to static files (Astro) for a CDN')
     .option('--out <dir>', 'output directory (default: dist/ in the working directory, or MMDS_DIST_DIR)')
     .option('--force', 'rebuild even if the output already holds the current snapshot')
+    .option(
+      '--site-only',
+      'pages, assets and bulk files only, no payload files: mmds serve answers the public routes from the snapshot (what npm start serves while its full build runs; not for a CDN)',
+    )
     .addHelpText(
       'after',
       `
@@ -30,9 +34,10 @@ snapshot, files, bytes and routes written.
 Examples:
   mmds build
   mmds build --out /srv/www/api --json
-  mmds build --force`,
+  mmds build --force
+  mmds build --site-only`,
     )
-    .action(async (flags: { out?: string; force?: boolean }) => {
+    .action(async (flags: { out?: string; force?: boolean; siteOnly?: boolean }) => {
       const context = getContext();
       const layout = resolveLayout(context.config.dataDir);
       const snapshotId = readCurrentId(layout);
@@ -48,6 +53,7 @@ Examples:
         now: context.now(),
         pipelineVersion: PIPELINE_VERSION,
         force: flags.force,
+        siteOnly: flags.siteOnly,
         progress: (message, count) => context.reporter.progress(message, count),
       });
       context.reporter.result(result);
