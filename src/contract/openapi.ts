@@ -1,8 +1,15 @@
 import { PIPELINE_VERSION } from '../version.ts';
 import { ERROR_STATUS } from './errors.ts';
 import { PARAMS } from './params.ts';
-import { CSV_PATH_SUFFIX, paramSpec, ROUTES, type RouteDefinition, SCOPES } from './routes.ts';
-import { createBulkPublicPathItems } from './schemas/bulk.ts';
+import {
+  CSV_PATH_SUFFIX,
+  documentedPath,
+  paramSpec,
+  ROUTES,
+  type RouteDefinition,
+  SCOPES,
+} from './routes.ts';
+import { createBulkPublicPathItems, SNAPSHOT_PATH_PARAM } from './schemas/bulk.ts';
 import { createBulkFullFilePathItems } from './schemas/bulk-full.ts';
 import { createEnvelope } from './schemas/envelope.ts';
 import { arrayOf, type JsonSchema, nullable, object, oneOfText, text } from './schemas/json-schema.ts';
@@ -195,7 +202,7 @@ const IF_NONE_MATCH: JsonSchema = {
  * type that generated clients can type.
  */
 function createPathItems(route: RouteDefinition): [string, Record<string, unknown>][] {
-  const path = route.path.replace(':slug', '{slug}');
+  const path = documentedPath(route);
   const items: [string, Record<string, unknown>][] = [[path, { get: createOperation(route, false) }]];
   if (route.query.includes('format'))
     items.push([`${path}${CSV_PATH_SUFFIX}`, { get: createOperation(route, true) }]);
@@ -272,7 +279,7 @@ function operationIdOf(route: RouteDefinition, csv: boolean): string {
 }
 
 function describeCsv(route: RouteDefinition): string {
-  const path = route.path.replace(':slug', '{slug}');
+  const path = documentedPath(route);
   const access =
     route.access.kind === 'public' ||
     (route.access.kind === 'public-or-scope' && !paramSpec(route, 'format').keyedOnly)
@@ -297,7 +304,8 @@ function describeAccess(route: RouteDefinition): string {
 
 function createParameters(route: RouteDefinition, scope: string | null, csv: boolean): JsonSchema[] {
   const parameters: JsonSchema[] = [];
-  if (route.path.includes(':slug')) {
+  if (route.pathParam === 'snapshot') parameters.push(SNAPSHOT_PATH_PARAM);
+  else if (route.path.includes(':slug')) {
     parameters.push({
       name: 'slug',
       in: 'path',
@@ -318,7 +326,7 @@ function createParameters(route: RouteDefinition, scope: string | null, csv: boo
         : []),
       ...(name === 'format'
         ? [
-            `\`csv\` is the same request as GET \`${route.path.replace(':slug', '{slug}')}${CSV_PATH_SUFFIX}\` (operation ${operationIdOf(route, true)}), where its \`text/csv\` response is described; this operation's 200 is described as \`application/json\` only, so that generated clients can type it.`,
+            `\`csv\` is the same request as GET \`${documentedPath(route)}${CSV_PATH_SUFFIX}\` (operation ${operationIdOf(route, true)}), where its \`text/csv\` response is described; this operation's 200 is described as \`application/json\` only, so that generated clients can type it.`,
           ]
         : []),
     ];
