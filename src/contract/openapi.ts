@@ -1,8 +1,16 @@
 import { PIPELINE_VERSION } from '../version.ts';
 import { ERROR_STATUS } from './errors.ts';
 import { PARAMS } from './params.ts';
-import { CSV_PATH_SUFFIX, paramSpec, ROUTES, type RouteDefinition, type RouteId, SCOPES } from './routes.ts';
-import { createBulkPublicPathItems } from './schemas/bulk.ts';
+import {
+  CSV_PATH_SUFFIX,
+  documentedPath,
+  paramSpec,
+  ROUTES,
+  type RouteDefinition,
+  type RouteId,
+  SCOPES,
+} from './routes.ts';
+import { createBulkPublicPathItems, SNAPSHOT_PATH_PARAM } from './schemas/bulk.ts';
 import { createBulkFullFilePathItems } from './schemas/bulk-full.ts';
 import { createEnvelope } from './schemas/envelope.ts';
 import { arrayOf, type JsonSchema, nullable, object, oneOfText, text } from './schemas/json-schema.ts';
@@ -136,7 +144,7 @@ export function createOpenApiDocument(): Record<string, unknown> {
 
 /**
  * Gives the file paths outside the route table the number of the listing they belong to (the
- * files of /api/v1/bulk/{slug} are endpoint 17's, those of /api/v1/bulk/full endpoint 18's), as
+ * files of /api/v1/bulk/{snapshot} are endpoint 17's, those of /api/v1/bulk/full endpoint 18's), as
  * README and docs/api/bulk.md count them: every operation but the endpoint list carries one.
  */
 function numberFileItems(
@@ -158,7 +166,7 @@ function numberFileItems(
 /** `GET /api/v1/`: the endpoints of the route table (src/api/v1/api-index.ts builds the body). */
 function createIndexPathItem(): Record<string, unknown> {
   const entry = object({
-    path: text('The path, `{slug}` marking the path parameter as in this document.'),
+    path: text('The path, `{slug}` or `{snapshot}` marking the path parameter as in this document.'),
     method: oneOfText(['GET'], 'The method (every endpoint is read-only).'),
     summary: text('What the endpoint answers.'),
     access: oneOfText(
@@ -220,7 +228,7 @@ const IF_NONE_MATCH: JsonSchema = {
  * type that generated clients can type.
  */
 function createPathItems(route: RouteDefinition): [string, Record<string, unknown>][] {
-  const path = route.path.replace(':slug', '{slug}');
+  const path = documentedPath(route);
   const items: [string, Record<string, unknown>][] = [[path, { get: createOperation(route, false) }]];
   if (route.query.includes('format'))
     items.push([`${path}${CSV_PATH_SUFFIX}`, { get: createOperation(route, true) }]);
@@ -297,7 +305,7 @@ function operationIdOf(route: RouteDefinition, csv: boolean): string {
 }
 
 function describeCsv(route: RouteDefinition): string {
-  const path = route.path.replace(':slug', '{slug}');
+  const path = documentedPath(route);
   const access =
     route.access.kind === 'public' ||
     (route.access.kind === 'public-or-scope' && !paramSpec(route, 'format').keyedOnly)
@@ -322,7 +330,8 @@ function describeAccess(route: RouteDefinition): string {
 
 function createParameters(route: RouteDefinition, scope: string | null, csv: boolean): JsonSchema[] {
   const parameters: JsonSchema[] = [];
-  if (route.path.includes(':slug')) {
+  if (route.pathParam === 'snapshot') parameters.push(SNAPSHOT_PATH_PARAM);
+  else if (route.path.includes(':slug')) {
     parameters.push({
       name: 'slug',
       in: 'path',
@@ -343,7 +352,7 @@ function createParameters(route: RouteDefinition, scope: string | null, csv: boo
         : []),
       ...(name === 'format'
         ? [
-            `\`csv\` is the same request as GET \`${route.path.replace(':slug', '{slug}')}${CSV_PATH_SUFFIX}\` (operation ${operationIdOf(route, true)}), where its \`text/csv\` response is described; this operation's 200 is described as \`application/json\` only, so that generated clients can type it.`,
+            `\`csv\` is the same request as GET \`${documentedPath(route)}${CSV_PATH_SUFFIX}\` (operation ${operationIdOf(route, true)}), where its \`text/csv\` response is described; this operation's 200 is described as \`application/json\` only, so that generated clients can type it.`,
           ]
         : []),
     ];

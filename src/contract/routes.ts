@@ -48,6 +48,11 @@ export interface RouteDefinition {
   number: number;
   /** Path with `:slug` for the path parameter. */
   path: string;
+  /**
+   * The path parameter's name in OpenAPI and the docs when it is not `slug`: `snapshot` on
+   * /api/v1/bulk/{snapshot} (a snapshot id, not a slug; the README's name). See documentedPath.
+   */
+  pathParam?: 'snapshot';
   summary: string;
   description: string;
   access: Access;
@@ -473,9 +478,10 @@ export const ROUTES: readonly RouteDefinition[] = [
     id: 'bulk-snapshot',
     number: 17,
     path: '/api/v1/bulk/:slug',
+    pathParam: 'snapshot',
     summary: 'The public bulk files of one snapshot',
     description:
-      'The files of one snapshot as /api/v1/bulk lists them; the slug is a snapshot id (`20261124T084307Z-9da82ee8`). A snapshot without bulk files (unknown, or pruned from the store) is 404. The slug `latest` answers 302 (Cache-Control: public, max-age=300) with `Location: /api/v1/bulk/{snapshot}` of the newest snapshot.',
+      'The files of one snapshot as /api/v1/bulk lists them; `snapshot` is a snapshot id (`20261124T084307Z-9da82ee8`). A snapshot without bulk files (unknown, or pruned from the store) is 404. `latest` in its place answers 302 (Cache-Control: public, max-age=300) with `Location: /api/v1/bulk/{snapshot}` of the newest snapshot.',
     access: { kind: 'public' },
     query: [],
     maxAge: LATEST_MAX_AGE,
@@ -532,6 +538,11 @@ function matchPath(pathname: string): { route: RouteDefinition; slug: string | n
     }
   }
   return null;
+}
+
+/** A route's path as OpenAPI and the docs write it: `:slug` as `{slug}`, or as its pathParam. */
+export function documentedPath(route: RouteDefinition): string {
+  return route.path.replace(':slug', `{${route.pathParam ?? 'slug'}}`);
 }
 
 /** The parameter specs of a route's query parameters. */

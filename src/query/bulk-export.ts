@@ -8,6 +8,7 @@ import {
   readRows,
   withConnection,
 } from '../db/duckdb.ts';
+import { defineNumberText } from '../db/number-text.ts';
 import { neutraliseFormulaSql } from '../lib/csv-formula.ts';
 import { COT_POSITION_FIELDS, REDISTRIBUTABLE_RIGHTS } from '../model/records.ts';
 import { type StoreLayout, snapshotDir } from '../store/layout.ts';
@@ -90,6 +91,7 @@ export async function exportBulkDatasets(options: ExportBulkOptions): Promise<Ex
   const instance = await openDuckDb({ threads: 2, memoryLimit: options.memoryLimit ?? '1GB' });
   try {
     return await withConnection(instance, async (connection) => {
+      await defineNumberText(connection);
       for (const table of TABLES) {
         const files = (manifest.tables[table.name]?.files ?? []).map((f) => join(dir, f.file));
         await execute(
@@ -207,7 +209,8 @@ async function readSourceTerms(
 
 /**
  * COPY's the rows to `<dataset>.parquet` (zstd) and `<dataset>.csv.gz` (RFC 4180, header row,
- * CRLF, RFC 3339 times, lists as JSON text). Returns the row count COPY reports.
+ * CRLF, RFC 3339 times, numbers as the API's CSV writes them, lists as JSON text). Returns the
+ * row count COPY reports. Needs mmds_number_text (db/number-text.ts) on the connection.
  */
 async function writeDataset(
   connection: DuckDBConnection,
@@ -228,13 +231,16 @@ async function writeDataset(
   );
   // Text cells follow the API's CSV rule against spreadsheet formulas (lib/csv-formula.ts);
   // number columns stay numbers (a leading `-` is a sign), and Parquet keeps the raw values.
-  const csvColumns = described.map(({ column_name: name, column_type: type }) =>
-    /\[\]$|^STRUCT|^MAP/.test(type)
-      ? `to_json(${quotedIdentifier(name)})::VARCHAR AS ${quotedIdentifier(name)}`
-      : type === 'VARCHAR'
-        ? `${neutraliseFormulaSql(quotedIdentifier(name))} AS ${quotedIdentifier(name)}`
-        : quotedIdentifier(name),
-  );
+  // Doubles are written as the API's CSV writes them (String(x): `29923`, not DuckDB's
+  // `29923.0`), so a value reads the same in a bulk file and in an endpoint's CSV.
+  const csvColumns = described.map(({ column_name: name, column_type: type }) => {
+    const column = quotedIdentifier(name);
+    if (/\[\]$|^STRUCT|^MAP/.test(type)) return `to_json(${column})::VARCHAR AS ${column}`;
+    if (type === 'VARCHAR') return `${neutraliseFormulaSql(column)} AS ${column}`;
+    if (type === 'DOUBLE')
+      return `CASE WHEN ${column} IS NULL THEN NULL ELSE mmds_number_text(${column}) END AS ${column}`;
+    return column;
+  });
   await execute(
     connection,
     `COPY (SELECT ${csvColumns.join(', ')} FROM bulk_rows) TO ${quotedString(join(outDir, files['csv.gz']))}

@@ -18,15 +18,21 @@ import { representRoute } from './represent-route.ts';
 import { ALLOW, type ResponseHeaders } from './response-headers.ts';
 import { isBulkDownloadPath, serveBulkDownload } from './serve-bulk-download.ts';
 import { isBulkFullFilePath, serveBulkFullFile } from './serve-bulk-full.ts';
-import { serveApiIndex, serveNotFoundPage, wantsHtml } from './serve-site-extras.ts';
+import {
+  isSiteFilePath,
+  isStatusPagePath,
+  serveApiIndex,
+  serveNotFoundPage,
+  wantsHtml,
+} from './serve-site-extras.ts';
 import { serveStatusPage } from './serve-status-page.ts';
 
 const MAX_URL_LENGTH = 4096;
 
 /**
  * Routes one request of the general path (everything the public fast path does not answer):
- * OPTIONS, method and URL checks, authentication and rate limit, the status page, built files,
- * and the endpoints of the route table with their access rules. Throws ApiErrors.
+ * OPTIONS, method and URL checks, the site's built files (not counted without a key),
+ * authentication and rate limit, the status page, the other built files, and the endpoints of the route table with their access rules. Throws ApiErrors.
  */
 export async function dispatchRequest(
   request: Request,
@@ -55,13 +61,19 @@ export async function dispatchRequest(
     throw new ApiError('uri_too_long', `the URL is longer than ${MAX_URL_LENGTH} bytes`);
   const url = requestUrl(request.url);
   state.path = url.pathname;
+  // The site's built pages and assets are not counted (docs/rate-limits.md): a request with a
+  // key is still authenticated and counted below, so a bad key is a 401 on any path.
+  if (isSiteFilePath(url.pathname) && request.headers.get('authorization') === null) {
+    const host = refusedHost(request);
+    if (host !== undefined) throw invalidHost(host);
+    return serveFile(request, url, headers, deps, null);
+  }
   const caller = await identify(request, clientIp, headers, deps);
   state.caller = caller;
   // After the rate limit, so that a bad Host is counted and logged like any other refusal.
   const host = refusedHost(request);
   if (host !== undefined) throw invalidHost(host);
-  if (url.pathname === '/status' || url.pathname === '/status/')
-    return serveStatusPage(request, headers, deps, caller);
+  if (isStatusPagePath(url.pathname)) return serveStatusPage(request, headers, deps, caller);
   // The OpenAPI document is a built file under /api/, not a route of the table.
   if (!url.pathname.startsWith('/api/') || url.pathname === OPENAPI_PATH)
     return serveFile(request, url, headers, deps, caller);

@@ -6,14 +6,16 @@ import { respondWithError } from './http-response.ts';
 import { toApiError } from './map-error.ts';
 import { createRequestId } from './request-id.ts';
 import { createHeaders } from './response-headers.ts';
+import { serveRateLimitedPage } from './serve-site-extras.ts';
 
 export type { Caller, HandlerDeps, LimitDecision } from './handler-deps.ts';
 
 /**
  * Creates the request handler of the general path: every request the public fast path
  * (public-fast-path.ts) does not answer goes through it. It gives the request its id, turns
- * whatever dispatch throws into the contract's error envelope (the one place that does), and
- * writes the request's log line.
+ * whatever dispatch throws into the contract's error envelope (the one place that does; a
+ * browser refused by the rate limit on a page gets an HTML 429 instead), and writes the
+ * request's log line.
  */
 export function createRequestHandler(
   deps: HandlerDeps,
@@ -27,7 +29,10 @@ export function createRequestHandler(
     try {
       response = await dispatchRequest(request, clientIp, headers, state, deps);
     } catch (error) {
-      response = respondWithError(request, toApiError(error, requestId, deps.log), requestId, headers);
+      const refusal = toApiError(error, requestId, deps.log);
+      response =
+        serveRateLimitedPage(request, state.path, refusal, headers) ??
+        respondWithError(request, refusal, requestId, headers);
     }
     const line: RequestLogLine = {
       event: 'request',

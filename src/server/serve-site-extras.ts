@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { API_INDEX_FILE, API_INDEX_MAX_AGE, createApiIndex } from '../api/v1/api-index.ts';
-import { unavailable } from '../contract/errors.ts';
+import { type ApiError, unavailable } from '../contract/errors.ts';
+import { renderRateLimitedPage } from '../site/rate-limited-page.ts';
 import type { Caller, HandlerDeps } from './handler-deps.ts';
 import { compressBody, createResponse, type Representation, respondWith } from './http-response.ts';
 import type { ResponseHeaders } from './response-headers.ts';
@@ -46,6 +47,21 @@ export function serveApiIndex(
   return respondWith(request, representation, headers);
 }
 
+/** The live status page: rendered per request from the snapshot, so counted like the API. */
+export function isStatusPagePath(path: string): boolean {
+  return path === '/status' || path === '/status/';
+}
+
+/**
+ * Whether a path names a built file of the site (a page, CSS, script, image, or the 404 page
+ * for a path that is none): everything outside /api/ but the live status page. An anonymous
+ * request for one is not rate-limited: they are static files a CDN or dist/nginx.conf serves
+ * without counting (docs/rate-limits.md).
+ */
+export function isSiteFilePath(path: string): boolean {
+  return !path.startsWith('/api/') && !isStatusPagePath(path);
+}
+
 /** Whether a request comes from a browser navigating: it accepts HTML. */
 export function wantsHtml(request: Request): boolean {
   return /(^|[\s,])text\/html\b/.test(request.headers.get('accept') ?? '');
@@ -67,4 +83,32 @@ export function serveNotFoundPage(
   headers.set('Cache-Control', 'no-store');
   headers.set('Content-Length', String(page.body.length));
   return createResponse(404, headers.toPairs(), request.method === 'HEAD' ? null : page.body);
+}
+
+/**
+ * The 429 as an HTML page for a browser asking for a page (never under /api/, whose 429 stays
+ * the envelope), or null for any other request: the caller then answers with the envelope. The
+ * rate-limit headers already set and Retry-After are kept; never cached, like every error.
+ */
+export function serveRateLimitedPage(
+  request: Request,
+  path: string | null,
+  error: ApiError,
+  headers: ResponseHeaders,
+): Response | null {
+  if (error.code !== 'rate_limited' || path === null || path.startsWith('/api/') || !wantsHtml(request))
+    return null;
+  for (const [name, value] of Object.entries(error.headers)) headers.set(name, value);
+  const body = Buffer.from(
+    renderRateLimitedPage({
+      path,
+      limit: Number(headers.get('x-ratelimit-limit')),
+      retryAfter: Number(error.headers['Retry-After']),
+      requestId: headers.get('x-request-id') ?? '',
+    }),
+  );
+  headers.set('Content-Type', 'text/html; charset=utf-8');
+  headers.set('Cache-Control', 'no-store');
+  headers.set('Content-Length', String(body.length));
+  return createResponse(429, headers.toPairs(), request.method === 'HEAD' ? null : body);
 }

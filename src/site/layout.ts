@@ -37,7 +37,7 @@ function isCurrent(href: string, path: string): boolean {
  * The document up to the opening of `<main>`: head, skip link, header and navigation. The
  * Astro layout and the status page both use it, so every page has the same frame.
  */
-export function renderPageStart(frame: PageFrame): string {
+export function renderPageStart(frame: Pick<PageFrame, 'title' | 'path' | 'description'>): string {
   const nav = NAVIGATION.map(
     (item) =>
       `<li><a href="${item.href}"${isCurrent(item.href, frame.path) ? ' aria-current="page"' : ''}>${escapeHtml(item.label)}</a></li>`,

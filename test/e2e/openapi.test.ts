@@ -11,6 +11,7 @@ import { API_INDEX_PATH, createOpenApiDocument, OPENAPI_PATH } from '../../src/c
 import type { ParamName } from '../../src/contract/params.ts';
 import {
   CSV_PATH_SUFFIX,
+  documentedPath,
   paramSpec,
   ROUTES,
   type RouteDefinition,
@@ -107,7 +108,7 @@ const OPERATIONS = ROUTES.flatMap((route) =>
     : [{ route, csv: false }],
 );
 const templateOf = (route: RouteDefinition, csv: boolean) =>
-  route.path.replace(':slug', '{slug}') + (csv ? CSV_PATH_SUFFIX : '');
+  documentedPath(route) + (csv ? CSV_PATH_SUFFIX : '');
 
 /**
  * 405 is answered on every path but is no operation's response (OpenAPI describes the methods a
@@ -241,7 +242,12 @@ describe('the OpenAPI document', () => {
         expect(parameter['x-keyed-only'] === true).toBe('keyedOnly' in spec && spec.keyedOnly === true);
       }
       const path = (operation.parameters as Json[]).filter((p) => p.in === 'path');
-      expect(path.map((p) => p.name)).toEqual(route.path.includes(':slug') ? ['slug'] : []);
+      // Named as in the path template (and the README): {snapshot} on /bulk/{snapshot}, else {slug}.
+      expect(path.map((p) => p.name)).toEqual(
+        route.path.includes(':slug') ? [/\{(\w+)\}/.exec(documentedPath(route))![1]] : [],
+      );
+      if (route.pathParam === 'snapshot')
+        expect(new RegExp(path[0]!.schema.pattern).test('20261124T084307Z-9da82ee8')).toBe(true);
       // format is keyed-only: where a key unlocks more, the CSV operation needs it (not the change feed's).
       const access =
         csv && route.access.kind === 'public-or-scope' && paramSpec(route, 'format').keyedOnly
@@ -612,7 +618,7 @@ describe('real responses of the server against the document', () => {
     expect(
       (JSON.parse(text) as { data: Json[] }).data.map((entry) => entry.path),
       'the routes of the table, in order',
-    ).toEqual(ROUTES.map((route) => route.path.replace(':slug', '{slug}')));
+    ).toEqual(ROUTES.map(documentedPath));
     const slash = await fetch(`${server.url}${API_INDEX_PATH}/`);
     expect(await slash.text()).toBe(text);
     const etag = response.headers.get('etag')!;

@@ -707,7 +707,7 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  '/api/v1/bulk/{slug}': {
+  '/api/v1/bulk/{snapshot}': {
     parameters: {
       query?: never;
       header?: never;
@@ -716,7 +716,7 @@ export interface paths {
     };
     /**
      * The public bulk files of one snapshot
-     * @description The files of one snapshot as /api/v1/bulk lists them; the slug is a snapshot id (`20261124T084307Z-9da82ee8`). A snapshot without bulk files (unknown, or pruned from the store) is 404. The slug `latest` answers 302 (Cache-Control: public, max-age=300) with `Location: /api/v1/bulk/{snapshot}` of the newest snapshot.
+     * @description The files of one snapshot as /api/v1/bulk lists them; `snapshot` is a snapshot id (`20261124T084307Z-9da82ee8`). A snapshot without bulk files (unknown, or pruned from the store) is 404. `latest` in its place answers 302 (Cache-Control: public, max-age=300) with `Location: /api/v1/bulk/{snapshot}` of the newest snapshot.
      *
      *     Public: no key needed. Public responses may be cached for 300 s. Endpoint 17: an addition of this service to the interface specification's 14.
      */
@@ -769,7 +769,7 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  '/api/v1/bulk/{slug}/{file}': {
+  '/api/v1/bulk/{snapshot}/{file}': {
     parameters: {
       query?: never;
       header?: never;
@@ -1762,7 +1762,7 @@ export interface operations {
         content: {
           'application/json': {
             data: {
-              /** @description The path, `{slug}` marking the path parameter as in this document. */
+              /** @description The path, `{slug}` or `{snapshot}` marking the path parameter as in this document. */
               path: string;
               /**
                * @description The method (every endpoint is read-only).
@@ -4546,8 +4546,8 @@ export interface operations {
         'If-None-Match'?: string;
       };
       path: {
-        /** @description Identifier of a market or series (lowercase letters, digits and hyphens). */
-        slug: string;
+        /** @description A snapshot id of the listing (`20261124T084307Z-9da82ee8`). */
+        snapshot: string;
       };
       cookie?: never;
     };
@@ -4737,8 +4737,8 @@ export interface operations {
         'If-None-Match'?: string;
       };
       path: {
-        /** @description A snapshot id of the listing. */
-        slug: string;
+        /** @description A snapshot id of the listing (`20261124T084307Z-9da82ee8`). */
+        snapshot: string;
         /** @description A file name of the listing: `{dataset}.parquet` or `{dataset}.csv.gz`. */
         file: string;
       };

@@ -1,6 +1,6 @@
 import { type Success, success } from '../../contract/envelope.ts';
 import { API_INDEX_MAX_AGE, API_INDEX_PATH, OPENAPI_PATH } from '../../contract/openapi.ts';
-import { ROUTES, type RouteDefinition } from '../../contract/routes.ts';
+import { documentedPath, ROUTES, type RouteDefinition } from '../../contract/routes.ts';
 
 /** The paths that answer the endpoint list: `/api/v1/` and `/api/v1`. */
 export const API_INDEX_PATHS: readonly string[] = [API_INDEX_PATH, `${API_INDEX_PATH}/`];
@@ -36,7 +36,7 @@ function pointer(path: string): string {
 /** The endpoint list, generated from the route table: one entry per route, in table order. */
 export function listApiEndpoints(): ApiIndexEntry[] {
   return ROUTES.map((route) => {
-    const path = route.path.replace(':slug', '{slug}');
+    const path = documentedPath(route);
     return {
       path,
       method: 'GET' as const,

@@ -12,6 +12,18 @@ import { createSuccessHeaders } from './responses.ts';
 
 const SNAPSHOT_PATTERN = '^\\d{8}T\\d{6}Z-[0-9a-f]{8}$';
 
+/**
+ * The `{snapshot}` path parameter of the public bulk paths. `latest` (a 302 to the newest
+ * snapshot) is described in the operations' text, not matched here (see createBulkPublicPathItems).
+ */
+export const SNAPSHOT_PATH_PARAM: JsonSchema = {
+  name: 'snapshot',
+  in: 'path',
+  required: true,
+  description: 'A snapshot id of the listing (`20261124T084307Z-9da82ee8`).',
+  schema: { type: 'string', pattern: SNAPSHOT_PATTERN },
+};
+
 const BULK_FILE: JsonSchema = object({
   dataset: text(
     'observations, cot_reports, or a reference or catalog list (regions, countries, country_currencies, currencies, time_zones, venues, sources, series, markets, sectors).',
@@ -75,12 +87,12 @@ const FILE_PARAM: JsonSchema = {
  * The OpenAPI path item outside the route table: a bulk file (binary). The `latest` redirects
  * are described in the operations' text, not as paths of their own: a 302-only operation has no
  * 2XX response (Redocly's operation-2xx-response), and `/api/v1/bulk/latest/{file}` beside
- * `/api/v1/bulk/{slug}/{file}` would be an ambiguous path.
+ * `/api/v1/bulk/{snapshot}/{file}` would be an ambiguous path.
  */
 export function createBulkPublicPathItems(): Array<[string, Record<string, unknown>]> {
   return [
     [
-      '/api/v1/bulk/{slug}/{file}',
+      '/api/v1/bulk/{snapshot}/{file}',
       {
         get: {
           operationId: 'getBulkFile',
@@ -89,13 +101,7 @@ export function createBulkPublicPathItems(): Array<[string, Record<string, unkno
             'The file, byte for byte: `application/vnd.apache.parquet` or `application/gzip` (the .csv.gz is the file: never a Content-Encoding), `Content-Length`, strong `ETag` the quoted sha256 of the listing (If-None-Match answers 304), `Cache-Control: public, max-age=31536000, immutable`. Rows in force of public_domain and open_licence sources only. A snapshot or file not listed is 404. `/api/v1/bulk/latest/{file}` answers 302 (Cache-Control: public, max-age=300) with `Location: /api/v1/bulk/{snapshot}/{file}` of the newest snapshot.',
           tags: ['bulk'],
           parameters: [
-            {
-              name: 'slug',
-              in: 'path',
-              required: true,
-              description: 'A snapshot id of the listing.',
-              schema: { type: 'string', pattern: SNAPSHOT_PATTERN },
-            },
+            SNAPSHOT_PATH_PARAM,
             FILE_PARAM,
             {
               name: 'If-None-Match',

@@ -2,7 +2,7 @@ import { changesExampleSince } from '../../api/v1/changes.ts';
 import { renderPayload } from '../../api/v1/render.ts';
 import { PARAMS, type ParamName, type ParamSpec } from '../../contract/params.ts';
 import { parseRequest } from '../../contract/parse-request.ts';
-import { paramSpec, ROUTES, type RouteDefinition } from '../../contract/routes.ts';
+import { documentedPath, paramSpec, ROUTES, type RouteDefinition } from '../../contract/routes.ts';
 import { DEFAULT_RATE_LIMIT } from '../../keys/key-record.ts';
 import { renderInlineMarkdown, renderMarkdown } from '../markdown.ts';
 import type { SiteContext } from './site-context.ts';
@@ -194,7 +194,7 @@ export async function readApiReference(
     docs.push({
       id: route.id,
       number: route.number,
-      path: route.path.replace(':slug', '{slug}'),
+      path: documentedPath(route),
       summary: route.summary,
       descriptionHtml: renderMarkdown(`${route.summary}. ${route.description}`),
       accessHtml: renderInlineMarkdown(describeAccess(route)),

@@ -6,6 +6,8 @@ import { type SharedSampleFixture, useSharedSample } from '../../helpers/shared-
 const REAL_CLOCK = () => new Date();
 const LIMIT = 60;
 const PATH = '/api/v1/markets/cot';
+/** The Accept header of a browser navigating to a page (Chromium's). */
+const BROWSER = { Accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
 
 interface Counted {
   status: number;
@@ -176,6 +178,81 @@ describe('rate limits over HTTP', () => {
       // The anonymous budget of the same IP was not touched.
       const anonymous = await send(server);
       expect([anonymous.status, anonymous.limit, anonymous.remaining]).toEqual([200, LIMIT, LIMIT - 1]);
+    });
+
+    it('does not count the site’s pages and assets: 100 page views leave the API budget whole', async () => {
+      const server = await start({ distDir: fixture.distDir });
+      const pages = ['/', '/macro/', '/fx/', '/docs/api/', '/markets/gold/', '/releases/'];
+      const assets = ['/site.css', '/favicon.svg'];
+      const seen: Array<[string, number, string | null]> = [];
+      // A page view as a browser makes it: the page, its stylesheet and its icon.
+      for (let view = 0; view < 100; view++) {
+        for (const path of [pages[view % pages.length]!, ...assets]) {
+          const response = await fetch(`${server.url}${path}`, { headers: BROWSER });
+          await response.arrayBuffer();
+          seen.push([path, response.status, response.headers.get('x-ratelimit-limit')]);
+        }
+      }
+      expect(seen).toHaveLength(300);
+      expect(seen.filter(([, status, limit]) => status !== 200 || limit !== null)).toEqual([]);
+      // A page that does not exist is the HTML 404, not counted either.
+      const missing = await fetch(`${server.url}/no-such-page/`, { headers: BROWSER });
+      expect([missing.status, missing.headers.get('x-ratelimit-limit')]).toEqual([404, null]);
+      // The API budget of the same address is whole: this is its first counted request.
+      const api = await send(server);
+      expect([api.status, api.limit, api.remaining]).toEqual([200, LIMIT, LIMIT - 1]);
+    });
+
+    it('answers a browser refused on the live status page with an HTML 429; the API keeps the envelope', async () => {
+      const limit = 3;
+      const server = await start({ distDir: fixture.distDir, anonymousLimit: limit });
+      // The status page is counted (it queries the snapshot); spend the budget on the API and it.
+      for (let i = 0; i < limit - 1; i++) expect((await send(server)).status).toBe(200);
+      const last = await fetch(`${server.url}/status/`, { headers: BROWSER });
+      expect([last.status, last.headers.get('x-ratelimit-remaining')]).toEqual([200, '0']);
+      await last.arrayBuffer();
+
+      const page = await fetch(`${server.url}/status/`, { headers: BROWSER });
+      const html = await page.text();
+      expect({
+        status: page.status,
+        type: page.headers.get('content-type'),
+        cache: page.headers.get('cache-control'),
+        limit: page.headers.get('x-ratelimit-limit'),
+        remaining: page.headers.get('x-ratelimit-remaining'),
+      }).toEqual({
+        status: 429,
+        type: 'text/html; charset=utf-8',
+        cache: 'no-store',
+        limit: String(limit),
+        remaining: '0',
+      });
+      const retryAfter = page.headers.get('retry-after');
+      expect(retryAfter).toMatch(/^[1-9]\d*$/);
+      expect(page.headers.get('ratelimit')).toBe(`"default";r=0;t=${retryAfter}`);
+      expect(html).toMatch(/^<!DOCTYPE html>/);
+      expect(html).toContain('<h1>Too many requests</h1>');
+      expect(html).toContain('<nav aria-label="Sections">');
+      expect(html).toContain(`its ${limit} requests per minute`);
+      expect(html).toContain(`Try again in ${retryAfter} second`);
+      expect(html).toContain(`<code>${page.headers.get('x-request-id')}</code>`);
+      // HEAD: the same status and headers, no body.
+      const head = await fetch(`${server.url}/status/`, { method: 'HEAD', headers: BROWSER });
+      expect([head.status, head.headers.get('content-type'), await head.text()]).toEqual([
+        429,
+        'text/html; charset=utf-8',
+        '',
+      ]);
+      // A client that does not ask for HTML, and every /api/ path even for a browser: the envelope.
+      expectRateLimited(await send(server, {}, '/status/'));
+      expectRateLimited(await send(server, BROWSER));
+      expectRateLimited(await send(server, BROWSER, '/api/v1/no-such-endpoint'));
+      // The site's files are still answered while the budget is spent.
+      for (const path of ['/', '/fx/', '/site.css']) {
+        const response = await fetch(`${server.url}${path}`, { headers: BROWSER });
+        await response.arrayBuffer();
+        expect([path, response.status]).toEqual([path, 200]);
+      }
     });
   });
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMmdsNginx } from '../../../scripts/bench/nginx.ts';
-import { ROUTES } from '../../../src/contract/routes.ts';
+import { documentedPath, ROUTES } from '../../../src/contract/routes.ts';
 import { REPO_ROOT, SAMPLE_DATA } from '../../helpers/paths.ts';
 import { FIXTURE_NOW, runMmds } from '../../helpers/run-cli.ts';
 import { startTestServer, type TestServer } from '../../helpers/server-fixture.ts';
@@ -257,7 +257,7 @@ describe('the site as users meet it: 1280 and 390 px, light and dark, status, 40
           count: ROUTES.length,
           openapi: '/api/v1/openapi.json',
         });
-        expect(body.data.map((e) => e.path)).toEqual(ROUTES.map((r) => r.path.replace(':slug', '{slug}')));
+        expect(body.data.map((e) => e.path)).toEqual(ROUTES.map(documentedPath));
         for (const entry of body.data) {
           expect(entry.summary.length).toBeGreaterThan(0);
           expect(['public', 'public-or-scope', 'scope']).toContain(entry.access);

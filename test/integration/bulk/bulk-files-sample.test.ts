@@ -207,6 +207,34 @@ describe('bulk files of the sample snapshot with the licensed fixture', () => {
     expect(JSON.parse(String(text!.c))).toContain('CHF');
   });
 
+  it('writes doubles as the API’s CSV does (String(number): 29923, not 29923.0), the same values as Parquet', async () => {
+    let whole = 0;
+    let fractional = 0;
+    for (const dataset of [...new Set(snapshot.files.map((f) => f.dataset))]) {
+      const types = await read(`DESCRIBE SELECT * FROM ${file(`${dataset}.parquet`)}`);
+      const doubles = types
+        .filter((t) => t.column_type === 'DOUBLE')
+        .map((t) => `"${String(t.column_name)}"`);
+      if (doubles.length === 0) continue;
+      // Row by row: both files are written from one table in one order.
+      const parquet = await read(`SELECT ${doubles.join(', ')} FROM ${file(`${dataset}.parquet`)}`);
+      const text = await read(`SELECT ${doubles.join(', ')} FROM ${csv(dataset)}`);
+      // What the API's CSV writes for a number (src/api/v1/csv.ts): String(value); null is empty.
+      const expected = parquet.map((row) =>
+        Object.fromEntries(Object.entries(row).map(([name, v]) => [name, v === null ? null : String(v)])),
+      );
+      expect(text, dataset).toEqual(expected);
+      for (const value of parquet.flatMap((row) => Object.values(row))) {
+        if (typeof value !== 'number') continue;
+        if (Number.isInteger(value)) whole++;
+        else fractional++;
+      }
+    }
+    // The sample has whole-number doubles (payrolls, COT concentration 12.0) and fractions (rates).
+    expect(whole).toBeGreaterThan(0);
+    expect(fractional).toBeGreaterThan(0);
+  });
+
   it('prefixes CSV text cells that start like a formula, by the API rule; numbers and Parquet stay raw', async () => {
     let prefixed = 0;
     let signedNumbers = 0;
