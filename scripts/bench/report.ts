@@ -883,8 +883,16 @@ ${table(
   [
     ['cold (first start after the install)', secs(f.cold_s)],
     ['warm (second start, same data directory)', secs(f.warm_s)],
+    [
+      'cold: the full build in place (every public file static)',
+      f.cold_full_build_s === null ? 'not reported' : secs(f.cold_full_build_s),
+    ],
   ],
-)}`);
+)}
+
+Until its full build is in place, \`npm start\` serves \`mmds build --site-only\` (pages, assets and
+bulk files): the server answers every public route from the snapshot with the body the full build
+writes (test/e2e/build/site-only-build.test.ts).`);
   }
 
   parts.push(LIMITS);
