@@ -4,7 +4,13 @@ import {
   periodsHoldingDay,
   resolvePeriodRange,
 } from '../contract/period-range.ts';
-import { type CotAnalyticsWindows, type CotReportRow, cotAnalyticsSql, SERVED_WINDOWS } from './cot.ts';
+import {
+  COT_EXTRA_COLUMNS,
+  type CotAnalyticsWindows,
+  type CotHistoryRow,
+  cotAnalyticsSql,
+  SERVED_WINDOWS,
+} from './cot.ts';
 import type { SnapshotDb } from './snapshot-db.ts';
 import { rfc3339 } from './sql.ts';
 
@@ -298,26 +304,43 @@ export async function readCotHistory(
   seriesKey: string,
   query: HistoryQuery,
   windows: CotAnalyticsWindows = SERVED_WINDOWS,
-): Promise<HistoryPage<CotReportRow>> {
+): Promise<HistoryPage<CotHistoryRow>> {
   const relation = db.factRelation('cot_reports', seriesKey);
-  const sql = windows === SERVED_WINDOWS ? COT_PAGE(relation) : cotPage(relation, windows);
-  const rows = await db.query<CotReportRow>(sql, {
+  const columns = db.factRelation('cot_report_columns', seriesKey);
+  const sql =
+    windows === SERVED_WINDOWS ? COT_PAGE(`${relation}\0${columns}`) : cotPage(relation, columns, windows);
+  const rows = await db.query<CotHistoryRow>(sql, {
     series: seriesKey,
     ...bindHistory(query),
   });
   return toPage(rows, query.limit);
 }
 
-// The analytics windows run over the whole as_of-filtered history; periods and paging filter after.
-const cotPage = (relation: string, windows: CotAnalyticsWindows) =>
-  `SELECT * FROM (${cotAnalyticsSql(
-    relation,
-    `series_key = $series AND ($as_of = '' OR cot_reports.observed_at <= TRY_CAST($as_of AS TIMESTAMP))`,
-    windows,
-  )})
-    WHERE ${periodRangeSql('period')}
-      AND ($after_period = '' OR period > $after_period)
-    ORDER BY period
+/**
+ * The analytics windows run over the whole as_of-filtered history; periods and paging filter
+ * after. Each report is joined to the columns stored beside it (cot_report_columns) in force at
+ * as_of: null where the store has none for it (CIT, or a report stored before they were read).
+ */
+const cotPage = (relation: string, columns: string, windows: CotAnalyticsWindows) =>
+  `SELECT r.*, ${COT_EXTRA_COLUMNS.map((column) => `x.${column}`).join(', ')}
+     FROM (${cotAnalyticsSql(
+       relation,
+       `series_key = $series AND ($as_of = '' OR cot_reports.observed_at <= TRY_CAST($as_of AS TIMESTAMP))`,
+       windows,
+     )}) AS r
+     LEFT JOIN (
+       SELECT series_key, period, ${COT_EXTRA_COLUMNS.join(', ')}
+         FROM ${columns} AS cot_report_columns
+        WHERE series_key = $series
+          AND ($as_of = '' OR cot_report_columns.observed_at <= TRY_CAST($as_of AS TIMESTAMP))
+       QUALIFY row_number() OVER (PARTITION BY series_key, period ORDER BY revision_number DESC) = 1
+     ) AS x ON x.series_key = r.series_key AND x.period = r.period
+    WHERE ${periodRangeSql('r.period')}
+      AND ($after_period = '' OR r.period > $after_period)
+    ORDER BY r.period
     LIMIT $limit`;
 
-const COT_PAGE = memoize((relation) => cotPage(relation, SERVED_WINDOWS));
+const COT_PAGE = memoize((relations) => {
+  const [relation = '', columns = ''] = relations.split('\0');
+  return cotPage(relation, columns, SERVED_WINDOWS);
+});

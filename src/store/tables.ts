@@ -54,6 +54,8 @@ export interface TableDefinition {
   key: readonly string[];
   /** Columns a fact's revisions are compared on, hashed into its fingerprint. */
   fingerprint?: readonly string[];
+  /** The snapshot schema (manifest.ts SCHEMA_VERSION) that added the table; older ones lack it. */
+  since?: number;
 }
 
 /** Every table, in publish order. */
@@ -115,6 +117,7 @@ export const TABLES: readonly TableDefinition[] = [
     },
     key: ['series_key', 'period'],
     fingerprint: ['content_hash'],
+    since: 4,
   },
   reference('regions', ['code'], {
     code: 'VARCHAR',
