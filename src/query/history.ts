@@ -322,18 +322,21 @@ export async function readCotHistory(
  * as_of: null where the store has none for it (CIT, or a report stored before they were read).
  */
 const cotPage = (relation: string, columns: string, windows: CotAnalyticsWindows) =>
-  `SELECT r.*, ${COT_EXTRA_COLUMNS.map((column) => `x.${column}`).join(', ')}
+  `SELECT r.*, ${COT_EXTRA_COLUMNS.map((column) => `x.latest.${column} AS ${column}`).join(', ')}
      FROM (${cotAnalyticsSql(
        relation,
        `series_key = $series AND ($as_of = '' OR cot_reports.observed_at <= TRY_CAST($as_of AS TIMESTAMP))`,
        windows,
      )}) AS r
      LEFT JOIN (
-       SELECT series_key, period, ${COT_EXTRA_COLUMNS.join(', ')}
+       -- An aggregate, not a second row_number() window: DuckDB 1.5.5 failed to rebind the prepared
+       -- statement with both (INTERNAL "Failed to bind column reference revision_number").
+       SELECT series_key, period,
+              arg_max({${COT_EXTRA_COLUMNS.map((column) => `${column}: ${column}`).join(', ')}}, revision_number) AS latest
          FROM ${columns} AS cot_report_columns
         WHERE series_key = $series
           AND ($as_of = '' OR cot_report_columns.observed_at <= TRY_CAST($as_of AS TIMESTAMP))
-       QUALIFY row_number() OVER (PARTITION BY series_key, period ORDER BY revision_number DESC) = 1
+        GROUP BY series_key, period
      ) AS x ON x.series_key = r.series_key AND x.period = r.period
     WHERE ${periodRangeSql('r.period')}
       AND ($after_period = '' OR r.period > $after_period)

@@ -5,6 +5,8 @@ import { readRows } from '../../src/db/duckdb.ts';
 import { type CftcBatch, cftcSource } from '../../src/ingest/cftc.ts';
 import type { IngestOptions } from '../../src/ingest/source.ts';
 import type { SourceEntry } from '../../src/model/records.ts';
+import { readCotHistory } from '../../src/query/history.ts';
+import { openSnapshotDb } from '../../src/query/snapshot-db.ts';
 import { appendBatch, type BatchMeta, RevisionRefusedError } from '../../src/store/append-batch.ts';
 import { listBatches, listTableFiles } from '../../src/store/batches.ts';
 import { resolveLayout, snapshotDir } from '../../src/store/layout.ts';
@@ -149,8 +151,40 @@ describe('cot_report_columns: the columns stored beside the COT reports (docs/da
     );
     expect(revised.tables.cot_reports?.added).toBe(0);
     expect(revised.tables.cot_report_columns?.added).toBe(1);
-    expect((await publish()).status).toBe('published');
+    const last = await publish();
+    expect(last.status).toBe('published');
     expect(await errors()).toEqual([]);
+
+    // The keyed history reads the columns in force at as_of: the backfilled ones from the report's
+    // release on (though stored later), the revision from its collection time on.
+    const [period = '', code = ''] = [fields[2]!.trim(), fields[3]!.trim()];
+    const oldOpenInterest = Number(fields[at]) - 1;
+    const db = await openSnapshotDb(layout, last.snapshot_id);
+    try {
+      const read = async (asOf: string | null) => {
+        const page = await readCotHistory(db, `cftc.${code}.legacy`, {
+          asOf,
+          from: period,
+          to: period,
+          after: null,
+          limit: 10,
+        });
+        const [row] = page.rows;
+        return row?.crop_years?.[0]?.open_interest;
+      };
+      const [release] = await readRows<{ at: string }>(
+        connection,
+        `SELECT strftime(observed_at, '%Y-%m-%dT%H:%M:%SZ') AS at FROM read_parquet(${files('cot_reports')})
+          WHERE series_key = $key AND period = $period`,
+        { key: `cftc.${code}.legacy`, period },
+      );
+      expect(await read(release!.at)).toBe(oldOpenInterest);
+      expect(await read('2026-04-14T07:59:59Z')).toBe(oldOpenInterest);
+      expect(await read('2026-04-14T08:00:00Z')).toBe(oldOpenInterest + 1);
+      expect(await read(null)).toBe(oldOpenInterest + 1);
+    } finally {
+      await db.close();
+    }
     const stored = listTableFiles(layout, listBatches(layout), 'cot_report_columns');
     const chain = await readRows<{ revisions: number }>(
       connection,
