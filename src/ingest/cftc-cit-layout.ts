@@ -12,6 +12,8 @@ import type { ReportLayout } from './cftc-columns.ts';
 /** The CIT layout; it publishes no concentration ratios and no subgroup code. */
 export const CIT_LAYOUT: ReportLayout = {
   reportType: 'cit',
+  // No concentration ratios, no crop years: nothing is stored beside the report.
+  extras: null,
   marker: 'CIT_Positions_Long_All',
   marketName: 'Market_and_Exchange_Names',
   dateYymmdd: 'As_of_Date_In_Form_YYMMDD',

@@ -2,8 +2,9 @@
  * Column maps of the CFTC Commitments of Traders text files, one per report type (futures-only
  * and combined files share a layout). Names are the published header names after trimming (the
  * legacy file writes `" Total Reportable Positions-Long (All)"` with a leading space) and keep
- * the CFTC's own spellings (`Swap__Positions_Short_All`, `LT = 4` beside `LT =4`). Only the
- * "All" columns are mapped; the Old/Other crop-year splits are not read.
+ * the CFTC's own spellings (`Swap__Positions_Short_All`, `LT = 4` beside `LT =4`). The "All"
+ * columns make the report (cot_reports); the net concentration ratios and the Old/Other crop-year
+ * columns are its `extras`, stored beside it (cot_report_columns, docs/data-model.md).
  */
 import type { CotPosition, CotReportType, CotScope } from '../model/records.ts';
 import { CIT_LAYOUT } from './cftc-cit-layout.ts';
@@ -20,6 +21,55 @@ export type ReportField =
   | 'conc_gross_le4_short'
   | 'conc_gross_le8_long'
   | 'conc_gross_le8_short';
+
+/** The net concentration ratios of a report (or of one crop year). */
+export type NetField =
+  | 'conc_net_le4_long'
+  | 'conc_net_le4_short'
+  | 'conc_net_le8_long'
+  | 'conc_net_le8_short';
+
+export const NET_FIELDS: readonly NetField[] = [
+  'conc_net_le4_long',
+  'conc_net_le4_short',
+  'conc_net_le8_long',
+  'conc_net_le8_short',
+];
+
+/** The totals of one crop year: no change of open interest is published per crop year. */
+export type CropField =
+  | 'open_interest'
+  | 'traders_total'
+  | 'conc_gross_le4_long'
+  | 'conc_gross_le4_short'
+  | 'conc_gross_le8_long'
+  | 'conc_gross_le8_short'
+  | NetField;
+
+export const CROP_FIELDS: readonly CropField[] = [
+  'open_interest',
+  'traders_total',
+  'conc_gross_le4_long',
+  'conc_gross_le4_short',
+  'conc_gross_le8_long',
+  'conc_gross_le8_short',
+  ...NET_FIELDS,
+];
+
+/** The columns of one crop year (`old`, `other`) of a legacy or disaggregated report. */
+export interface CropYearColumns {
+  crop: 'old' | 'other';
+  totals: Record<CropField, string>;
+  /** The report's categories, without the change fields (not published per crop year). */
+  categories: readonly CategoryColumns[];
+}
+
+/** The columns stored beside a report (cot_report_columns): net concentration, crop years. */
+export interface ReportExtras {
+  net: Record<NetField, string>;
+  /** Empty where the family has no crop years (TFF). */
+  cropYears: readonly CropYearColumns[];
+}
 
 /** One trader category; a field without a column is one the CFTC does not publish (it reads as null). */
 export interface CategoryColumns {
@@ -50,10 +100,12 @@ export interface ReportLayout {
   /** A null column is a figure the report does not publish (CIT: no concentration ratios). */
   totals: Record<ReportField, string | null>;
   categories: readonly CategoryColumns[];
+  /** The columns stored beside the report; null where the family has none (CIT). */
+  extras: ReportExtras | null;
 }
 
 /** Percentages (of open interest, concentration) may have decimals; every other field is a count. */
-export function isPercentField(field: PositionField | ReportField): boolean {
+export function isPercentField(field: PositionField | ReportField | CropField): boolean {
   return field.startsWith('pct_') || field.startsWith('conc_');
 }
 
@@ -131,7 +183,58 @@ const UNDERSCORE_TAIL: readonly CategoryColumns[] = [
   },
 ];
 
-const LEGACY: ReportLayout = {
+const CHANGE_FIELDS = new Set<PositionField>(['change_long', 'change_short', 'change_spread']);
+
+/**
+ * The extras of a family: its net concentration columns, and per crop year the report's totals
+ * and categories renamed by `rename` (from the "All" name to the crop year's), changes left out.
+ */
+function defineExtras(
+  layout: Pick<ReportLayout, 'totals' | 'categories'>,
+  net: Record<NetField, string>,
+  rename: ((all: string, crop: 'Old' | 'Other') => string) | null,
+): ReportExtras {
+  if (rename === null) return { net, cropYears: [] };
+  const cropYears = (['Old', 'Other'] as const).map((crop): CropYearColumns => {
+    const all: Record<CropField, string | null> = { ...layout.totals, ...net };
+    const totals = Object.fromEntries(
+      CROP_FIELDS.map((field) => [field, rename(all[field] ?? '', crop)]),
+    ) as Record<CropField, string>;
+    const categories = layout.categories.map(({ category, columns }) => ({
+      category,
+      columns: Object.fromEntries(
+        Object.entries(columns)
+          .filter(([field]) => !CHANGE_FIELDS.has(field as PositionField))
+          .map(([field, column]) => [field, rename(column, crop)]),
+      ),
+    }));
+    return { crop: crop === 'Old' ? 'old' : 'other', totals, categories };
+  });
+  return { net, cropYears };
+}
+
+/** `..._All` to `..._Old` / `..._Other`: the disaggregated names. */
+const underscoreCrop = (all: string, crop: 'Old' | 'Other') => all.replace(/_All$/, `_${crop}`);
+
+/**
+ * `... (All)` to `... (Old)` / `... (Other)`: the legacy names, where `LT = 4` is `LT =4` and the
+ * gross short ratios of the other crop year are written without the space, `-Short(Other)`.
+ */
+function legacyCrop(all: string, crop: 'Old' | 'Other'): string {
+  const base = all.replace('LT = 4', 'LT =4').replace(/ \(All\)$/, '');
+  return crop === 'Other' && /^Concentration-Gross .*-Short$/.test(base)
+    ? `${base}(Other)`
+    : `${base} (${crop})`;
+}
+
+const UNDERSCORE_NET: Record<NetField, string> = {
+  conc_net_le4_long: 'Conc_Net_LE_4_TDR_Long_All',
+  conc_net_le4_short: 'Conc_Net_LE_4_TDR_Short_All',
+  conc_net_le8_long: 'Conc_Net_LE_8_TDR_Long_All',
+  conc_net_le8_short: 'Conc_Net_LE_8_TDR_Short_All',
+};
+
+const LEGACY_BASE: Omit<ReportLayout, 'extras'> = {
   reportType: 'legacy',
   marker: 'Market and Exchange Names',
   marketName: 'Market and Exchange Names',
@@ -213,9 +316,23 @@ const LEGACY: ReportLayout = {
   ],
 };
 
+const LEGACY: ReportLayout = {
+  ...LEGACY_BASE,
+  extras: defineExtras(
+    LEGACY_BASE,
+    {
+      conc_net_le4_long: 'Concentration-Net LT =4 TDR-Long (All)',
+      conc_net_le4_short: 'Concentration-Net LT =4 TDR-Short (All)',
+      conc_net_le8_long: 'Concentration-Net LT =8 TDR-Long (All)',
+      conc_net_le8_short: 'Concentration-Net LT =8 TDR-Short (All)',
+    },
+    legacyCrop,
+  ),
+};
+
 const SWAP = defineUnderscoreCategory('swap_dealer', 'Swap');
 
-const DISAGGREGATED: ReportLayout = {
+const DISAGGREGATED_BASE: Omit<ReportLayout, 'extras'> = {
   reportType: 'disaggregated',
   marker: 'Prod_Merc_Positions_Long_All',
   ...UNDERSCORE_IDENTITY,
@@ -248,7 +365,12 @@ const DISAGGREGATED: ReportLayout = {
   ],
 };
 
-const TFF: ReportLayout = {
+const DISAGGREGATED: ReportLayout = {
+  ...DISAGGREGATED_BASE,
+  extras: defineExtras(DISAGGREGATED_BASE, UNDERSCORE_NET, underscoreCrop),
+};
+
+const TFF_BASE: Omit<ReportLayout, 'extras'> = {
   reportType: 'tff',
   marker: 'Dealer_Positions_Long_All',
   ...UNDERSCORE_IDENTITY,
@@ -259,6 +381,9 @@ const TFF: ReportLayout = {
     ...UNDERSCORE_TAIL,
   ],
 };
+
+/** The TFF report has no crop years: its extras are the net concentration ratios. */
+const TFF: ReportLayout = { ...TFF_BASE, extras: defineExtras(TFF_BASE, UNDERSCORE_NET, null) };
 
 /** The four report types, recognised by their marker column. */
 export const REPORT_LAYOUTS: readonly ReportLayout[] = [LEGACY, DISAGGREGATED, TFF, CIT_LAYOUT];
@@ -277,5 +402,15 @@ export function listLayoutColumns(layout: ReportLayout): string[] {
   ];
   const optional = [layout.subgroupCode, layout.scope, ...Object.values(layout.totals)];
   const categories = layout.categories.flatMap((entry) => Object.values(entry.columns));
-  return [...identity, ...optional.filter((column) => column !== null), ...categories];
+  const extras =
+    layout.extras === null
+      ? []
+      : [
+          ...Object.values(layout.extras.net),
+          ...layout.extras.cropYears.flatMap((crop) => [
+            ...Object.values(crop.totals),
+            ...crop.categories.flatMap((entry) => Object.values(entry.columns)),
+          ]),
+        ];
+  return [...identity, ...optional.filter((column) => column !== null), ...categories, ...extras];
 }

@@ -1,7 +1,16 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { execute, quotedIdentifier, quotedString } from '../db/duckdb.ts';
 import { COT_POSITION_FIELDS, type CotScope } from '../model/records.ts';
-import { isPercentField, type PositionField, type ReportField, type ReportLayout } from './cftc-columns.ts';
+import {
+  type CategoryColumns,
+  CROP_FIELDS,
+  type CropField,
+  isPercentField,
+  NET_FIELDS,
+  type PositionField,
+  type ReportField,
+  type ReportLayout,
+} from './cftc-columns.ts';
 
 /** The order the former parser read a category's fields in (CotPosition's order). */
 const POSITION_FIELDS: readonly PositionField[] = COT_POSITION_FIELDS;
@@ -62,7 +71,7 @@ export async function createCftcRows(connection: DuckDBConnection, spec: CftcRow
     return text(column);
   };
   const numberAliases: string[] = [];
-  const number = (column: string, field: PositionField | ReportField): string => {
+  const number = (column: string, field: PositionField | ReportField | CropField): string => {
     const t = text(column);
     const alias = `mmds_n${numberAliases.length}`;
     numberAliases.push(t);
@@ -111,13 +120,33 @@ export async function createCftcRows(connection: DuckDBConnection, spec: CftcRow
     const column = layout.totals[field];
     return `${column === null ? 'CAST(NULL AS DOUBLE)' : number(column, field)} AS ${field}`;
   });
-  const positions = layout.categories.map(({ category, columns }) => {
-    const fields = POSITION_FIELDS.map((field) => {
-      const column = columns[field];
-      return `${quotedString(field)}: ${column === undefined ? 'CAST(NULL AS DOUBLE)' : number(column, field)}`;
-    });
-    return `{'category': ${quotedString(category)}, ${fields.join(', ')}}`;
-  });
+  const positionList = (categories: readonly CategoryColumns[]) =>
+    `[${categories
+      .map(({ category, columns }) => {
+        const fields = POSITION_FIELDS.map((field) => {
+          const column = columns[field];
+          return `${quotedString(field)}: ${column === undefined ? 'CAST(NULL AS DOUBLE)' : number(column, field)}`;
+        });
+        return `{'category': ${quotedString(category)}, ${fields.join(', ')}}`;
+      })
+      .join(', ')}]`;
+  const positions = positionList(layout.categories);
+  // The extras (cot_report_columns) come after the report's own columns, as the oracle reads them.
+  const { extras } = layout;
+  const net = NET_FIELDS.map(
+    (field) => `${extras === null ? 'CAST(NULL AS DOUBLE)' : number(extras.net[field], field)} AS ${field}`,
+  );
+  const cropYears =
+    extras === null || extras.cropYears.length === 0
+      ? 'NULL'
+      : `[${extras.cropYears
+          .map(({ crop, totals: columns, categories }) => {
+            const fields = CROP_FIELDS.map(
+              (field) => `${quotedString(field)}: ${number(columns[field], field)}`,
+            );
+            return `{'crop': ${quotedString(crop)}, ${fields.join(', ')}, 'positions': ${positionList(categories)}}`;
+          })
+          .join(', ')}]`;
   const optional = (column: string | null) => (column === null ? 'CAST(NULL AS VARCHAR)' : text(column));
   // Every text alias is taken before the SQL is laid out.
   const identity = [
@@ -161,7 +190,8 @@ export async function createCftcRows(connection: DuckDBConnection, spec: CftcRow
               ${quotedString(layout.reportType)} AS report_type, ${scope} AS scope,
               ${marketCode} AS market_code, ${identity.join(', ')},
               ${totals.join(', ')},
-              [${positions.join(', ')}] AS positions,
+              ${positions} AS positions,
+              ${net.join(', ')}, ${cropYears} AS crop_years,
               len(list_filter(mmds_missing, lambda m: m))::INTEGER AS skipped
          FROM checked`,
   );

@@ -7,6 +7,7 @@ import { execute, quotedIdentifier, readCsvSql, readRows } from '../db/duckdb.ts
 import { defineNumberText } from '../db/number-text.ts';
 import { unpackZip } from '../fetch/unzip.ts';
 import type { CotScope, FactRelation, ParsedBatch } from '../model/records.ts';
+import { NET_FIELDS, REPORT_LAYOUTS } from './cftc-columns.ts';
 import { resolveCftcHeader } from './cftc-headers.ts';
 import { createCftcKnowledge, resolveFileScope } from './cftc-knowledge.ts';
 import { createCftcRows } from './cftc-rows.ts';
@@ -15,7 +16,15 @@ import type { IngestContext, Source } from './source.ts';
 import { correctionSql, createKnowledgeTable, defineTextMacros } from './sql-text.ts';
 
 /** The CFTC parser's batch: its reports stay in DuckDB. */
-export type CftcBatch = ParsedBatch & { cot_reports?: FactRelation };
+export type CftcBatch = ParsedBatch & { cot_reports?: FactRelation; cot_report_columns?: FactRelation };
+
+/** The columns of a report stored beside it (cot_report_columns), not in cot_reports. */
+const EXTRA_COLUMNS = [...NET_FIELDS, 'crop_years'];
+
+/** The report types whose files carry extras (every one but CIT). */
+const TYPES_WITH_EXTRAS = REPORT_LAYOUTS.filter((layout) => layout.extras !== null).map(
+  (layout) => layout.reportType,
+);
 
 const EXTRA_COLUMN = /^column\d+$/;
 
@@ -56,7 +65,9 @@ export const cftcSource: Source<CftcBatch> = {
         batch.rows_read += counts.read;
         batch.rows_skipped += counts.skipped;
       }
-      batch.cot_reports = await createReports(tables, context);
+      const reports = await createReports(tables, context);
+      batch.cot_reports = reports.cot_reports;
+      if (reports.cot_report_columns.rows > 0) batch.cot_report_columns = reports.cot_report_columns;
       return batch;
     } finally {
       rmSync(unpacked, { recursive: true, force: true });
@@ -191,9 +202,14 @@ async function assertRowsValid(tables: CftcTables, file: string, fileIndex: numb
 
 /**
  * The reports, with their knowledge times computed in JavaScript once per report date and
- * joined from a small table, as a temporary table read by the relation.
+ * joined from a small table, as a temporary table read by two relations: the reports
+ * (cot_reports) and, for the families that have them, the columns stored beside them
+ * (cot_report_columns), with the same provenance and knowledge time.
  */
-async function createReports(tables: CftcTables, context: IngestContext): Promise<FactRelation> {
+async function createReports(
+  tables: CftcTables,
+  context: IngestContext,
+): Promise<{ cot_reports: FactRelation; cot_report_columns: FactRelation }> {
   const { connection, prefix } = tables;
   const released = quotedIdentifier(`${prefix}_released`);
   const reports = quotedIdentifier(`${prefix}_cot_reports`);
@@ -218,14 +234,25 @@ async function createReports(tables: CftcTables, context: IngestContext): Promis
         ORDER BY r.file_index, r.line`,
     context.collectedAt === null ? undefined : { collectedAt: context.collectedAt },
   );
-  const [count] = await readRows<{ rows: number }>(
+  const withExtras = `report_type IN (${TYPES_WITH_EXTRAS.map((type) => `'${type}'`).join(', ')})`;
+  const [count] = await readRows<{ rows: number; extras: number }>(
     connection,
-    `SELECT count(*)::INTEGER AS rows FROM ${reports}`,
+    `SELECT count(*)::INTEGER AS rows, (count(*) FILTER (WHERE ${withExtras}))::INTEGER AS extras FROM ${reports}`,
   );
+  const provenance =
+    'source_ref, observed_at, observed_at_method, correction, verification_status, confidence, data_class';
   return {
-    kind: 'relation',
-    sql: `SELECT * FROM ${reports}`,
-    orderBy: 'series_key, period',
-    rows: count?.rows ?? 0,
+    cot_reports: {
+      kind: 'relation',
+      sql: `SELECT * EXCLUDE (${EXTRA_COLUMNS.join(', ')}) FROM ${reports}`,
+      orderBy: 'series_key, period',
+      rows: count?.rows ?? 0,
+    },
+    cot_report_columns: {
+      kind: 'relation',
+      sql: `SELECT series_key, period, ${EXTRA_COLUMNS.join(', ')}, ${provenance} FROM ${reports} WHERE ${withExtras}`,
+      orderBy: 'series_key, period',
+      rows: count?.extras ?? 0,
+    },
   };
 }

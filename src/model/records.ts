@@ -185,6 +185,47 @@ export interface CotReportInput extends ProvenanceInput {
 
 export type CotReport = CotReportInput & RevisionFields & { content_hash: string };
 
+/** The net concentration ratios: % of open interest held net long or short by the largest 4 and 8 traders. */
+export interface CotNetConcentration {
+  conc_net_le4_long: number | null;
+  conc_net_le4_short: number | null;
+  conc_net_le8_long: number | null;
+  conc_net_le8_short: number | null;
+}
+
+/** The gross concentration ratios, as a report's totals carry them. */
+export interface CotGrossConcentration {
+  conc_gross_le4_long: number | null;
+  conc_gross_le4_short: number | null;
+  conc_gross_le8_long: number | null;
+  conc_gross_le8_short: number | null;
+}
+
+/**
+ * One crop year of a legacy or disaggregated report: `old` (the old crop year's contracts) or
+ * `other` (every other month). The CFTC publishes no week-on-week changes per crop year, so the
+ * positions' change fields are null.
+ */
+export interface CotCropYear extends CotGrossConcentration, CotNetConcentration {
+  crop: 'old' | 'other';
+  open_interest: number | null;
+  traders_total: number | null;
+  positions: CotPosition[];
+}
+
+/**
+ * The columns of a COT report stored beside it (table cot_report_columns, docs/data-model.md
+ * "COT report columns"): the net concentration ratios and, for legacy and disaggregated reports,
+ * the Old and Other crop years. Keyed like the report; its content hash is its own, so that the
+ * report's content hash (and its revision detection) is what it was before they were stored.
+ */
+export interface CotReportColumnsInput extends ProvenanceInput, CotNetConcentration {
+  series_key: string;
+  period: string;
+  /** `[old, other]` for legacy and disaggregated reports; null for TFF (which has no crop years). */
+  crop_years: CotCropYear[] | null;
+}
+
 export type * from './reference-records.ts';
 
 import type {
@@ -234,6 +275,7 @@ export function countFactRows(rows: FactRows<unknown> | readonly object[] | unde
 export interface ParsedBatch {
   observations?: FactRows<ObservationInput>;
   cot_reports?: FactRows<CotReportInput>;
+  cot_report_columns?: FactRows<CotReportColumnsInput>;
   regions?: Region[];
   countries?: Country[];
   country_currencies?: CountryCurrencies[];
@@ -255,4 +297,5 @@ export interface ParsedBatch {
 export type RecordBatch = ParsedBatch & {
   observations?: ObservationInput[];
   cot_reports?: CotReportInput[];
+  cot_report_columns?: CotReportColumnsInput[];
 };

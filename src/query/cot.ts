@@ -1,4 +1,4 @@
-import type { CotPosition } from '../model/records.ts';
+import type { CotCropYear, CotNetConcentration, CotPosition } from '../model/records.ts';
 import type { SnapshotDb } from './snapshot-db.ts';
 import { rfc3339 } from './sql.ts';
 
@@ -84,6 +84,23 @@ export interface CotReportRow {
   /** Per category the analytics of this report (cotAnalyticsSql); null for a report without positions. */
   analytics: CotAnalyticsRow[] | null;
 }
+
+/** The columns stored beside a report (cot_report_columns), as the keyed history reads them. */
+export const COT_EXTRA_COLUMNS = [
+  'conc_net_le4_long',
+  'conc_net_le4_short',
+  'conc_net_le8_long',
+  'conc_net_le8_short',
+  'crop_years',
+] as const;
+
+/**
+ * A report of the keyed history (endpoint 3 with cot:history): the report and the columns stored
+ * beside it in force at as_of, null where the store has none for it.
+ */
+export type CotHistoryRow = CotReportRow & {
+  [K in keyof CotNetConcentration]: number | null;
+} & { crop_years: CotCropYear[] | null };
 
 /** The analytics of one trader category of one report (docs/api/cot-analytics.md). */
 export interface CotAnalyticsRow {

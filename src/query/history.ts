@@ -4,7 +4,14 @@ import {
   periodsHoldingDay,
   resolvePeriodRange,
 } from '../contract/period-range.ts';
-import { type CotAnalyticsWindows, type CotReportRow, cotAnalyticsSql, SERVED_WINDOWS } from './cot.ts';
+import {
+  COT_EXTRA_COLUMNS,
+  type CotAnalyticsWindows,
+  type CotHistoryRow,
+  type CotReportRow,
+  cotAnalyticsSql,
+  SERVED_WINDOWS,
+} from './cot.ts';
 import type { SnapshotDb } from './snapshot-db.ts';
 import { rfc3339 } from './sql.ts';
 
@@ -291,21 +298,23 @@ export async function readObservationHistory(
 /**
  * Reads one page of a COT series' reports, one per report date: the revision in force at
  * as_of (the latest revision when as_of is null), oldest report first, with analytics whose
- * windows see every report known at as_of (the period filters and paging apply afterwards).
+ * windows see every report known at as_of (the period filters and paging apply afterwards), and
+ * the columns stored beside each report (cot_report_columns) in force at as_of.
  */
 export async function readCotHistory(
   db: SnapshotDb,
   seriesKey: string,
   query: HistoryQuery,
   windows: CotAnalyticsWindows = SERVED_WINDOWS,
-): Promise<HistoryPage<CotReportRow>> {
+): Promise<HistoryPage<CotHistoryRow>> {
   const relation = db.factRelation('cot_reports', seriesKey);
   const sql = windows === SERVED_WINDOWS ? COT_PAGE(relation) : cotPage(relation, windows);
   const rows = await db.query<CotReportRow>(sql, {
     series: seriesKey,
     ...bindHistory(query),
   });
-  return toPage(rows, query.limit);
+  const page = toPage(rows, query.limit);
+  return { ...page, rows: await joinCotColumns(db, seriesKey, query.asOf, page.rows) };
 }
 
 // The analytics windows run over the whole as_of-filtered history; periods and paging filter after.
@@ -321,3 +330,43 @@ const cotPage = (relation: string, windows: CotAnalyticsWindows) =>
     LIMIT $limit`;
 
 const COT_PAGE = memoize((relation) => cotPage(relation, SERVED_WINDOWS));
+
+/**
+ * The columns of cot_report_columns in force at as_of of each report of the page, by a second
+ * small query over the page's periods: joined into the analytics query they made every keyed
+ * page slower to plan, and a second row_number() window there made DuckDB 1.5.5 fail to rebind
+ * the prepared statement (INTERNAL "Failed to bind column reference revision_number"). A report
+ * without a row (CIT, or stored before the columns were read) has them null.
+ */
+async function joinCotColumns(
+  db: SnapshotDb,
+  seriesKey: string,
+  asOf: string | null,
+  rows: readonly CotReportRow[],
+): Promise<CotHistoryRow[]> {
+  const first = rows[0]?.period;
+  const last = rows.at(-1)?.period;
+  const found =
+    first === undefined || last === undefined
+      ? []
+      : await db.query<{ period: string; latest: Record<(typeof COT_EXTRA_COLUMNS)[number], unknown> }>(
+          COT_COLUMNS(db.factRelation('cot_report_columns', seriesKey)),
+          { series: seriesKey, as_of: asOf ?? '', first, last },
+        );
+  const byPeriod = new Map(found.map((row) => [row.period, row.latest]));
+  return rows.map((row) => {
+    const latest = byPeriod.get(row.period);
+    const columns = Object.fromEntries(COT_EXTRA_COLUMNS.map((column) => [column, latest?.[column] ?? null]));
+    return { ...row, ...columns } as CotHistoryRow;
+  });
+}
+
+const COT_COLUMNS = memoize(
+  (columns) =>
+    `SELECT period,
+            arg_max({${COT_EXTRA_COLUMNS.map((column) => `${column}: ${column}`).join(', ')}}, revision_number) AS latest
+       FROM ${columns} AS cot_report_columns
+      WHERE series_key = $series AND period >= $first AND period <= $last
+        AND ($as_of = '' OR cot_report_columns.observed_at <= TRY_CAST($as_of AS TIMESTAMP))
+      GROUP BY period`,
+);

@@ -10,7 +10,7 @@ import {
 } from '../db/duckdb.ts';
 import { DERIVED_TABLES } from '../store/derived-tables.ts';
 import { type StoreLayout, snapshotDir } from '../store/layout.ts';
-import { readManifest, type SnapshotManifest } from '../store/manifest.ts';
+import { readManifest, SCHEMA_VERSION, type SnapshotManifest } from '../store/manifest.ts';
 import { relationOf } from '../store/partitions.ts';
 import { TABLES } from '../store/tables.ts';
 import { createSeriesRights } from './derived-tables.ts';
@@ -60,7 +60,7 @@ export interface SnapshotDb {
 }
 
 /** The fact tables, partitioned by series key. */
-export type FactTable = 'observations' | 'cot_reports';
+export type FactTable = 'observations' | 'cot_reports' | 'cot_report_columns';
 
 /** One partition's range and the view over its file. */
 interface PartitionView {
@@ -99,7 +99,7 @@ export async function openSnapshotDb(
   const files: string[] = [];
   const partitions = new Map<FactTable, PartitionIndex>();
   try {
-    if (manifest.schema_version < 3 || !manifest.derived) {
+    if (manifest.schema_version < SCHEMA_VERSION || !manifest.derived) {
       throw new Error(
         `snapshot ${snapshotId} was written by an older mmds (schema ${manifest.schema_version}); run mmds publish`,
       );

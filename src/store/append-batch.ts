@@ -55,7 +55,11 @@ export interface AppendResult {
   rows_skipped: number;
 }
 
-const FACT_ID_PREFIX: Record<string, string> = { observations: 'obs', cot_reports: 'cot' };
+const FACT_ID_PREFIX: Record<string, string> = {
+  observations: 'obs',
+  cot_reports: 'cot',
+  cot_report_columns: 'cotc',
+};
 
 /** What one table adds to the batch: reference rows in JS, or a fact table's plan in DuckDB. */
 type Pending = { table: TableDefinition; rows: object[] } | { table: TableDefinition; plan: FactPlan };

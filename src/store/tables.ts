@@ -21,6 +21,29 @@ const COT_POSITION_TYPE =
   'change_short INTEGER, change_spread INTEGER, pct_oi_long DOUBLE, pct_oi_short DOUBLE, pct_oi_spread DOUBLE, ' +
   'traders_long INTEGER, traders_short INTEGER, traders_spread INTEGER)[]';
 
+const CONCENTRATION_COLUMNS = {
+  conc_gross_le4_long: 'DOUBLE',
+  conc_gross_le4_short: 'DOUBLE',
+  conc_gross_le8_long: 'DOUBLE',
+  conc_gross_le8_short: 'DOUBLE',
+} as const;
+
+const NET_CONCENTRATION_COLUMNS = {
+  conc_net_le4_long: 'DOUBLE',
+  conc_net_le4_short: 'DOUBLE',
+  conc_net_le8_long: 'DOUBLE',
+  conc_net_le8_short: 'DOUBLE',
+} as const;
+
+const structOf = (columns: Record<string, string>) =>
+  Object.entries(columns)
+    .map(([name, type]) => `${name} ${type}`)
+    .join(', ');
+
+const COT_CROP_YEAR_TYPE =
+  `STRUCT(crop VARCHAR, open_interest INTEGER, traders_total INTEGER, ${structOf(CONCENTRATION_COLUMNS)}, ` +
+  `${structOf(NET_CONCENTRATION_COLUMNS)}, positions ${COT_POSITION_TYPE})[]`;
+
 /** A table of the store: column types, its key, and whether it keeps revisions. */
 export interface TableDefinition {
   name: string;
@@ -31,6 +54,8 @@ export interface TableDefinition {
   key: readonly string[];
   /** Columns a fact's revisions are compared on, hashed into its fingerprint. */
   fingerprint?: readonly string[];
+  /** The snapshot schema (manifest.ts SCHEMA_VERSION) that added the table; older ones lack it. */
+  since?: number;
 }
 
 /** Every table, in publish order. */
@@ -68,16 +93,31 @@ export const TABLES: readonly TableDefinition[] = [
       open_interest: 'INTEGER',
       change_open_interest: 'INTEGER',
       traders_total: 'INTEGER',
-      conc_gross_le4_long: 'DOUBLE',
-      conc_gross_le4_short: 'DOUBLE',
-      conc_gross_le8_long: 'DOUBLE',
-      conc_gross_le8_short: 'DOUBLE',
+      ...CONCENTRATION_COLUMNS,
       positions: COT_POSITION_TYPE,
       content_hash: 'VARCHAR',
       ...PROVENANCE_COLUMNS,
     },
     key: ['series_key', 'period'],
     fingerprint: ['content_hash'],
+  },
+  {
+    // The columns of a COT report stored beside it, with their own content hash and revisions
+    // (docs/data-model.md, "COT report columns"): cot_reports' content hash stays what it was.
+    name: 'cot_report_columns',
+    kind: 'fact',
+    columns: {
+      id: 'VARCHAR',
+      series_key: 'VARCHAR',
+      period: 'VARCHAR',
+      ...NET_CONCENTRATION_COLUMNS,
+      crop_years: COT_CROP_YEAR_TYPE,
+      content_hash: 'VARCHAR',
+      ...PROVENANCE_COLUMNS,
+    },
+    key: ['series_key', 'period'],
+    fingerprint: ['content_hash'],
+    since: 4,
   },
   reference('regions', ['code'], {
     code: 'VARCHAR',

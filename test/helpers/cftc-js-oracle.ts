@@ -1,7 +1,10 @@
 import { basename } from 'node:path';
 import { type CsvRow, readCsvFile } from '../../src/db/duckdb.ts';
 import {
+  CROP_FIELDS,
+  type CropField,
   isPercentField,
+  NET_FIELDS,
   type PositionField,
   type ReportField,
   type ReportLayout,
@@ -17,7 +20,15 @@ import { assertNonEmptyFile, InputError } from '../../src/ingest/input-error.ts'
 import { parseIsoDate } from '../../src/ingest/periods.ts';
 import { createEmptyBatch, type IngestContext, type Source } from '../../src/ingest/source.ts';
 import { cleanText, parseNumber } from '../../src/ingest/values.ts';
-import type { CotPosition, CotReportInput, CotScope, RecordBatch } from '../../src/model/records.ts';
+import type {
+  CotCropYear,
+  CotNetConcentration,
+  CotPosition,
+  CotReportColumnsInput,
+  CotReportInput,
+  CotScope,
+  RecordBatch,
+} from '../../src/model/records.ts';
 
 /** Codes are zero-padded alphanumerics; consolidated markets end in `+` (`13874+`). */
 const MARKET_CODE = /^[0-9A-Z]+\+?$/;
@@ -58,6 +69,7 @@ export const cftcJsOracleSource: Source<RecordBatch> = {
   async parse(files, context) {
     const batch = createEmptyBatch();
     const reports: CotReportInput[] = [];
+    const extras: CotReportColumnsInput[] = [];
     const seen = new Map<string, string>();
     const knowledge = createCftcKnowledge(context);
     const onMissing = () => {
@@ -76,10 +88,9 @@ export const cftcJsOracleSource: Source<RecordBatch> = {
         const fail = (message: string): never => {
           throw new InputError(file, row.line, message);
         };
-        const report = readReport(
-          { file, line: row.line, values: row.values, keys, onMissing, fail },
-          reading,
-        );
+        const reader: RowReader = { file, line: row.line, values: row.values, keys, onMissing, fail };
+        const report = readReport(reader, reading);
+        const extra = readExtras(reader, layout, report);
         const key = `${report.series_key} ${report.period}`;
         const previous = seen.get(key);
         if (previous !== undefined) {
@@ -87,9 +98,11 @@ export const cftcJsOracleSource: Source<RecordBatch> = {
         }
         seen.set(key, report.source_ref);
         reports.push(report);
+        if (extra !== null) extras.push(extra);
       }
     }
     batch.cot_reports = reports;
+    if (extras.length > 0) batch.cot_report_columns = extras;
     return batch;
   },
 };
@@ -170,6 +183,46 @@ function readReport(row: RowReader, { layout, scope: declared, knowledge }: File
   };
 }
 
+/**
+ * The columns stored beside a report (cot_report_columns), read after the report's own: the net
+ * concentration ratios, then per crop year its totals and categories. Null for CIT.
+ */
+function readExtras(
+  row: RowReader,
+  layout: ReportLayout,
+  report: CotReportInput,
+): CotReportColumnsInput | null {
+  const { extras } = layout;
+  if (extras === null) return null;
+  const net = Object.fromEntries(
+    NET_FIELDS.map((field) => [field, readNumber(row, extras.net[field], field)]),
+  ) as unknown as CotNetConcentration;
+  const cropYears = extras.cropYears.map((crop): CotCropYear => {
+    const totals = Object.fromEntries(
+      CROP_FIELDS.map((field) => [field, readNumber(row, crop.totals[field], field)]),
+    ) as Record<CropField, number | null>;
+    return {
+      crop: crop.crop,
+      ...totals,
+      positions: crop.categories.map(({ category, columns }) => readPosition(row, category, columns)),
+    };
+  });
+  const { series_key, period, source_ref, observed_at, observed_at_method } = report;
+  return {
+    series_key,
+    period,
+    ...net,
+    crop_years: cropYears.length === 0 ? null : cropYears,
+    source_ref,
+    observed_at,
+    observed_at_method,
+    ...(report.correction === undefined ? {} : { correction: report.correction }),
+    verification_status: report.verification_status,
+    confidence: report.confidence,
+    data_class: report.data_class,
+  };
+}
+
 function readPosition(
   row: RowReader,
   category: string,
@@ -226,7 +279,11 @@ function readText(row: RowReader, column: string, required: boolean): string | n
   return text;
 }
 
-function readNumber(row: RowReader, column: string, field: PositionField | ReportField): number | null {
+function readNumber(
+  row: RowReader,
+  column: string,
+  field: PositionField | ReportField | CropField,
+): number | null {
   const value = parseNumber(row.values[row.keys.get(column) ?? column], {
     file: row.file,
     line: row.line,

@@ -24,6 +24,8 @@ export async function appendWithBoth(
   parsers: { duckdb: Source<ParsedBatch>; oracle: Source<ParsedBatch> },
   steps: ReadonlyArray<readonly [string[], IngestOptions]>,
   table: 'observations' | 'cot_reports',
+  /** Further tables whose records to read back too (`also`, by table name). */
+  alsoTables: readonly string[] = [],
 ) {
   const source = parsers.duckdb.id;
   const meta = {
@@ -45,11 +47,14 @@ export async function appendWithBoth(
       summaries[side].push(await appendBatch(stores[side], fixture.connection, parsed, meta));
     }
   }
-  const read = (side: (typeof sides)[number]) =>
+  const read = (side: (typeof sides)[number], name: string = table) =>
     readRows(
       fixture.connection,
-      `SELECT * EXCLUDE (filename) FROM read_parquet('${stores[side].batchesDir}/*/${table}.parquet', filename = true)
+      `SELECT * EXCLUDE (filename) FROM read_parquet('${stores[side].batchesDir}/*/${name}.parquet', filename = true)
         ORDER BY id`,
     );
-  return { summaries, records: { duckdb: await read('duckdb'), oracle: await read('oracle') } };
+  const also: Record<string, { duckdb: unknown[]; oracle: unknown[] }> = {};
+  for (const name of alsoTables)
+    also[name] = { duckdb: await read('duckdb', name), oracle: await read('oracle', name) };
+  return { summaries, records: { duckdb: await read('duckdb'), oracle: await read('oracle') }, also };
 }

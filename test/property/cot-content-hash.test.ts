@@ -167,5 +167,6 @@ describe('cot_reports content_hash in SQL against hashCanonical(contentOf(row))'
       expect(js, file).toEqual(hashInJs(rows));
       expect(sql, file).toEqual(js);
     }
-  });
+    // Every real file parsed: about a minute on a loaded machine.
+  }, 180_000);
 });

@@ -870,7 +870,60 @@ export interface components {
       /** @description (net - mean) / population standard deviation over the 52 most recent reports up to this one, 4 decimals; null until 52 reports have a net, or when the deviation is 0 (docs/api/cot-analytics.md). */
       z_score_52: number | null;
     };
-    /** @description One weekly Commitments of Traders report: the revision in force. In the history view of /api/v1/markets/cot/{slug} each report also carries `supersedes_id`. */
+    /** @description Positions of one trader category in one crop year; the CFTC publishes no week-on-week changes per crop year. */
+    CotCropCategory: {
+      /** @description Long positions (contracts) in this crop year. */
+      long: number | null;
+      /** @description Short positions. */
+      short: number | null;
+      /** @description Spreading positions; null for categories reported without spreads. */
+      spread: number | null;
+      /** @description long - short; null when either is null. */
+      net: number | null;
+      /** @description Long as percent of the crop year's open interest. */
+      pct_oi_long: number | null;
+      /** @description Short as percent of open interest. */
+      pct_oi_short: number | null;
+      /** @description Spread as percent of open interest. */
+      pct_oi_spread: number | null;
+      /** @description Number of traders long. */
+      traders_long: number | null;
+      /** @description Number of traders short. */
+      traders_short: number | null;
+      /** @description Number of traders spreading. */
+      traders_spread: number | null;
+    };
+    /** @description One crop year of a legacy or disaggregated report: the CFTC's `(Old)` / `_Old` and `(Other)` / `_Other` columns. */
+    CotCropYear: {
+      /** @description Open interest of the crop year's contracts. */
+      open_interest: number | null;
+      /** @description Total reportable traders in the crop year. */
+      traders_total: number | null;
+      /** @description Trader categories by name, as in the report's `categories`. */
+      categories: {
+        [key: string]: components['schemas']['CotCropCategory'];
+      };
+      /** @description Concentration ratios of the crop year, gross and net. */
+      concentration: {
+        /** @description Percent of open interest held long by the 4 largest traders (gross). */
+        gross_top4_long: number | null;
+        /** @description Held short by the 4 largest traders. */
+        gross_top4_short: number | null;
+        /** @description Held long by the 8 largest traders. */
+        gross_top8_long: number | null;
+        /** @description Held short by the 8 largest traders. */
+        gross_top8_short: number | null;
+        /** @description Percent of open interest held net long by the 4 largest traders (each trader's long less short). */
+        net_top4_long: number | null;
+        /** @description Held net short by the 4 largest traders. */
+        net_top4_short: number | null;
+        /** @description Held net long by the 8 largest traders. */
+        net_top8_long: number | null;
+        /** @description Held net short by the 8 largest traders. */
+        net_top8_short: number | null;
+      };
+    };
+    /** @description One weekly Commitments of Traders report: the revision in force. In the history view of /api/v1/markets/cot/{slug} each report also carries `concentration_net`, `crop_years` and `supersedes_id`. */
     CotReport: {
       /**
        * Format: date
@@ -930,6 +983,24 @@ export interface components {
       };
       /** @description 1 for the first record of the report, +1 per correction. */
       revision_number: number;
+      /** @description Only in the history view of /api/v1/markets/cot/{slug} (`meta.view` = `history`): the net concentration ratios (`Conc_Net_LE_4_TDR_*`, `Conc_Net_LE_8_TDR_*`). Each figure is null where the CFTC publishes none (CIT) or suppressed it, and for a report stored before these columns were read and not ingested since (docs/data-model.md, "COT report columns"). */
+      concentration_net?: {
+        /** @description Percent of open interest held net long by the 4 largest traders (each trader's long less short). */
+        net_top4_long: number | null;
+        /** @description Held net short by the 4 largest traders. */
+        net_top4_short: number | null;
+        /** @description Held net long by the 8 largest traders. */
+        net_top8_long: number | null;
+        /** @description Held net short by the 8 largest traders. */
+        net_top8_short: number | null;
+      } | null;
+      /** @description Only in the history view of /api/v1/markets/cot/{slug} (`meta.view` = `history`): the crop years of a legacy or disaggregated report; null for TFF and CIT reports, and for a report stored before these columns were read and not ingested since. */
+      crop_years?: {
+        /** @description The old crop year (the CFTC's `Old` columns). */
+        old: components['schemas']['CotCropYear'];
+        /** @description Every other month (the `Other` columns). */
+        other: components['schemas']['CotCropYear'];
+      } | null;
       /** @description Only in the history view of /api/v1/markets/cot/{slug} (`meta.view` = `history`): id of the revision this one replaced; null on revision 1. */
       supersedes_id?: string | null;
     };

@@ -33,7 +33,7 @@ export function listBulkFullFiles(manifest: SnapshotManifest): BulkFullEntry[] {
 }
 
 /** The tables of the full store that hold COT reports: listed and served to cot:history keys only. */
-export const COT_HISTORY_TABLES: ReadonlySet<string> = new Set(['cot_reports']);
+export const COT_HISTORY_TABLES: ReadonlySet<string> = new Set(['cot_reports', 'cot_report_columns']);
 
 /** Whether a key may have a file of the full store: a COT table's files need cot:history too. */
 export function mayReadBulkFullFile(entry: { table: string }, cotHistory: boolean): boolean {

@@ -1,4 +1,5 @@
-import type { CotAnalyticsRow, CotReportRow } from '../../query/cot.ts';
+import type { CotCropYear, CotNetConcentration } from '../../model/records.ts';
+import type { CotAnalyticsRow, CotHistoryRow, CotReportRow } from '../../query/cot.ts';
 
 /** One trader category of a report as the API shows it, with net positions derived. */
 export interface CategoryView {
@@ -72,6 +73,65 @@ export function presentCotReport(row: CotReportRow) {
       gross_top8_short: row.conc_gross_le8_short,
     },
     revision_number: row.revision_number,
+  };
+}
+
+/** The net concentration ratios as the API names them (`net_top4_long`, ...). */
+function presentNetConcentration(row: CotNetConcentration) {
+  return {
+    net_top4_long: row.conc_net_le4_long,
+    net_top4_short: row.conc_net_le4_short,
+    net_top8_long: row.conc_net_le8_long,
+    net_top8_short: row.conc_net_le8_short,
+  };
+}
+
+/** One crop year of a report: its totals, categories (no changes are published) and ratios. */
+function presentCropYear(crop: CotCropYear) {
+  const categories: Record<string, object> = {};
+  for (const p of crop.positions) {
+    categories[p.category] = {
+      long: p.long,
+      short: p.short,
+      spread: p.spread,
+      net: difference(p.long, p.short),
+      pct_oi_long: p.pct_oi_long,
+      pct_oi_short: p.pct_oi_short,
+      pct_oi_spread: p.pct_oi_spread,
+      traders_long: p.traders_long,
+      traders_short: p.traders_short,
+      traders_spread: p.traders_spread,
+    };
+  }
+  return {
+    open_interest: crop.open_interest,
+    traders_total: crop.traders_total,
+    categories,
+    concentration: {
+      gross_top4_long: crop.conc_gross_le4_long,
+      gross_top4_short: crop.conc_gross_le4_short,
+      gross_top8_long: crop.conc_gross_le8_long,
+      gross_top8_short: crop.conc_gross_le8_short,
+      ...presentNetConcentration(crop),
+    },
+  };
+}
+
+/**
+ * The fields only the keyed history adds to a report (docs/data-model.md, "COT report
+ * columns"): the net concentration ratios, and the Old and Other crop years of legacy and
+ * disaggregated reports (null for TFF and CIT, and for a report stored without them).
+ */
+export function presentCotHistoryColumns(row: CotHistoryRow) {
+  const crops = new Map((row.crop_years ?? []).map((crop) => [crop.crop, crop]));
+  const old = crops.get('old');
+  const other = crops.get('other');
+  return {
+    concentration_net: presentNetConcentration(row),
+    crop_years:
+      old === undefined || other === undefined
+        ? null
+        : { old: presentCropYear(old), other: presentCropYear(other) },
   };
 }
 

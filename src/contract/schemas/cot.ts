@@ -162,6 +162,73 @@ const MARKET_NAMES = arrayOf(
   'Every name the market was published under, oldest first.',
 );
 
+const NET_CONCENTRATION: Record<string, JsonSchema> = {
+  net_top4_long: percent(
+    "Percent of open interest held net long by the 4 largest traders (each trader's long less short).",
+  ),
+  net_top4_short: percent('Held net short by the 4 largest traders.'),
+  net_top8_long: percent('Held net long by the 8 largest traders.'),
+  net_top8_short: percent('Held net short by the 8 largest traders.'),
+};
+
+/** History view only: the net concentration ratios (cot_report_columns, docs/data-model.md). */
+const CONCENTRATION_NET = nullable(
+  object(
+    NET_CONCENTRATION,
+    'Only in the history view of /api/v1/markets/cot/{slug} (`meta.view` = `history`): the net concentration ratios (`Conc_Net_LE_4_TDR_*`, `Conc_Net_LE_8_TDR_*`). Each figure is null where the CFTC publishes none (CIT) or suppressed it, and for a report stored before these columns were read and not ingested since (docs/data-model.md, "COT report columns").',
+  ),
+);
+
+const CROP_CATEGORY = object(
+  {
+    long: count('Long positions (contracts) in this crop year.'),
+    short: count('Short positions.'),
+    spread: count('Spreading positions; null for categories reported without spreads.'),
+    net: count('long - short; null when either is null.'),
+    pct_oi_long: percent("Long as percent of the crop year's open interest."),
+    pct_oi_short: percent('Short as percent of open interest.'),
+    pct_oi_spread: percent('Spread as percent of open interest.'),
+    traders_long: count('Number of traders long.'),
+    traders_short: count('Number of traders short.'),
+    traders_spread: count('Number of traders spreading.'),
+  },
+  'Positions of one trader category in one crop year; the CFTC publishes no week-on-week changes per crop year.',
+);
+
+const CROP_YEAR = object(
+  {
+    open_interest: count("Open interest of the crop year's contracts."),
+    traders_total: count('Total reportable traders in the crop year.'),
+    categories: {
+      type: 'object',
+      description: "Trader categories by name, as in the report's `categories`.",
+      additionalProperties: ref('CotCropCategory'),
+    },
+    concentration: object(
+      {
+        gross_top4_long: percent('Percent of open interest held long by the 4 largest traders (gross).'),
+        gross_top4_short: percent('Held short by the 4 largest traders.'),
+        gross_top8_long: percent('Held long by the 8 largest traders.'),
+        gross_top8_short: percent('Held short by the 8 largest traders.'),
+        ...NET_CONCENTRATION,
+      },
+      'Concentration ratios of the crop year, gross and net.',
+    ),
+  },
+  "One crop year of a legacy or disaggregated report: the CFTC's `(Old)` / `_Old` and `(Other)` / `_Other` columns.",
+);
+
+/** History view only: the Old and Other crop years. */
+const CROP_YEARS = nullable(
+  object(
+    {
+      old: ref('CotCropYear', "The old crop year (the CFTC's `Old` columns)."),
+      other: ref('CotCropYear', 'Every other month (the `Other` columns).'),
+    },
+    'Only in the history view of /api/v1/markets/cot/{slug} (`meta.view` = `history`): the crop years of a legacy or disaggregated report; null for TFF and CIT reports, and for a report stored before these columns were read and not ingested since.',
+  ),
+);
+
 /** `supersedes_id`: only in the history view of endpoint 3, so not a required field of CotReport. */
 const SUPERSEDES_ID = nullable(
   text(
@@ -172,17 +239,24 @@ const SUPERSEDES_ID = nullable(
 function cotReport(): JsonSchema {
   const report = object(
     reportFields(),
-    'One weekly Commitments of Traders report: the revision in force. In the history view of /api/v1/markets/cot/{slug} each report also carries `supersedes_id`.',
+    'One weekly Commitments of Traders report: the revision in force. In the history view of /api/v1/markets/cot/{slug} each report also carries `concentration_net`, `crop_years` and `supersedes_id`.',
   );
   return {
     ...report,
-    properties: { ...(report.properties as Record<string, JsonSchema>), supersedes_id: SUPERSEDES_ID },
+    properties: {
+      ...(report.properties as Record<string, JsonSchema>),
+      concentration_net: CONCENTRATION_NET,
+      crop_years: CROP_YEARS,
+      supersedes_id: SUPERSEDES_ID,
+    },
   };
 }
 
 /** Named schemas of the COT endpoints (the meta views of endpoint 3 are added below). */
 const COT_SHAPES: Record<string, JsonSchema> = {
   CotCategory: CATEGORY,
+  CotCropCategory: CROP_CATEGORY,
+  CotCropYear: CROP_YEAR,
   CotReport: cotReport(),
   CotMarket: object({ ...MARKET_FIELDS, names: MARKET_NAMES }, 'A futures market of the CFTC reports.'),
   CotMarketLink: MARKET_LINK,

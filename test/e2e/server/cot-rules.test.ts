@@ -22,6 +22,20 @@ interface CotPayload {
   };
 }
 
+/** A report of the history view, with the columns stored beside it. */
+interface HistoryRow {
+  report_date: string;
+  concentration_net: Record<string, number | null>;
+  crop_years: Record<
+    'old' | 'other',
+    {
+      open_interest: number | null;
+      categories: Record<string, { long: number | null }>;
+      concentration: Record<string, number | null>;
+    }
+  >;
+}
+
 /** Splits one CSV line (RFC 4180 quoting: the CFTC quotes the market name). */
 function splitCsvLine(line: string): string[] {
   const fields: string[] = [];
@@ -52,6 +66,22 @@ function readLegacyReportDates(marketCode: string): string[] {
     .filter((fields) => fields[codeColumn]!.trim() === marketCode)
     .map((fields) => fields[dateColumn]!.trim())
     .sort();
+}
+
+/** The fields of the sample legacy file's line of one market and report date, by column name. */
+function readLegacyLine(marketCode: string, date: string): Map<string, string> {
+  const [header, ...rows] = readFileSync(
+    join(SAMPLE_DATA, 'cftc/legacy_futures_only_2025_selected_markets.txt'),
+    'utf8',
+  )
+    .split(/\r?\n/)
+    .filter((line) => line.trim() !== '');
+  const columns = splitCsvLine(header!).map((name) => name.trim());
+  const line = rows
+    .map(splitCsvLine)
+    .find((fields) => fields[3]!.trim() === marketCode && fields[2]!.trim() === date);
+  if (!line) throw new Error(`no line of ${marketCode} on ${date}`);
+  return new Map(columns.map((name, index) => [name, line[index]!.trim()]));
 }
 
 /** The CFTC contract market code the catalog files the market under. */
@@ -142,6 +172,11 @@ describe('endpoint 3 rules over HTTP (sample market: 10 weekly legacy reports of
       expect(response.headers.get('cache-control')).toMatch(/^public, max-age=\d+$/);
       const latest = reportDates.slice(-PUBLIC_REPORTS);
       expect(payload.data.map((row) => row.report_date).sort()).toEqual(latest);
+      // The public shape: the columns stored beside the reports are for cot:history keys only.
+      for (const row of payload.data) {
+        expect(Object.keys(row)).not.toContain('concentration_net');
+        expect(Object.keys(row)).not.toContain('crop_years');
+      }
       expect(payload.meta.window).toEqual({
         reports: latest.length,
         limit: PUBLIC_REPORTS,
@@ -155,6 +190,25 @@ describe('endpoint 3 rules over HTTP (sample market: 10 weekly legacy reports of
       const { response, payload } = await get(historyKey);
       expect(response.headers.get('cache-control')).toBe('private, no-store');
       expect(payload.data.map((row) => row.report_date)).toEqual(reportDates);
+      // Every report with its net concentration ratios and crop years, as the file gives them.
+      const code = readMarketCode(MARKET);
+      for (const row of payload.data as unknown as HistoryRow[]) {
+        const file = readLegacyLine(code, row.report_date);
+        const number = (name: string) => Number(file.get(name));
+        expect(row.concentration_net).toEqual({
+          net_top4_long: number('Concentration-Net LT =4 TDR-Long (All)'),
+          net_top4_short: number('Concentration-Net LT =4 TDR-Short (All)'),
+          net_top8_long: number('Concentration-Net LT =8 TDR-Long (All)'),
+          net_top8_short: number('Concentration-Net LT =8 TDR-Short (All)'),
+        });
+        expect(row.crop_years.old.open_interest).toBe(number('Open Interest (Old)'));
+        expect(row.crop_years.other.categories.noncommercial?.long).toBe(
+          number('Noncommercial Positions-Long (Other)'),
+        );
+        expect(row.crop_years.other.concentration.gross_top4_short).toBe(
+          number('Concentration-Gross LT =4 TDR-Short(Other)'),
+        );
+      }
       expect(payload.meta.window).toMatchObject({
         reports: reportDates.length,
         limit: 1000,

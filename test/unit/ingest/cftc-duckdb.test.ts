@@ -3,7 +3,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cftcSource } from '../../../src/ingest/cftc.ts';
 import type { IngestOptions } from '../../../src/ingest/source.ts';
-import { type CotReportInput, isFactRelation } from '../../../src/model/records.ts';
+import {
+  type CotReportColumnsInput,
+  type CotReportInput,
+  isFactRelation,
+} from '../../../src/model/records.ts';
 import { cftcJsOracleSource } from '../../helpers/cftc-js-oracle.ts';
 import { readFactRelationRows } from '../../helpers/fact-relation-rows.ts';
 import { createIngestFixture } from '../../helpers/ingest-fixture.ts';
@@ -24,7 +28,7 @@ const TFF = join(SHARED_DATA, 'cftc', 'tff_futures_only_2026_selected_markets.tx
 
 const fixture = createIngestFixture('cftc-duckdb-test-');
 
-const byKey = (a: CotReportInput, b: CotReportInput) =>
+const byKey = (a: { series_key: string; period: string }, b: { series_key: string; period: string }) =>
   a.series_key < b.series_key ? -1 : a.series_key > b.series_key ? 1 : a.period < b.period ? -1 : 1;
 
 /** The DuckDB parser's batch with its relation read back, and the former JavaScript parser's. */
@@ -34,7 +38,23 @@ async function parseBoth(files: string[], options: IngestOptions = {}) {
   const relation = batch.cot_reports;
   if (relation === undefined) throw new Error('no reports');
   const rows = (await readFactRelationRows(fixture.connection, relation)) as unknown as CotReportInput[];
-  return { batch, relation, rows, oracle, expected: [...(oracle.cot_reports ?? [])].sort(byKey) };
+  // The columns stored beside the reports (cot_report_columns): none for CIT files.
+  const extras =
+    batch.cot_report_columns === undefined
+      ? []
+      : ((await readFactRelationRows(
+          fixture.connection,
+          batch.cot_report_columns,
+        )) as unknown as CotReportColumnsInput[]);
+  return {
+    batch,
+    relation,
+    rows,
+    oracle,
+    expected: [...(oracle.cot_reports ?? [])].sort(byKey),
+    extras,
+    expectedExtras: [...(oracle.cot_report_columns ?? [])].sort(byKey),
+  };
 }
 
 /** The bad-input cases that are not bad: odd but valid numbers and names (1e21 the store refuses). */
@@ -63,12 +83,18 @@ describe('cftcSource in DuckDB against the former JavaScript parser (test/helper
   it('gives exactly the same reports and counts on every real and sample file, as a relation', async () => {
     for (const file of [...REAL, ...SAMPLE, ...listTxt(FIXTURES)]) {
       const options: IngestOptions = file.includes('combined') ? { scope: 'combined' } : {};
-      const { batch, relation, rows, oracle, expected } = await parseBoth([file], options);
+      const { batch, relation, rows, oracle, expected, extras, expectedExtras } = await parseBoth(
+        [file],
+        options,
+      );
       expect(Array.isArray(batch.cot_reports), file).toBe(false);
       expect(isFactRelation(relation), file).toBe(true);
       expect(relation.rows, file).toBe(expected.length);
       expect(rows.length, file).toBeGreaterThan(0);
       expect(rows, file).toEqual(expected);
+      expect(extras, file).toEqual(expectedExtras);
+      // Every legacy, disaggregated and TFF report has its columns; CIT reports have none.
+      expect(extras.length, file).toBe(rows.filter((row) => row.report_type !== 'cit').length);
       expect([batch.rows_read, batch.rows_skipped], file).toEqual([oracle.rows_read, oracle.rows_skipped]);
     }
   });
@@ -147,14 +173,19 @@ describe('cftcSource in DuckDB against the former JavaScript parser (test/helper
       [ANNUAL, {}],
       [[corrected], { collectedAt: '2026-04-14T08:00:00Z' }],
     ];
-    const { summaries, records } = await appendWithBoth(
+    const { summaries, records, also } = await appendWithBoth(
       fixture,
       { duckdb: cftcSource, oracle: cftcJsOracleSource },
       steps,
       'cot_reports',
+      ['cot_report_columns'],
     );
     expect(summaries.duckdb).toEqual(summaries.oracle);
     expect(records.duckdb.length).toBeGreaterThan(6000);
     expect(records.duckdb).toEqual(records.oracle);
-  });
+    // The columns beside the reports: the same records, content hash (SQL and JavaScript) included.
+    const columns = also.cot_report_columns!;
+    expect(columns.duckdb.length).toBe(records.duckdb.length - 1);
+    expect(columns.duckdb).toEqual(columns.oracle);
+  }, 180_000);
 });

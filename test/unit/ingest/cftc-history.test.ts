@@ -5,7 +5,7 @@ import { CFTC_EXCEPTIONS_KNOWN_FROM, cftcRuleRelease } from '../../../src/calend
 import { createUsFederalHolidays } from '../../../src/calendar/us-federal-holidays.ts';
 import { cftcSource } from '../../../src/ingest/cftc.ts';
 import { addDays, zonedTimeToUtc } from '../../../src/lib/zoned-time.ts';
-import type { CotReportInput } from '../../../src/model/records.ts';
+import type { CotReportColumnsInput, CotReportInput } from '../../../src/model/records.ts';
 import { isSuppressed, readCftcFileByHand } from '../../helpers/cftc-file-reading.ts';
 import { readFactRelationRows } from '../../helpers/fact-relation-rows.ts';
 import { createIngestFixture } from '../../helpers/ingest-fixture.ts';
@@ -23,12 +23,13 @@ const FILES = [...list(HISTORY), ...list(CURRENT)];
 
 const fixture = createIngestFixture('cftc-history-test-');
 
-/** The "All" columns as the files name them, whatever the era (not through the parser's table). */
-const ALL_COLUMN = /(_All|\(All\))$/;
-// Not stored: the net concentration ratios (issue 22 item 5, left for later) and the percent of
-// open interest of open interest itself, which is 100 on every line.
-const NOT_STORED =
-  /^(Conc_Net_|Concentration-Net |Pct_of_Open_Interest_All$|% of Open Interest \(OI\) \(All\)$)/;
+/**
+ * The figure columns as the files name them, whatever the era (not through the parser's table):
+ * "All", and the crop years "Old" and "Other" (legacy writes `-Short(Other)` without the space).
+ */
+const FIGURE_COLUMN = /(_All|_Old|_Other|\((All|Old|Other)\))$/;
+// Not stored: the percent of open interest of open interest itself (per crop year too).
+const NOT_STORED = /^(Pct_of_Open_Interest_|% of Open Interest \(OI\))/;
 
 /** The long and short columns of each category, spelt out by hand per family. */
 function positionColumns(family: string): Record<string, [string, string]> {
@@ -67,8 +68,8 @@ function positionColumns(family: string): Record<string, [string, string]> {
 const familyOf = (file: string) =>
   /legacy/.test(file) ? 'legacy' : /disagg/.test(file) ? 'disaggregated' : 'tff';
 
-/** Every stored figure of a report (null ones left out), sorted. */
-function storedNumbers(report: CotReportInput): number[] {
+/** Every stored figure of a report and of the columns stored beside it (null ones left out), sorted. */
+function storedNumbers(report: CotReportInput, extras: CotReportColumnsInput | undefined): number[] {
   const totals = [
     report.open_interest,
     report.change_open_interest,
@@ -79,8 +80,21 @@ function storedNumbers(report: CotReportInput): number[] {
     report.conc_gross_le8_short,
   ];
   const positions = report.positions.flatMap(({ category: _, ...fields }) => Object.values(fields));
+  const net =
+    extras === undefined
+      ? []
+      : [
+          extras.conc_net_le4_long,
+          extras.conc_net_le4_short,
+          extras.conc_net_le8_long,
+          extras.conc_net_le8_short,
+        ];
+  const crops = (extras?.crop_years ?? []).flatMap(({ crop: _, positions: cropPositions, ...figures }) => [
+    ...Object.values(figures),
+    ...cropPositions.flatMap(({ category: __, ...fields }) => Object.values(fields)),
+  ]);
   // `-0` is written in some years: compared as 0.
-  return [...totals, ...positions]
+  return [...totals, ...positions, ...net, ...crops]
     .flatMap((value) => (value === null ? [] : [value + 0]))
     .sort((a, b) => a - b);
 }
@@ -117,7 +131,13 @@ describe('cftcSource on every CFTC file before 2021 and every current one', () =
       const relation = batch.cot_reports;
       if (relation === undefined) throw new Error('no reports');
       const rows = (await readFactRelationRows(fixture.connection, relation)) as unknown as CotReportInput[];
+      if (batch.cot_report_columns === undefined) throw new Error('no report columns');
+      const extraRows = (await readFactRelationRows(
+        fixture.connection,
+        batch.cot_report_columns,
+      )) as unknown as CotReportColumnsInput[];
       expect(relation.rows).toBe(reading.lines.length);
+      expect(extraRows.length).toBe(reading.lines.length);
       expect(rows.length).toBe(reading.lines.length);
       expect(batch.rows_read).toBe(reading.lines.length);
 
@@ -128,8 +148,24 @@ describe('cftcSource on every CFTC file before 2021 and every current one', () =
         return index;
       };
       const stored = reading.header.flatMap((name, index) =>
-        ALL_COLUMN.test(name) && !NOT_STORED.test(name) ? [index] : [],
+        FIGURE_COLUMN.test(name) && !NOT_STORED.test(name) ? [index] : [],
       );
+      const extrasOf = new Map(extraRows.map((row) => [`${row.series_key} ${row.period}`, row]));
+      // Named by hand per family: the net ratios, and the crop years' open interest and first category.
+      const netColumns =
+        family === 'legacy'
+          ? ['Concentration-Net LT =4 TDR-Long (All)', 'Concentration-Net LT =8 TDR-Short (All)']
+          : ['Conc_Net_LE_4_TDR_Long_All', 'Conc_Net_LE_8_TDR_Short_All'];
+      const cropColumns =
+        family === 'legacy'
+          ? [
+              'Open Interest (Old)',
+              'Noncommercial Positions-Long (Other)',
+              'Concentration-Gross LT =4 TDR-Short(Other)',
+            ]
+          : family === 'disaggregated'
+            ? ['Open_Interest_Old', 'Prod_Merc_Positions_Long_Other', 'Conc_Gross_LE_4_TDR_Short_Other']
+            : null;
       const scopeColumn = reading.header.indexOf('FutOnly_or_Combined');
       const positions = positionColumns(family);
       const openInterest = at(family === 'legacy' ? 'Open Interest (All)' : 'Open_Interest_All');
@@ -162,12 +198,35 @@ describe('cftcSource on every CFTC file before 2021 and every current one', () =
             [asNumber(fields[at(long)] ?? ''), asNumber(fields[at(short)] ?? '')],
           );
         }
+        const extras = extrasOf.get(key);
+        const field = (name: string) => asNumber(fields[at(name)] ?? '');
+        differ(
+          `${key} net concentration`,
+          [extras?.conc_net_le4_long, extras?.conc_net_le8_short],
+          netColumns.map(field),
+        );
+        const [old, other] = extras?.crop_years ?? [];
+        differ(
+          `${key} crop years`,
+          cropColumns === null
+            ? null
+            : [
+                old?.crop,
+                old?.open_interest,
+                other?.crop,
+                other?.positions[0]?.long,
+                other?.conc_gross_le4_short,
+              ],
+          cropColumns === null
+            ? null
+            : ['old', field(cropColumns[0]!), 'other', field(cropColumns[1]!), field(cropColumns[2]!)],
+        );
         const written = stored.map((index) => fields[index] ?? '');
         suppressed += written.filter(isSuppressed).length;
-        const numbers = written.flatMap((field) => (isSuppressed(field) ? [] : [Number(field) + 0]));
+        const numbers = written.flatMap((value) => (isSuppressed(value) ? [] : [Number(value) + 0]));
         differ(
           `${key} every figure`,
-          storedNumbers(report),
+          storedNumbers(report, extras),
           numbers.sort((a, b) => a - b),
         );
       }
@@ -176,6 +235,8 @@ describe('cftcSource on every CFTC file before 2021 and every current one', () =
       // A suppressed value is a null counted as skipped, never a zero.
       expect(batch.rows_skipped).toBe(suppressed);
     },
+    // The disaggregated years are 10,000 lines of 191 columns each, all of them compared.
+    180_000,
   );
 
   it('reads a zip by its members, and refuses a damaged one in one line naming the file', async () => {
