@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { API_INDEX_PATH } from '../../src/contract/openapi.ts';
-import { ROUTES } from '../../src/contract/routes.ts';
+import { documentedPath, ROUTES } from '../../src/contract/routes.ts';
 import { REPO_ROOT } from '../helpers/paths.ts';
 import { sharedSampleBuild } from '../helpers/shared-sample-build.ts';
 
@@ -92,7 +92,7 @@ describe('one endpoint numbering: README, docs/, the API reference page and Open
       }
     }
     for (const route of ROUTES) {
-      const path = route.path.replace(':slug', '{slug}');
+      const path = documentedPath(route);
       expect({ path, number: openapi.paths[path].get['x-endpoint-number'] }).toEqual({
         path,
         number: route.number,
@@ -190,7 +190,7 @@ describe('one endpoint numbering: README, docs/, the API reference page and Open
       expect(section).toEqual({
         id: route.id,
         number: route.number,
-        path: route.path.replace(':slug', '{slug}'),
+        path: documentedPath(route),
       });
       expect({ path: section.path, number: numberOf(section.path) }).toEqual({
         path: section.path,
