@@ -1,11 +1,17 @@
 import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
+import { digestInputs, RUN_INPUTS_VARIABLE } from './test/helpers/sample-inputs.ts';
 import { missingPrerequisites } from './test/helpers/test-prerequisites.ts';
 
 // Without ../shared/data (the publishers' real files), redis-server or chromium, the test files that
 // need them are left out, and the run says so in one line each (test/helpers/test-prerequisites.ts).
 const missing = missingPrerequisites();
 for (const notice of missing.notices) console.warn(notice);
+
+// The shared sample build's key, taken once as the run starts (test/helpers/shared-sample-build.ts):
+// vitest transforms src/ once per run, so a build made after an edit during the run must not be
+// filed under the edited inputs.
+process.env[RUN_INPUTS_VARIABLE] ??= digestInputs();
 
 export default defineConfig({
   test: {

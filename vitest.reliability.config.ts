@@ -1,4 +1,5 @@
 import { configDefaults, defineConfig } from 'vitest/config';
+import { digestInputs, RUN_INPUTS_VARIABLE } from './test/helpers/sample-inputs.ts';
 import { missingPrerequisites } from './test/helpers/test-prerequisites.ts';
 
 /**
@@ -8,6 +9,11 @@ import { missingPrerequisites } from './test/helpers/test-prerequisites.ts';
  */
 const missing = missingPrerequisites();
 for (const notice of missing.notices) console.warn(notice);
+
+// The shared sample build's key, taken once as the run starts (test/helpers/shared-sample-build.ts):
+// vitest transforms src/ once per run, so a build made after an edit during the run must not be
+// filed under the edited inputs.
+process.env[RUN_INPUTS_VARIABLE] ??= digestInputs();
 
 export default defineConfig({
   test: {

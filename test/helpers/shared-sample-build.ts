@@ -11,12 +11,13 @@ import {
   utimesSync,
   writeFileSync,
 } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { withBuildLock } from '../../src/build/with-build-lock.ts';
 import { openSnapshotDb } from '../../src/query/snapshot-db.ts';
 import { resolveLayout } from '../../src/store/layout.ts';
 import { REPO_ROOT } from './paths.ts';
 import { runMmds } from './run-cli.ts';
+import { digestInputs, RUN_INPUTS_VARIABLE } from './sample-inputs.ts';
 import {
   createSampleSnapshot,
   type SampleSnapshotOptions,
@@ -32,6 +33,8 @@ import { createTempDir } from './temp-dir.ts';
  * snapshot id stays the same, so the shared dist/ matches) and MMDS_DIST_DIR pointing at the shared
  * dist/, which it must only read: a test that builds or updates gets a copy (`copyDist`).
  */
+export { listSharedSampleInputs } from './sample-inputs.ts';
+
 export interface SharedSampleBuild {
   /** The shared, read-only data directory and dist/ of the build. */
   dataDir: string;
@@ -47,54 +50,12 @@ export interface SharedSampleFixture extends SnapshotFixture {
 const CACHE = join(REPO_ROOT, 'node_modules', '.cache', 'mmds-test');
 /** Cache entries kept besides the one in use; older ones are removed. */
 const KEEP = 4;
-/** Everything under the repository the sample snapshot and its build are made from. */
-const INPUTS = [
-  'src',
-  'public',
-  'data/sample',
-  'data/catalog',
-  'data/calendars',
-  'docs',
-  'test/fixtures',
-  'test/helpers/shared-sample-build.ts',
-  'test/helpers/snapshot-fixture.ts',
-  'test/helpers/run-cli.ts',
-  'astro.config.mjs',
-  'package-lock.json',
-  'package.json',
-  'tsconfig.json',
-];
-
-function listInputs(path: string, out: string[]): void {
-  if (!existsSync(path)) return;
-  if (statSync(path).isDirectory()) {
-    for (const name of readdirSync(path).sort()) listInputs(join(path, name), out);
-  } else out.push(path);
-}
-
-/** The files the shared build is keyed on, relative to the repository root, in a stable order. */
-export function listSharedSampleInputs(): string[] {
-  const files: string[] = [];
-  for (const input of INPUTS) listInputs(join(REPO_ROOT, input), files);
-  return files.map((file) => relative(REPO_ROOT, file));
-}
-
-/** A digest of the content of every input file. */
-function digestInputs(): string {
-  const hash = createHash('sha256');
-  for (const file of listSharedSampleInputs()) {
-    hash.update(`${file}\0`);
-    hash.update(readFileSync(join(REPO_ROOT, file)));
-    hash.update('\0');
-  }
-  return hash.digest('hex');
-}
-
 /**
- * The inputs as this process loaded them: taken when the test file imports this module, beside
- * the modules of src/ it runs in-process, not when a build starts (src/ may be edited meanwhile).
+ * The inputs as this run loaded them: taken by vitest.config.ts when the run starts (vitest's main
+ * process transforms src/ once and hands the same modules to every worker, so an edit during the
+ * run never reaches it), else when the test file imports this module; never when a build starts.
  */
-const INPUTS_AT_LOAD = digestInputs();
+const INPUTS_AT_LOAD = process.env[RUN_INPUTS_VARIABLE] ?? digestInputs();
 
 function keyOf(inputs: string, options: SampleSnapshotOptions): string {
   return createHash('sha256')
