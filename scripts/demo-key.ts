@@ -76,6 +76,11 @@ export const DEMO_REQUESTS: readonly DemoRequest[] = [
     keyed: false,
   },
   {
+    says: 'VIX futures: all 167 weekly TFF reports of 2013-01 to 2016-03, each with its COT Index (26, 52, 156 weeks) and 52-week z-score',
+    path: '/api/v1/markets/cot/vix-futures',
+    keyed: true,
+  },
+  {
     says: 'payrolls, March to July 2025: every revision with its knowledge time',
     path: '/api/v1/observations?series=bls.CES0000000001&from=2025-03&to=2025-07',
     keyed: true,

@@ -61,7 +61,7 @@ Demo key (every scope: ${demo.record.scopes.join(', ')}; expires ${demo.record.e
   ${key}
 A new one at every start.${replaced}
 
-Try (the sample holds real data: CFTC reports of early 2025, payroll vintages of 2025-08-01 and 2026-10-02):
+Try (the sample holds real data: CFTC reports of early 2021, 2025 and 2026 and three years of TFF history 2013-2016 for VIX, E-mini Nasdaq-100, British pound and 5-year note futures, payroll vintages of 2025-08-01 and 2026-10-02):
 ${DEMO_REQUESTS.map((request) => `  # ${request.says}\n  ${toCurl(request, base, key)}`).join('\n')}
 
 The site (home page, API reference, status page, OpenAPI document) is listed below once the server listens.

@@ -86,7 +86,9 @@ export async function writeBulkFiles(options: WriteBulkFilesOptions): Promise<Bu
       existsSync(join(snapshotDir(options.layout, earlier.snapshot), 'manifest.json')) &&
       carryOver(options.previousDir, options.stagingDir, earlier),
   );
-  return [current, ...kept].sort((a, b) => (a.snapshot < b.snapshot ? 1 : -1));
+  // The one built now first (two publishes in one second share the id's time, so the ids alone
+  // cannot tell which is newer), then the earlier ones newest first.
+  return [current, ...kept.sort((a, b) => (a.snapshot < b.snapshot ? 1 : -1))];
 }
 
 /**

@@ -243,6 +243,23 @@ function rowCounts(manifest: SnapshotManifest): Record<string, number> {
 }
 
 /**
+ * Snapshot ids newest first: by the time in the id, and within one second (two publishes in a
+ * second share it, and the hash after it says nothing about order) the current snapshot and its
+ * ancestors by their parent links first, newest first, then the others by id.
+ */
+function newestFirst(layout: StoreLayout, ids: readonly string[], current: string | null): string[] {
+  const present = new Set(ids);
+  const chain: string[] = [];
+  for (let id = current; id && present.has(id) && !chain.includes(id); id = readManifest(layout, id).parent)
+    chain.push(id);
+  const rank = (id: string) => (chain.includes(id) ? chain.indexOf(id) : chain.length);
+  const time = (id: string) => id.slice(0, id.indexOf('-'));
+  return [...ids].sort((a, b) =>
+    time(a) !== time(b) ? (time(a) < time(b) ? 1 : -1) : rank(a) - rank(b) || (a < b ? 1 : a > b ? -1 : 0),
+  );
+}
+
+/**
  * Removes snapshots beyond the newest `keep`, never the current one or its parent, and any
  * staging debris a crashed publish left behind.
  */
@@ -255,10 +272,11 @@ export function pruneSnapshots(layout: StoreLayout, keep: number): string[] {
     if (name.startsWith('.staging-'))
       rmSync(join(layout.snapshotsDir, name), { recursive: true, force: true });
   }
-  const ids = entries
-    .filter((name) => SNAPSHOT_ID_PATTERN.test(name))
-    .sort()
-    .reverse();
+  const ids = newestFirst(
+    layout,
+    entries.filter((name) => SNAPSHOT_ID_PATTERN.test(name)),
+    current,
+  );
   const removed = ids.slice(Math.max(keep, 0)).filter((id) => !protectedIds.has(id));
   for (const id of removed) {
     // Renamed out of the snapshot namespace first: a crash mid-delete leaves staging debris

@@ -34,6 +34,19 @@ export interface CategoryRow {
   pctSpread: string;
 }
 
+/**
+ * One trader category's analytics of the latest report, formatted: where its net stands in the
+ * 26, 52 and 156 reports up to it (COT Index, 0-100) and its 52-report z-score, as endpoint 3
+ * serves them (docs/api/cot-analytics.md); a dash while a window is not full.
+ */
+export interface AnalyticsRow {
+  category: string;
+  cotIndex26: string;
+  cotIndex52: string;
+  cotIndex156: string;
+  zScore52: string;
+}
+
 /** The charts and latest report of one report type of a market. */
 export interface ReportTypeSection {
   type: string;
@@ -54,6 +67,8 @@ export interface ReportTypeSection {
     changeOpenInterest: string;
     tradersTotal: string;
     rows: CategoryRow[];
+    /** The latest report's analytics per category, or null while every window is short of reports. */
+    analytics: AnalyticsRow[] | null;
   };
 }
 
@@ -238,8 +253,27 @@ function presentSection(market: MarketRow, type: string, reports: Report[]): Rep
           pctSpread: formatPercent(c.pct_oi_spread),
         };
       }),
+      analytics: presentAnalytics(latest, categories),
     },
   };
+}
+
+/** The analytics rows of a report, or null when none of its windows is full (no value to show). */
+function presentAnalytics(report: Report, categories: string[]): AnalyticsRow[] | null {
+  const values = categories.map((category) => report.categories[category]!);
+  const any = values.some((c) =>
+    [c.cot_index_26, c.cot_index_52, c.cot_index_156, c.z_score_52].some(
+      (v) => v !== null && v !== undefined,
+    ),
+  );
+  if (!any) return null;
+  return categories.map((category, i) => ({
+    category: labelCategory(category),
+    cotIndex26: formatNumber(values[i]!.cot_index_26, 1),
+    cotIndex52: formatNumber(values[i]!.cot_index_52, 1),
+    cotIndex156: formatNumber(values[i]!.cot_index_156, 1),
+    zScore52: formatNumber(values[i]!.z_score_52, 2),
+  }));
 }
 
 /** The COT Index over 52 reports (0-100) per category, where any report has one (docs/api/cot-analytics.md). */

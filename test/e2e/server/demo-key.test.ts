@@ -4,9 +4,25 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_KEY_ORG, DEMO_REQUESTS, type DemoKey, renewDemoKey } from '../../../scripts/demo-key.ts';
 import { loadConfig } from '../../../src/config/load-config.ts';
 import { SCOPES } from '../../../src/contract/routes.ts';
+import { SERVED_WINDOWS } from '../../../src/query/cot.ts';
+import { formatNumber } from '../../../src/site/format.ts';
+import {
+  computeExpected,
+  expectClose,
+  LAYOUTS,
+  type RawReport,
+  readRawReports,
+} from '../../helpers/cot-analytics-oracle.ts';
+import { SAMPLE_DATA } from '../../helpers/paths.ts';
 import { runMmds } from '../../helpers/run-cli.ts';
 import { startTestServer, type TestServer } from '../../helpers/server-fixture.ts';
 import { type SharedSampleFixture, useSharedSample } from '../../helpers/shared-sample-build.ts';
+
+/** The sample's TFF history of 2013-2016 (data/sample/README.md): 167 weekly reports per market. */
+const DEEP_FILES = [2013, 2014, 2015, 2016].map((year) =>
+  join(SAMPLE_DATA, `cftc/tff_futures_only_${year}_selected_markets.txt`),
+);
+const PUBLIC_REPORTS = 12;
 
 function listFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -68,6 +84,75 @@ describe('the demo key and the requests npm start prints', () => {
     for (const path of listFiles(fixture.dataDir)) {
       const bytes = readFileSync(path);
       for (const start of starts) expect(bytes.includes(start.plaintext), path).toBe(false);
+    }
+  });
+
+  it('the deep TFF markets: the keyed history carries the COT Index and z-score, the public page 12 reports', async () => {
+    // Read from the sample files without the parser: nets and windows in plain TypeScript.
+    const tff = LAYOUTS.find((layout) => layout.type === 'tff')!;
+    const raw = new Map<string, RawReport[]>();
+    for (const file of DEEP_FILES)
+      for (const [key, list] of await readRawReports(tff, file))
+        raw.set(key, [...(raw.get(key) ?? []), ...list]);
+    const listing = (await (await get('/api/v1/markets/cot', null)).json()) as {
+      data: Array<{ slug: string; code: string }>;
+    };
+    expect(raw.size).toBe(4);
+    for (const [key, reports] of raw) {
+      const code = key.split('.')[1]!;
+      const slug = listing.data.find((market) => market.code === code)?.slug;
+      expect(slug, key).toBeDefined();
+      const dates = reports.map((report) => report.period);
+      // Contiguous weekly reports, enough for the longest window.
+      expect(dates.length).toBe(167);
+      expect(dates.length).toBeGreaterThanOrEqual(Math.max(...SERVED_WINDOWS.index));
+
+      const keyed = await get(`/api/v1/markets/cot/${slug}?report_type=tff`, starts[2]!.plaintext);
+      expect(keyed.status).toBe(200);
+      const history = (
+        (await keyed.json()) as {
+          data: Array<{ report_date: string; categories: Record<string, Record<string, unknown>> }>;
+        }
+      ).data;
+      expect(history.map((report) => report.report_date)).toEqual(dates);
+      const expected = computeExpected(reports, SERVED_WINDOWS);
+      for (const report of history)
+        for (const [category, values] of Object.entries(expected.get(report.report_date)!))
+          for (const [field, value] of Object.entries(values))
+            expectClose(
+              report.categories[category]![field],
+              value,
+              field,
+              `${key} ${report.report_date} ${category}`,
+            );
+      const latest = history.at(-1)!;
+      for (const [category, values] of Object.entries(latest.categories))
+        for (const field of ['cot_index_26', 'cot_index_52', 'cot_index_156', 'z_score_52'])
+          expect(values[field], `${key} ${latest.report_date} ${category} ${field}`).not.toBeNull();
+
+      // Public: the 12 latest reports, with the same analytics; the page shows them and no older date.
+      const pub = (await (await get(`/api/v1/markets/cot/${slug}?report_type=tff`, null)).json()) as {
+        data: typeof history;
+      };
+      expect(pub.data.map((report) => report.report_date)).toEqual(dates.slice(-PUBLIC_REPORTS));
+      const page = await get(`/markets/${slug}/`, null);
+      expect(page.status).toBe(200);
+      const html = await page.text();
+      expect(html).toContain('52-week COT Index by trader category (Traders in Financial Futures report)');
+      expect(html).toContain(
+        `${PUBLIC_REPORTS} weekly reports, ${dates.at(-PUBLIC_REPORTS)} to ${dates.at(-1)}`,
+      );
+      expect(html).toContain('z-score, 52 weeks');
+      const cells = [...html.matchAll(/<td class="num">([^<]*)<\/td>/g)].map((match) => match[1]);
+      const row = (c: Record<string, unknown>) => [
+        formatNumber(c.cot_index_26 as number, 1),
+        formatNumber(c.cot_index_52 as number, 1),
+        formatNumber(c.cot_index_156 as number, 1),
+        formatNumber(c.z_score_52 as number, 2),
+      ];
+      const analyticsCells = Object.values(latest.categories).flatMap(row);
+      expect(cells.slice(-analyticsCells.length)).toEqual(analyticsCells);
+      for (const old of dates.slice(0, -PUBLIC_REPORTS)) expect(html, `${slug} page`).not.toContain(old);
     }
   });
 

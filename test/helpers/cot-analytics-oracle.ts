@@ -1,0 +1,172 @@
+import { join } from 'node:path';
+import { expect } from 'vitest';
+import { cotSeriesKey } from '../../src/api/v1/cot-report.ts';
+import { openDuckDb, readCsvFile } from '../../src/db/duckdb.ts';
+import type { CotAnalyticsWindows } from '../../src/query/cot.ts';
+import { SHARED_DATA } from './paths.ts';
+
+/**
+ * An independent computation of the COT analytics of docs/api/cot-analytics.md from the raw CFTC
+ * text files: nets summed from the published long and short columns, windows in plain
+ * TypeScript. Shared by the analytics tests on the real files and the demo's deep sample history.
+ */
+
+export interface FileLayout {
+  file: string;
+  type: 'legacy' | 'disaggregated' | 'tff';
+  code: string;
+  date: string;
+  oi: string;
+  /** Category → [long column, short column], as the CFTC names them (trimmed). */
+  categories: Record<string, [string, string]>;
+}
+
+const CFTC = join(SHARED_DATA, 'cftc');
+export const LAYOUTS: FileLayout[] = [
+  {
+    file: join(CFTC, 'legacy_futures_only_2025_annual.txt'),
+    type: 'legacy',
+    code: 'CFTC Contract Market Code',
+    date: 'As of Date in Form YYYY-MM-DD',
+    oi: 'Open Interest (All)',
+    categories: {
+      noncommercial: ['Noncommercial Positions-Long (All)', 'Noncommercial Positions-Short (All)'],
+      commercial: ['Commercial Positions-Long (All)', 'Commercial Positions-Short (All)'],
+      total_reportable: ['Total Reportable Positions-Long (All)', 'Total Reportable Positions-Short (All)'],
+      nonreportable: ['Nonreportable Positions-Long (All)', 'Nonreportable Positions-Short (All)'],
+    },
+  },
+  {
+    file: join(CFTC, 'disaggregated_futures_only_2021_f_year.txt'),
+    type: 'disaggregated',
+    code: 'CFTC_Contract_Market_Code',
+    date: 'Report_Date_as_YYYY-MM-DD',
+    oi: 'Open_Interest_All',
+    categories: {
+      producer_merchant: ['Prod_Merc_Positions_Long_All', 'Prod_Merc_Positions_Short_All'],
+      swap_dealer: ['Swap_Positions_Long_All', 'Swap__Positions_Short_All'],
+      managed_money: ['M_Money_Positions_Long_All', 'M_Money_Positions_Short_All'],
+      other_reportable: ['Other_Rept_Positions_Long_All', 'Other_Rept_Positions_Short_All'],
+      total_reportable: ['Tot_Rept_Positions_Long_All', 'Tot_Rept_Positions_Short_All'],
+      nonreportable: ['NonRept_Positions_Long_All', 'NonRept_Positions_Short_All'],
+    },
+  },
+  {
+    file: join(CFTC, 'tff_futures_only_2026_FinFutYY.txt'),
+    type: 'tff',
+    code: 'CFTC_Contract_Market_Code',
+    date: 'Report_Date_as_YYYY-MM-DD',
+    oi: 'Open_Interest_All',
+    categories: {
+      dealer: ['Dealer_Positions_Long_All', 'Dealer_Positions_Short_All'],
+      asset_manager: ['Asset_Mgr_Positions_Long_All', 'Asset_Mgr_Positions_Short_All'],
+      leveraged_funds: ['Lev_Money_Positions_Long_All', 'Lev_Money_Positions_Short_All'],
+      other_reportable: ['Other_Rept_Positions_Long_All', 'Other_Rept_Positions_Short_All'],
+      total_reportable: ['Tot_Rept_Positions_Long_All', 'Tot_Rept_Positions_Short_All'],
+      nonreportable: ['NonRept_Positions_Long_All', 'NonRept_Positions_Short_All'],
+    },
+  },
+];
+
+/** One raw report: its date, open interest and net per category. */
+export interface RawReport {
+  period: string;
+  oi: number | null;
+  nets: Record<string, number | null>;
+}
+
+const num = (text: string | null | undefined): number | null => {
+  const t = (text ?? '').trim();
+  return t === '' || t === '.' ? null : Number(t);
+};
+
+/** Reads a CFTC file (DuckDB's CSV reader, every value as text) into raw reports per series key. */
+export async function readRawReports(
+  layout: FileLayout,
+  fileOverride?: string,
+): Promise<Map<string, RawReport[]>> {
+  const duck = await openDuckDb();
+  const connection = await duck.connect();
+  try {
+    const rows = await readCsvFile(connection, fileOverride ?? layout.file);
+    const bySeries = new Map<string, RawReport[]>();
+    for (const row of rows) {
+      const values = new Map(Object.entries(row.values).map(([k, v]) => [k.trim(), v]));
+      const nets: Record<string, number | null> = {};
+      for (const [category, [long, short]] of Object.entries(layout.categories)) {
+        const l = num(values.get(long));
+        const s = num(values.get(short));
+        nets[category] = l === null || s === null ? null : l - s;
+      }
+      const key = cotSeriesKey(values.get(layout.code)!.trim(), layout.type);
+      const list = bySeries.get(key) ?? [];
+      list.push({ period: values.get(layout.date)!.trim(), oi: num(values.get(layout.oi)), nets });
+      bySeries.set(key, list);
+    }
+    for (const list of bySeries.values()) list.sort((a, b) => a.period.localeCompare(b.period));
+    return bySeries;
+  } finally {
+    connection.closeSync();
+    duck.closeSync();
+  }
+}
+
+export type Expected = Record<string, number | null>;
+
+/** The analytics of every report and category, computed from the raw nets in plain TypeScript. */
+export function computeExpected(
+  reports: RawReport[],
+  windows: CotAnalyticsWindows,
+): Map<string, Record<string, Expected>> {
+  const out = new Map<string, Record<string, Expected>>();
+  reports.forEach((report, i) => {
+    const byCategory: Record<string, Expected> = {};
+    for (const [category, net] of Object.entries(report.nets)) {
+      const lastN = (n: number) =>
+        reports.slice(Math.max(0, i - n + 1), i + 1).map((r) => r.nets[category] ?? null);
+      const full = (n: number) => {
+        const values = lastN(n);
+        return values.length === n && values.every((v) => v !== null) ? (values as number[]) : null;
+      };
+      const e: Expected = {
+        net,
+        pct_oi_net: net === null || report.oi === null || report.oi <= 0 ? null : (net / report.oi) * 100,
+      };
+      for (const n of windows.index) {
+        const values = full(n);
+        const min = values && Math.min(...values);
+        const max = values && Math.max(...values);
+        e[`cot_index_${n}`] =
+          values === null || net === null || max === min ? null : ((net - min!) / (max! - min!)) * 100;
+      }
+      const values = full(windows.z);
+      let z: number | null = null;
+      if (values && net !== null) {
+        const mean = values.reduce((a, b) => a + b, 0) / values.length;
+        const sd = Math.sqrt(values.reduce((a, b) => a + (b - mean) ** 2, 0) / values.length);
+        z = sd > 0 ? (net - mean) / sd : null;
+      }
+      e[`z_score_${windows.z}`] = z;
+      byCategory[category] = e;
+    }
+    out.set(report.period, byCategory);
+  });
+  return out;
+}
+
+const DECIMALS: Record<string, number> = { net: 0, pct_oi_net: 2 };
+const decimalsOf = (field: string) => DECIMALS[field] ?? (field.startsWith('z_score') ? 4 : 2);
+
+/** Served value vs expected: both null, or equal to the published rounding (a tie may round either way). */
+export function expectClose(actual: unknown, expected: number | null, field: string, where: string): void {
+  if (expected === null) {
+    expect(actual, `${where} ${field}`).toBeNull();
+    return;
+  }
+  expect(typeof actual, `${where} ${field}`).toBe('number');
+  const step = 10 ** -decimalsOf(field);
+  expect(
+    Math.abs((actual as number) - expected),
+    `${where} ${field}: ${actual} vs ${expected}`,
+  ).toBeLessThanOrEqual(step / 2 + 1e-9);
+}
