@@ -21,6 +21,22 @@ export interface FileLayout {
   categories: Record<string, [string, string]>;
 }
 
+/** The TFF columns, for any TFF file (the sample's deep markets too: no publisher file needed). */
+export const TFF_COLUMNS: Omit<FileLayout, 'file'> = {
+  type: 'tff',
+  code: 'CFTC_Contract_Market_Code',
+  date: 'Report_Date_as_YYYY-MM-DD',
+  oi: 'Open_Interest_All',
+  categories: {
+    dealer: ['Dealer_Positions_Long_All', 'Dealer_Positions_Short_All'],
+    asset_manager: ['Asset_Mgr_Positions_Long_All', 'Asset_Mgr_Positions_Short_All'],
+    leveraged_funds: ['Lev_Money_Positions_Long_All', 'Lev_Money_Positions_Short_All'],
+    other_reportable: ['Other_Rept_Positions_Long_All', 'Other_Rept_Positions_Short_All'],
+    total_reportable: ['Tot_Rept_Positions_Long_All', 'Tot_Rept_Positions_Short_All'],
+    nonreportable: ['NonRept_Positions_Long_All', 'NonRept_Positions_Short_All'],
+  },
+};
+
 const CFTC = join(SHARED_DATA, 'cftc');
 export const LAYOUTS: FileLayout[] = [
   {
@@ -51,21 +67,7 @@ export const LAYOUTS: FileLayout[] = [
       nonreportable: ['NonRept_Positions_Long_All', 'NonRept_Positions_Short_All'],
     },
   },
-  {
-    file: join(CFTC, 'tff_futures_only_2026_FinFutYY.txt'),
-    type: 'tff',
-    code: 'CFTC_Contract_Market_Code',
-    date: 'Report_Date_as_YYYY-MM-DD',
-    oi: 'Open_Interest_All',
-    categories: {
-      dealer: ['Dealer_Positions_Long_All', 'Dealer_Positions_Short_All'],
-      asset_manager: ['Asset_Mgr_Positions_Long_All', 'Asset_Mgr_Positions_Short_All'],
-      leveraged_funds: ['Lev_Money_Positions_Long_All', 'Lev_Money_Positions_Short_All'],
-      other_reportable: ['Other_Rept_Positions_Long_All', 'Other_Rept_Positions_Short_All'],
-      total_reportable: ['Tot_Rept_Positions_Long_All', 'Tot_Rept_Positions_Short_All'],
-      nonreportable: ['NonRept_Positions_Long_All', 'NonRept_Positions_Short_All'],
-    },
-  },
+  { file: join(CFTC, 'tff_futures_only_2026_FinFutYY.txt'), ...TFF_COLUMNS },
 ];
 
 /** One raw report: its date, open interest and net per category. */

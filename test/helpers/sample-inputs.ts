@@ -8,8 +8,11 @@ import { REPO_ROOT } from './paths.ts';
  * src/: vitest.config.ts digests the inputs here when a run starts.
  */
 
-/** The environment variable carrying the inputs' digest from the run's start to its workers. */
-export const RUN_INPUTS_VARIABLE = 'MMDS_TEST_RUN_INPUTS';
+/**
+ * The environment variable carrying the inputs' digest from the run's start to its workers (not
+ * MMDS_*: mmds warns of every MMDS_ variable it does not know, and the tests spawn it).
+ */
+export const RUN_INPUTS_VARIABLE = 'SHARED_SAMPLE_INPUTS_DIGEST';
 
 /** Everything under the repository the sample snapshot and its build are made from. */
 const INPUTS = [

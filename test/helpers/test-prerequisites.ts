@@ -54,6 +54,7 @@ export const PREREQUISITES: readonly Prerequisite[] = [
         'createBlsApiEmulator',
       ],
       'test/e2e/pipeline/update-publisher.ts': ['startUpdatePublisher'],
+      'test/helpers/cot-analytics-oracle.ts': ['LAYOUTS'],
     },
     notice: (skipped) =>
       `${process.env.MMDS_SHARED_DATA ? SHARED_DATA.slice(0, -1) : '../shared/data'} not found: ` +

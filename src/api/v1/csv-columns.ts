@@ -8,7 +8,8 @@ import { REVISION_CSV_COLUMNS } from '../../query/revisions-compute.ts';
  * rows: its header row is still written (`header=present`; a reader such as pandas needs it).
  * Nested objects give dotted names as renderCsv flattens them; a body of several views (tagged by
  * meta.view) uses the view of the answer. Rows with free-form fields (the revision triangle's
- * vintages, aligned series) give only the fields the schema declares.
+ * vintages, aligned series) give only the fields the schema declares; fields whose columns only the
+ * rows can name (a map, an object that may be null) give none.
  */
 export function csvColumnsOf(routeId: RouteId, meta: Record<string, unknown>): string[] {
   // Aligned CSV lines: the period, then one column per requested key (aligned.ts).
@@ -70,6 +71,10 @@ function columnsOf(schema: JsonSchema, prefix: string): string[] {
   // A map (COT categories by name): its keys depend on the rows, so it has no column without rows.
   if (members.some((member) => member.type === 'object' && !member.properties && member.additionalProperties))
     return [];
+  // An object or null (a COT report's net concentration and crop years, null for the report types
+  // without them): dotted columns where the rows hold it, one empty column where none does; which,
+  // only the rows tell, so no column without rows either.
+  if (members.some((member) => Array.isArray(member.type) && member.type.includes('object'))) return [];
   const objects = members.filter((member) => member.type === 'object' && member.properties);
   if (objects.length !== 1) return [prefix.slice(0, -1)];
   return Object.entries(properties(objects[0]!)).flatMap(([name, child]) =>

@@ -180,7 +180,7 @@ describe('publish is atomic when the process is killed at any moment', () => {
       } else {
         expect(run.code, run.stderr).toBe(75);
         const lines = readStderrMessages(run.stderr);
-        expect(lines).toHaveLength(1);
+        expect(lines, run.stderr).toHaveLength(1);
         expect(lines[0]).toMatch(/^mmds: the data directory is in use by process \d+ \(.*mmds\.lock\)/);
       }
     }

@@ -9,9 +9,9 @@ import { formatNumber } from '../../../src/site/format.ts';
 import {
   computeExpected,
   expectClose,
-  LAYOUTS,
   type RawReport,
   readRawReports,
+  TFF_COLUMNS,
 } from '../../helpers/cot-analytics-oracle.ts';
 import { SAMPLE_DATA } from '../../helpers/paths.ts';
 import { runMmds } from '../../helpers/run-cli.ts';
@@ -89,10 +89,9 @@ describe('the demo key and the requests npm start prints', () => {
 
   it('the deep TFF markets: the keyed history carries the COT Index and z-score, the public page 12 reports', async () => {
     // Read from the sample files without the parser: nets and windows in plain TypeScript.
-    const tff = LAYOUTS.find((layout) => layout.type === 'tff')!;
     const raw = new Map<string, RawReport[]>();
     for (const file of DEEP_FILES)
-      for (const [key, list] of await readRawReports(tff, file))
+      for (const [key, list] of await readRawReports({ ...TFF_COLUMNS, file }))
         raw.set(key, [...(raw.get(key) ?? []), ...list]);
     const listing = (await (await get('/api/v1/markets/cot', null)).json()) as {
       data: Array<{ slug: string; code: string }>;
