@@ -3,6 +3,7 @@ import { join, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { API_INDEX_PATH } from '../../src/contract/openapi.ts';
 import { documentedPath, ROUTES } from '../../src/contract/routes.ts';
+import { textOfHtml } from '../helpers/html-text.ts';
 import { REPO_ROOT } from '../helpers/paths.ts';
 import { sharedSampleBuild } from '../helpers/shared-sample-build.ts';
 
@@ -27,17 +28,9 @@ function docsFiles(dir = join(REPO_ROOT, 'docs'), out: string[] = []): string[] 
   return out;
 }
 
-/** Text of an HTML fragment: tags dropped, the few entities the pages use decoded. */
+/** Text of an HTML fragment, its white space collapsed. */
 function textOf(html: string): string {
-  return html
-    .replace(/<[^>]+>/g, '')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&amp;/g, '&')
-    .replace(/\s+/g, ' ')
-    .trim();
+  return textOfHtml(html).replace(/\s+/g, ' ').trim();
 }
 
 describe('one endpoint numbering: README, docs/, the API reference page and OpenAPI agree with the route table', () => {

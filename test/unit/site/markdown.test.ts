@@ -2,17 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { PARAMS } from '../../../src/contract/params.ts';
 import { paramSpec, ROUTES } from '../../../src/contract/routes.ts';
 import { renderInlineMarkdown, renderMarkdown } from '../../../src/site/markdown.ts';
-
-/** The text a reader sees of an HTML fragment. */
-function textOf(html: string): string {
-  return html
-    .replace(/<[^>]+>/g, '')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&amp;/g, '&');
-}
+import { textOfHtml } from '../../helpers/html-text.ts';
 
 describe('the site Markdown (src/site/markdown.ts)', () => {
   it('renders code spans and links docs files and endpoint numbers to pages a reader can open', () => {
@@ -44,6 +34,6 @@ describe('the site Markdown (src/site/markdown.ts)', () => {
       ...Object.values(PARAMS).flatMap((spec) => [spec.description, spec.expected]),
     ];
     for (const text of texts)
-      expect(textOf(renderInlineMarkdown(text))).toBe(text.replaceAll('`', '').replace(/\s+/g, ' '));
+      expect(textOfHtml(renderInlineMarkdown(text))).toBe(text.replaceAll('`', '').replace(/\s+/g, ' '));
   });
 });
