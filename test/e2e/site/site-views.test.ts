@@ -329,9 +329,17 @@ describe('the site as users meet it: 1280 and 390 px, light and dark, status, 40
             const shot = await screenshot(page, path);
             writeFileSync(join(SCREENSHOTS, `${name}-${viewport.width}-${scheme}.png`), shot);
             // Rendered again from a fresh load: the same pixels (nothing in the layout is unstable).
+            // Chromium on a loaded machine now and then rasterises one load differently (stop 28's
+            // CI: one of 52 pairs); a third load tells that from a layout that really moves: it must
+            // equal one of the first two.
             await openAndProbe(page, `${server.url}${path}`);
-            if (!shot.equals(await screenshot(page, path)))
-              problems.push(`${where}: screenshot differs on reload`);
+            const again = await screenshot(page, path);
+            if (!shot.equals(again)) {
+              await openAndProbe(page, `${server.url}${path}`);
+              const third = await screenshot(page, path);
+              if (!third.equals(shot) && !third.equals(again))
+                problems.push(`${where}: screenshot differs on each of three loads`);
+            }
             shots.set(`${viewport.name}-${scheme}-${name}`, shot);
           }
         }
