@@ -56,7 +56,7 @@ import { measureKeyTiming } from './key-timing.ts';
 import { createHttpCaller, type LoadResult, runInterleaved, runWrk, type WrkSettings } from './load.ts';
 import { startMmdsNginx, startPlainNginx } from './nginx.ts';
 import { REPO_ROOT, runMmds, type ServerProcess, startMmdsServe, startServer } from './processes.ts';
-import { type BenchResults, evaluateTargets, renderReport } from './report.ts';
+import { type BenchResults, type BuildFigures, evaluateTargets, renderReport } from './report.ts';
 import { measureScale, prepareEcbInputs, type ScaleLimits } from './scale.ts';
 import { ensureTools, readMachine, readVersions } from './tools.ts';
 
@@ -241,28 +241,36 @@ interface RealData {
   keys: string[];
 }
 
-/** Ingests every real file through the CLI, publishes, builds, issues benchmark keys. */
+/**
+ * Ingests every real file through the CLI, publishes, builds, issues benchmark keys. The ECB's
+ * newest day comes last, as a release would: the history without it first (prepareEcbInputs),
+ * a full build, then the day's files, a publish and the build on top of the first (issue 23).
+ */
 async function prepareRealData(results: BenchResults): Promise<RealData> {
   const dataDir = join(work, 'real', 'data');
   const distDir = join(work, 'real', 'dist');
   const env = { MMDS_DATA_DIR: dataDir, MMDS_DIST_DIR: distDir, MMDS_TRUSTED_PROXIES: '1' };
   log('real data: ingesting ../shared/data through the CLI…');
+  mkdirSync(join(work, 'real', 'ecb'), { recursive: true });
+  const ecb = prepareEcbInputs(SHARED_DATA, join(work, 'real', 'ecb'));
+  const newestDay = REAL_DATA_STEPS.filter(
+    ([source, file]) => source === 'ecb' && !file!.endsWith('-hist.csv'),
+  );
   let ingestS = 0;
-  for (const [source, ...rest] of REAL_DATA_STEPS)
-    ingestS += runMmds(['ingest', source!, ...rest], env).seconds;
-  const publish = runMmds(['publish'], env);
+  for (const [source, ...rest] of REAL_DATA_STEPS) {
+    if (newestDay.some((step) => step[1] === rest[0])) continue;
+    const files = source === 'ecb' ? [ecb.history.file] : rest;
+    ingestS += runMmds(['ingest', source!, ...files], env).seconds;
+  }
+  let publish = runMmds(['publish'], env);
   log('real data: mmds build…');
   const build = runMmds(['build', '--json'], env);
-  const summary = JSON.parse(build.stdout) as { files: number; bytes: number; routes: number };
-  results.build = {
-    real: {
-      seconds: build.seconds,
-      files: summary.files,
-      bytes: summary.bytes,
-      routes: summary.routes,
-      dist_bytes_on_disk: directoryBytes(distDir),
-    },
-  };
+  results.build = { real: buildFigures(build.stdout, build.seconds, distDir) };
+  log(`real data: the ECB's newest day (${ecb.increment.date}), publish, mmds build on top of the first…`);
+  for (const [source, ...rest] of newestDay) ingestS += runMmds(['ingest', source!, ...rest], env).seconds;
+  publish = runMmds(['publish'], env);
+  const next = runMmds(['build', '--json'], env);
+  results.build.real_after_one_ecb_day = buildFigures(next.stdout, next.seconds, distDir);
   results.real_data = { ingest_s: ingestS, publish_s: publish.seconds };
   const keys: string[] = [];
   for (let i = 0; i < 8; i++) {
@@ -283,6 +291,25 @@ async function prepareRealData(results: BenchResults): Promise<RealData> {
     keys.push((JSON.parse(issued.stdout) as { key: string }).key);
   }
   return { env, dataDir, distDir, snapshotId: readCurrentId(resolveLayout(dataDir))!, keys };
+}
+
+/** What `mmds build --json` printed, with its wall time and the size of dist/ on disk. */
+function buildFigures(stdout: string, seconds: number, distDir: string): BuildFigures {
+  const summary = JSON.parse(stdout) as {
+    files: number;
+    bytes: number;
+    routes: number;
+    written?: number;
+    reused?: number;
+  };
+  return {
+    seconds,
+    files: summary.files,
+    bytes: summary.bytes,
+    routes: summary.routes,
+    dist_bytes_on_disk: directoryBytes(distDir),
+    ...(summary.reused === undefined ? {} : { written: summary.written ?? 0, reused: summary.reused }),
+  };
 }
 
 /** Sums the sizes of the files under a directory. */

@@ -1,4 +1,5 @@
 import type { BulkSnapshot } from '../api/v1/bulk.ts';
+import type { RequestInputs } from '../api/v1/static-requests.ts';
 import type { SiteData } from '../site/site-data.ts';
 
 /**
@@ -22,6 +23,24 @@ export interface BuildBridge {
   site: SiteData;
   /** The bulk files of dist/, newest snapshot first (src/build/bulk-files.ts), for the bulk page. */
   bulk?: readonly BulkSnapshot[];
+  /**
+   * Whether a page of one of many (a market's, a series') is rendered, given what it is computed
+   * from; false: the build takes the earlier build's file (src/build/reuse.ts). Absent: all are.
+   */
+  renders?(file: string, inputs: RequestInputs): boolean;
+}
+
+/** The pages a bridge renders out of `pages`, each with its file under dist/ and its inputs. */
+export function pagesToRender<T>(
+  bridge: BuildBridge,
+  pages: readonly T[],
+  describe: (page: T) => { file: string; inputs: RequestInputs },
+): T[] {
+  if (!bridge.renders) return [...pages];
+  return pages.filter((page) => {
+    const { file, inputs } = describe(page);
+    return bridge.renders!(file, inputs);
+  });
 }
 
 const KEY = Symbol.for('mmds.build-bridge');

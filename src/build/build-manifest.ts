@@ -26,6 +26,13 @@ export interface BuildManifest {
    * server answers every public route from the snapshot. Not for a CDN; a full build replaces it.
    */
   site_only?: boolean;
+  /** A digest of the code, pages, docs and calendars it was rendered with (src/build/reuse.ts). */
+  inputs_digest?: string;
+  /**
+   * Files taken unchanged from an earlier build, by path under dist/ (no leading slash), with the
+   * snapshot they were rendered from (their `meta.snapshot`); every other file is of `snapshot`.
+   */
+  rendered_from?: Record<string, string>;
 }
 
 /** Cache-Control of error bodies: a CDN must never pin a 404 or a 429. */

@@ -60,8 +60,12 @@ export async function compressAndDescribe(
   outDir: string,
   skip: ReadonlySet<string>,
   copies: CompressedCopies,
+  /** Files already described (taken unchanged from an earlier build, with their copies). */
+  known: ReadonlyMap<string, BuiltFile> = new Map(),
 ): Promise<BuiltFile[]> {
   const described = listFiles(outDir).map(async (file): Promise<BuiltFile | null> => {
+    const entry = known.get(file);
+    if (entry) return entry;
     if (isBulkFile(file)) return describeBulkFile(outDir, file);
     if (file.endsWith('.gz') || file.endsWith('.br') || skip.has(file)) return null;
     const path = join(outDir, file);

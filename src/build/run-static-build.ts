@@ -10,7 +10,7 @@ import {
 } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { renderStaticBody } from '../api/v1/render.ts';
-import { listStaticRequests, type StaticRequest } from '../api/v1/static-requests.ts';
+import { listStaticRequests, type RequestInputs, type StaticRequest } from '../api/v1/static-requests.ts';
 import { createOpenApiDocument, OPENAPI_MAX_AGE, OPENAPI_PATH } from '../contract/openapi.ts';
 import { CSV_PATH_SUFFIX } from '../contract/routes.ts';
 import { openSnapshotDb } from '../query/snapshot-db.ts';
@@ -27,15 +27,17 @@ import {
 } from './build-manifest.ts';
 import {
   BULK_DIR,
+  isBulkFile,
   listBulkRedirectRules,
   renderBulkHeaderRules,
   writeBulkFiles,
   writeBulkListings,
 } from './bulk-files.ts';
 import { compressedCopiesDir, openCompressedCopies } from './compressed-copies.ts';
-import { compressAndDescribe } from './finish-dist.ts';
+import { type BuiltFile, compressAndDescribe } from './finish-dist.ts';
 import { renderHeadersFile, renderRedirectsFile } from './host-rules.ts';
 import { renderNginxConf } from './nginx-conf.ts';
+import { canReuse, digestRenderInputs, planReuse, type ReusePlan, takeFile } from './reuse.ts';
 import { invalidFilterError, listStaticErrors } from './static-errors.ts';
 import { withBuildLock } from './with-build-lock.ts';
 
@@ -48,7 +50,7 @@ export interface StaticBuildOptions {
   outDir: string;
   now: Date;
   pipelineVersion: string;
-  /** Rebuild even if dist/ already holds this snapshot. */
+  /** Rebuild even if dist/ already holds this snapshot, rendering every file (nothing taken from it). */
   force?: boolean;
   /**
    * Pages, assets, the OpenAPI document and the bulk files only, without the payload files: a
@@ -68,6 +70,11 @@ export interface StaticBuildResult {
   bytes: number;
   routes: number;
   seconds: number;
+  /** Files this build wrote (rendered, assets, bulk) and took unchanged from the earlier one (src/build/reuse.ts). */
+  written?: number;
+  reused?: number;
+  /** Why nothing was taken from the earlier build (null: some files were, or could have been). */
+  full_because?: string | null;
 }
 
 /**
@@ -97,10 +104,31 @@ export async function runStaticBuild(options: StaticBuildOptions): Promise<Stati
   try {
     options.progress?.('build: listing public requests…');
     const requests = options.siteOnly ? [] : await listStaticRequests(db);
-    const files: BridgeFile[] = requests.map((request) => ({
-      file: request.file,
-      render: () => renderStaticBody(db, request, options.now),
-    }));
+    const inputsDigest = digestRenderInputs(options.root);
+    const plan: ReusePlan =
+      options.force || options.siteOnly
+        ? { base: null, why: options.force ? 'asked to (--force)' : 'a site-only build' }
+        : await planReuse({
+            layout: options.layout,
+            snapshotId: options.snapshotId,
+            previousDir: options.outDir,
+            previous: existing,
+            pipelineVersion: options.pipelineVersion,
+            inputsDigest,
+          });
+    // Files of the earlier build that stand for the new one, by path under dist/.
+    const reused = new Set<string>();
+    const renders = (file: string, inputs: RequestInputs) => {
+      if (plan.base === null || !canReuse(plan.base, file, inputs)) return true;
+      reused.add(file);
+      return false;
+    };
+    const files: BridgeFile[] = requests
+      .filter((request) => renders(request.file, request.inputs))
+      .map((request) => ({
+        file: request.file,
+        render: () => renderStaticBody(db, request, options.now),
+      }));
     files.push({ file: OPENAPI_FILE, render: async () => JSON.stringify(createOpenApiDocument()) });
     options.progress?.('build: writing the bulk files…');
     const bulk = await writeBulkFiles({
@@ -114,6 +142,7 @@ export async function runStaticBuild(options: StaticBuildOptions): Promise<Stati
       files: countRenders(files, options.progress),
       site: createSiteData(db, options.now),
       bulk,
+      ...(plan.base === null ? {} : { renders }),
     });
     options.progress?.(`build: rendering ${files.length} files with Astro…`);
     const { build } = await import('astro');
@@ -133,6 +162,11 @@ export async function runStaticBuild(options: StaticBuildOptions): Promise<Stati
       moveDir(work.outDir, staging);
     } finally {
       work.remove();
+    }
+    const taken = new Map<string, BuiltFile>();
+    if (plan.base !== null) {
+      options.progress?.(`build: taking ${reused.size} unchanged files from the earlier build…`);
+      for (const file of reused) taken.set(file, takeFile(plan.base, file, staging));
     }
     const errors = listStaticErrors();
     for (const error of errors) writeBody(staging, error.file, error.body);
@@ -157,11 +191,15 @@ export async function runStaticBuild(options: StaticBuildOptions): Promise<Stati
     writeBody(staging, '_redirects', renderRedirectsFile(routes, filterErrors, listBulkRedirectRules(bulk)));
     options.progress?.('build: compressing and hashing…');
     const copies = openCompressedCopies(compressedCopiesDir(astroCacheDir(options.root)));
+    const renderedFrom =
+      plan.base === null ? {} : renderedFromOf(plan.base.manifest, reused, options.snapshotId);
     const manifest: BuildManifest = {
       format: 1,
       snapshot: options.snapshotId,
       pipeline_version: options.pipelineVersion,
       generated_at: `${options.now.toISOString().slice(0, 19)}Z`,
+      inputs_digest: inputsDigest,
+      ...(Object.keys(renderedFrom).length > 0 ? { rendered_from: renderedFrom } : {}),
       routes: [
         ...routes,
         OPENAPI_ROUTE,
@@ -174,7 +212,12 @@ export async function runStaticBuild(options: StaticBuildOptions): Promise<Stati
           route_id: null,
         })),
       ],
-      files: await compressAndDescribe(staging, new Set(['_headers', '_redirects']), copies),
+      files: await compressAndDescribe(
+        staging,
+        new Set(['_headers', '_redirects']),
+        copies,
+        new Map([...taken, ...carriedBulkFiles(existing, options.outDir, staging)]),
+      ),
       bulk,
       ...(options.siteOnly ? { site_only: true } : {}),
     };
@@ -183,7 +226,12 @@ export async function runStaticBuild(options: StaticBuildOptions): Promise<Stati
     writeBody(staging, BUILD_MANIFEST_FILE, `${JSON.stringify(manifest, null, 1)}\n`);
     swapInto(staging, options.outDir);
     copies.trim();
-    return summarise(manifest, 'built', started);
+    return {
+      ...summarise(manifest, 'built', started),
+      written: manifest.files.length - taken.size,
+      reused: taken.size,
+      full_because: plan.why,
+    };
   } finally {
     setBuildBridge(null);
     rmSync(staging, { recursive: true, force: true });
@@ -234,6 +282,48 @@ function listStaticRoutes(requests: readonly StaticRequest[]): StaticRoute[] {
       ...(request.query.format === 'csv' ? [{ ...base, path: `${path}${CSV_PATH_SUFFIX}`, query: {} }] : []),
     ] as StaticRoute[];
   });
+}
+
+/**
+ * Which snapshot each taken file was rendered from, where that is not the new one: the earlier
+ * build's own record, else its snapshot. The next build checks what changed since each of them.
+ */
+function renderedFromOf(
+  previous: BuildManifest,
+  taken: ReadonlySet<string>,
+  snapshot: string,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const file of [...taken].sort()) {
+    const from = previous.rendered_from?.[file] ?? previous.snapshot;
+    if (from !== snapshot) out[file] = from;
+  }
+  return out;
+}
+
+/**
+ * The bulk files carried over from the earlier dist/ (hard links, src/build/bulk-files.ts) with
+ * the earlier build's description: the same bytes need not be read and hashed again.
+ */
+function carriedBulkFiles(
+  previous: BuildManifest | null,
+  previousDir: string,
+  staging: string,
+): Map<string, BuiltFile> {
+  const carried = new Map<string, BuiltFile>();
+  for (const entry of previous?.files ?? []) {
+    const file = entry.file.slice(1);
+    if (!isBulkFile(file)) continue;
+    try {
+      const before = statSync(join(previousDir, file));
+      const after = statSync(join(staging, file));
+      if (before.ino === after.ino && before.dev === after.dev && before.size === entry.bytes)
+        carried.set(file, entry);
+    } catch {
+      // Not carried over (a pruned snapshot's files): nothing to take.
+    }
+  }
+  return carried;
 }
 
 function writeBody(root: string, file: string, body: string): void {

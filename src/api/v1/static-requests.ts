@@ -17,6 +17,44 @@ export interface StaticRequest {
   file: string;
   /** Other spellings of the same request (a region's name for its code, a code in lower case). */
   aliases: Array<Partial<Record<ParamName, string>>>;
+  /** What the body is computed from (a build on top of an earlier one reuses it when that is unchanged). */
+  inputs: RequestInputs;
+}
+
+/**
+ * What a pre-rendered body is computed from besides the snapshot's reference tables (a change of
+ * those renders everything again), so that a build on top of an earlier one (src/build/reuse.ts)
+ * renders again only the bodies whose data changed:
+ * - `{ partitions }`: the facts of these key prefixes (the sources fact partitions are split by);
+ * - `'listed'`: the facts of the prefixes of the series `key`s its earlier body lists (a catalogue
+ *   filter: its members are the catalog's, a reference table, and each member's row is its facts');
+ * - `'snapshot'`: anything, or the clock (status, freshness, next releases): rendered every time.
+ */
+export type RequestInputs = { partitions: readonly string[] } | 'listed' | 'snapshot';
+
+/** The inputs of a route's files when the route alone decides them. */
+function routeInputs(route: RouteDefinition): RequestInputs {
+  switch (route.id) {
+    case 'countries':
+    case 'currencies':
+    case 'venues':
+    case 'research':
+      return { partitions: [] };
+    case 'series':
+      return 'listed';
+    case 'fx-ecb':
+      return { partitions: ['ecb'] };
+    case 'cot-market':
+      return { partitions: ['cftc'] };
+    default:
+      return 'snapshot';
+  }
+}
+
+/** The fact partitions' source of a series key (src/store/partitions.ts SOURCE_OF_KEY). */
+export function keyPrefix(key: string): string {
+  const dot = key.indexOf('.');
+  return dot < 0 ? key : key.slice(0, dot);
 }
 
 /**
@@ -52,8 +90,9 @@ export async function listStaticRequests(db: SnapshotDb): Promise<StaticRequest[
 }
 
 async function listFilterRequests(db: SnapshotDb, route: RouteDefinition): Promise<StaticRequest[]> {
+  const inputs = routeInputs(route);
   const requests: StaticRequest[] = [
-    { route, slug: null, query: {}, file: staticFilePath(route.path), aliases: [] },
+    { route, slug: null, query: {}, file: staticFilePath(route.path), aliases: [], inputs },
   ];
   for (const name of route.query) {
     const spec = PARAMS[name];
@@ -73,6 +112,7 @@ async function listFilterRequests(db: SnapshotDb, route: RouteDefinition): Promi
         query: { [name]: code },
         file: staticFilePath(route.path, { [name]: code }),
         aliases: alias && alias !== code ? [{ [name]: alias }] : [],
+        inputs,
       });
     }
   }
@@ -81,12 +121,20 @@ async function listFilterRequests(db: SnapshotDb, route: RouteDefinition): Promi
 
 async function listMarketRequests(db: SnapshotDb, route: RouteDefinition): Promise<StaticRequest[]> {
   const requests: StaticRequest[] = [];
+  const inputs = routeInputs(route);
   for (const market of await readMarkets(db)) {
     const path = route.path.replace(':slug', market.slug);
-    requests.push({ route, slug: market.slug, query: {}, file: staticFilePath(path), aliases: [] });
+    requests.push({ route, slug: market.slug, query: {}, file: staticFilePath(path), aliases: [], inputs });
     for (const reportType of market.report_types) {
       const query = { report_type: reportType };
-      requests.push({ route, slug: market.slug, query, file: staticFilePath(path, query), aliases: [] });
+      requests.push({
+        route,
+        slug: market.slug,
+        query,
+        file: staticFilePath(path, query),
+        aliases: [],
+        inputs,
+      });
     }
   }
   return requests;
@@ -100,14 +148,23 @@ async function listMarketRequests(db: SnapshotDb, route: RouteDefinition): Promi
 async function listSeriesHistoryRequests(db: SnapshotDb, route: RouteDefinition): Promise<StaticRequest[]> {
   return (await listPublicHistorySeries(db)).flatMap((series) => {
     const path = route.path.replace(':slug', series.slug);
+    const inputs = { partitions: [keyPrefix(series.key)] };
     return [
-      { route, slug: series.slug, query: {}, file: staticFilePath(path), aliases: [{ format: 'json' }] },
+      {
+        route,
+        slug: series.slug,
+        query: {},
+        file: staticFilePath(path),
+        aliases: [{ format: 'json' }],
+        inputs,
+      },
       {
         route,
         slug: series.slug,
         query: { format: 'csv' },
         file: `${path.replace(/^\//, '')}${CSV_PATH_SUFFIX}`,
         aliases: [],
+        inputs,
       },
     ];
   });
@@ -125,6 +182,7 @@ async function listFxRequests(db: SnapshotDb, route: RouteDefinition): Promise<S
     query: { [name]: code },
     file: staticFilePath(route.path, { [name]: code }),
     aliases: [{ [name]: code.toLowerCase() }],
+    inputs: routeInputs(route),
   });
   const bases = (await readLatestEcbRates(db, '')).map((row) => row.currency);
   return [
@@ -134,6 +192,7 @@ async function listFxRequests(db: SnapshotDb, route: RouteDefinition): Promise<S
       query: {},
       file: staticFilePath(route.path),
       aliases: [{ base: 'EUR' }, { base: 'eur' }],
+      inputs: routeInputs(route),
     },
     ...(await listReferenceCodes(db, 'currencies')).map((code) => single('currency', code)),
     ...bases.map((code) => single('base', code)),
@@ -159,5 +218,7 @@ function listReleaseRequests(route: RouteDefinition): StaticRequest[] {
     query: source === null ? {} : { source },
     file: file(source),
     aliases: [],
+    // The calendar's next releases move with the clock.
+    inputs: 'snapshot' as const,
   }));
 }
