@@ -44,6 +44,8 @@ export interface EventLogOptions {
 
 /** Snapshots whose events are kept parsed in memory (files are immutable: never stale). */
 const MAX_CACHED_SNAPSHOTS = 64;
+/** The parsed events of a snapshot, by its directory, shared by every log of the process. */
+const EVENTS = new Map<string, ReleaseEvent[]>();
 
 /**
  * Opens the log over a store. A snapshot's events are its `events.ndjson` (written by publish
@@ -52,7 +54,6 @@ const MAX_CACHED_SNAPSHOTS = 64;
  */
 export function openEventLog(layout: StoreLayout, options: EventLogOptions = {}): EventLog {
   const head = options.head ?? (() => readCurrentId(layout));
-  const cache = new Map<string, ReleaseEvent[]>();
   const manifests = new Map<string, SnapshotManifest | null>();
 
   const manifestOf = (id: string): SnapshotManifest | null => {
@@ -71,12 +72,14 @@ export function openEventLog(layout: StoreLayout, options: EventLogOptions = {})
   };
 
   const eventsOf = (id: string): ReleaseEvent[] => {
-    const cached = cache.get(id);
+    const dir = snapshotDir(layout, id);
+    const cached = EVENTS.get(dir);
     if (cached) return cached;
     const manifest = manifestOf(id);
-    const events = manifest ? readEventFile(snapshotDir(layout, id), manifest.events) : [];
-    cache.set(id, events);
-    while (cache.size > MAX_CACHED_SNAPSHOTS) cache.delete(cache.keys().next().value!);
+    if (!manifest) return [];
+    const events = readEventFile(dir, manifest.events);
+    EVENTS.set(dir, events);
+    while (EVENTS.size > MAX_CACHED_SNAPSHOTS) EVENTS.delete(EVENTS.keys().next().value!);
     return events;
   };
 
