@@ -34,9 +34,9 @@ export const EVENTS_PARAMS: Partial<Record<'limit' | 'source' | 'series', ParamS
   series: {
     description:
       'Only events about these series, comma-separated keys where `*` matches any characters ' +
-      '(bls.CES*,ecb.EXR.D.USD.*). A release.published event names no series: it never matches.',
+      '(`bls.CES*,ecb.*`). A release.published event names no series: it never matches.',
     schema: z.string().regex(new RegExp(`^${SERIES_PATTERN}(,${SERIES_PATTERN}){0,19}$`)),
-    expected: 'series keys or patterns with *, comma-separated, such as bls.CES*,ecb.*',
+    expected: 'series keys or patterns with `*`, comma-separated, such as `bls.CES*,ecb.*`',
     openapi: { type: 'string', pattern: `^${SERIES_PATTERN}(,${SERIES_PATTERN}){0,19}$` },
   },
 };
