@@ -151,7 +151,10 @@ export const DETAIL_ITEMS = 24;
 
 /** Options of diffSnapshotDetails. */
 export interface DetailOptions {
-  /** Where `current`'s files are when it is not in the snapshots directory yet (a publish's staging). */
+  /**
+   * Where `current`'s files are when it is not in the snapshots directory yet: a publish's staging,
+   * under the store lock, so that `since` (its parent) cannot be pruned and is read in place.
+   */
   currentDir?: string;
 }
 
@@ -174,7 +177,8 @@ export async function diffSnapshotDetails(
     since ?? empty,
     current,
     options.currentDir ?? null,
-    since === null,
+    // In a publish (currentDir) the store lock keeps the parent from being pruned: no hold needed.
+    since === null || options.currentDir !== undefined,
     async (query) => {
       const at = (column: string) => `strftime(${column}, '%Y-%m-%dT%H:%M:%SZ')`;
       for (const name of FACT_TABLES) {
@@ -265,10 +269,12 @@ async function runDiff(
   since: SnapshotManifest,
   current: SnapshotManifest,
   currentDir: string | null,
-  sinceIsEmpty: boolean,
+  /** Read `since`'s files where they are, without a hold (it cannot be pruned meanwhile, or has none). */
+  sinceInPlace: boolean,
   body: (query: ClassifiedQuery) => Promise<void>,
 ): Promise<{ identical: boolean; method: DiffMethod; newBatches: number }> {
-  if (since.id === current.id && !sinceIsEmpty) return { identical: true, method: 'batches', newBatches: 0 };
+  if (since.id === current.id && since.batches.length === current.batches.length)
+    return { identical: true, method: 'batches', newBatches: 0 };
   const prefix =
     since.batches.length <= current.batches.length &&
     since.batches.every((id, index) => current.batches[index] === id);
@@ -279,8 +285,12 @@ async function runDiff(
   if (prefix && newBatches.length === 0) return { identical: false, method, newBatches: 0 };
   // Unlike the snapshot in service, `since` may be pruned meanwhile: its files are held (linked)
   // for the diff, so a prune removes their names, not what the diff reads. Throws SnapshotGoneError.
-  const held = sinceIsEmpty
-    ? { files: () => [] as string[], release: () => {} }
+  const held = sinceInPlace
+    ? {
+        files: (name: string) =>
+          (since.tables[name]?.files ?? []).map((file) => join(snapshotDir(layout, since.id), file.file)),
+        release: () => {},
+      }
     : holdSnapshotFiles(layout, since, FACT_TABLES);
   const dirOfCurrent = currentDir ?? snapshotDir(layout, current.id);
   const filesOf = (manifest: SnapshotManifest, name: string) =>

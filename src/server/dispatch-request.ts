@@ -101,6 +101,8 @@ export async function dispatchRequest(
   headers.set('Cache-Control', caller ? 'private, no-store' : `public, max-age=${matched.route.maxAge}`);
   const cotHistory = caller?.scopes.includes(COT_HISTORY_SCOPE) ?? false;
   // Endpoint 24 as Server-Sent Events: a stream that outlives this snapshot (event-streams.ts).
+  // The JSON pages at the same URL may be cached: never for a client that asked for the stream.
+  if (matched.route.id === 'events') headers.append('Vary', 'Accept');
   if (matched.route.id === 'events' && wantsEventStream(request))
     return deps.eventStreams.open({
       request,

@@ -8,8 +8,11 @@ import { arrayOf, boolean, integer, nullable, object, oneOfText, text, timestamp
 export const EVENTS_PAGE_DEFAULT = 100;
 export const EVENTS_PAGE_MAX = 1000;
 
-/** A series key pattern of the `series` filter: a key with `*` for any characters. */
-const SERIES_PATTERN = '[a-z0-9*-]{1,32}(\\.[A-Za-z0-9_.*-]{1,64})?';
+/**
+ * A series key pattern of the `series` filter: a key with `*` for any characters, the source part
+ * and the dot always written (`*` alone would be every event: leave the filter out instead).
+ */
+const SERIES_PATTERN = '[a-z0-9*-]{1,32}\\.[A-Za-z0-9_.*-]{1,64}';
 const SOURCE = '[a-z0-9-]{1,32}';
 
 /** The parameters of /api/v1/events that mean something else there than in PARAMS. */

@@ -199,6 +199,7 @@ describe('event log over HTTP: SSE with resume, JSON pages, rights, limits', () 
     expect(whole.meta).toMatchObject({ view: 'keyed', after: null, oldest_snapshot: first, limit: 1000 });
     const anon = await get('/api/v1/events');
     expect(anon.headers.get('cache-control')).toBe('public, max-age=5');
+    expect(anon.headers.get('vary')!.split(/,\s*/)).toContain('Accept');
   });
 
   it('filters by source, series pattern and type, in JSON and in the stream alike', async () => {
