@@ -64,6 +64,9 @@ A new one at every start.${replaced}
 Try (the sample holds real data: CFTC reports of early 2021, 2025 and 2026 and three years of TFF history 2013-2016 for VIX, E-mini Nasdaq-100, British pound and 5-year note futures, payroll vintages of 2025-08-01 and 2026-10-02):
 ${DEMO_REQUESTS.map((request) => `  # ${request.says}\n  ${toCurl(request, base, key)}`).join('\n')}
 
+Watch release events as they are published (Server-Sent Events, docs/api/events.md; run \`npm run mmds -- update\` or \`npm run mmds -- publish\` in a second terminal to make some appear; add the key's header for licensed sources):
+  curl -N -H "Accept: text/event-stream" "${base}/api/v1/events"
+
 The site (home page, API reference, status page, OpenAPI document) is listed below once the server listens.
 
 `);

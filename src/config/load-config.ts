@@ -46,6 +46,12 @@ export interface Config {
   /** Revisions per fact partition a publish aims at (MMDS_PARTITION_ROWS, default 250,000). */
   partitionRows: number;
   /**
+   * Server-Sent Events of /api/v1/events: a comment every heartbeatMs (MMDS_EVENTS_HEARTBEAT_MS,
+   * default 15,000) and at most perKey open streams per key (MMDS_EVENTS_STREAMS_PER_KEY, default
+   * 5) and perAddress per anonymous client address (MMDS_EVENTS_STREAMS_PER_ADDRESS, default 2).
+   */
+  eventStreams: { heartbeatMs: number; perKey: number; perAddress: number };
+  /**
    * What the environment holds that looks meant for mmds but is not read (a misspelt
    * MMDS_DATA_DIR silently means ./data): one line each, for the CLI to print as warnings.
    */
@@ -91,6 +97,11 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, cw
       : null,
     memoryLimit: readMemoryLimit(env.MMDS_MEMORY_LIMIT),
     partitionRows: readInteger(env, 'MMDS_PARTITION_ROWS', DEFAULT_PARTITION_ROWS, 100, 1_000_000_000),
+    eventStreams: Object.freeze({
+      heartbeatMs: readInteger(env, 'MMDS_EVENTS_HEARTBEAT_MS', 15_000, 10, 3_600_000),
+      perKey: readInteger(env, 'MMDS_EVENTS_STREAMS_PER_KEY', 5, 0, 10_000),
+      perAddress: readInteger(env, 'MMDS_EVENTS_STREAMS_PER_ADDRESS', 2, 0, 10_000),
+    }),
     warnings: Object.freeze(readUnknownSettings(env)),
   });
 }
@@ -114,6 +125,9 @@ export const MMDS_SETTINGS: readonly string[] = Object.freeze([
   'MMDS_CFTC_REPORTS',
   'MMDS_MEMORY_LIMIT',
   'MMDS_PARTITION_ROWS',
+  'MMDS_EVENTS_HEARTBEAT_MS',
+  'MMDS_EVENTS_STREAMS_PER_KEY',
+  'MMDS_EVENTS_STREAMS_PER_ADDRESS',
 ]);
 
 /** Variables named MMDS_* that mmds does not read, with the setting each was probably meant as. */

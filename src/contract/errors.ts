@@ -5,6 +5,7 @@ export const ERROR_STATUS = {
   insufficient_scope: 403,
   not_found: 404,
   method_not_allowed: 405,
+  gone: 410,
   payload_too_large: 413,
   uri_too_long: 414,
   rate_limited: 429,

@@ -42,6 +42,8 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
     'The release calendar: past releases from the data and scheduled ones from the BLS, CFTC and ECB calendars, as JSON and iCalendar.',
   changes:
     'The change feed: which series and markets changed since a snapshot you hold, for incremental sync.',
+  events:
+    'The release event log: what each publish released and revised, as Server-Sent Events (resume with Last-Event-ID) or JSON pages.',
   bulk: 'Whole datasets as files: the public bulk files, and with a bulk:read key the full store.',
   index: 'The list of endpoints of v1, with links into this document and the HTML reference.',
 };
@@ -268,6 +270,9 @@ function createOperation(route: RouteDefinition, csv: boolean): Record<string, u
           : 'The payload.',
       headers: createSuccessHeaders(paged),
       content,
+      // Endpoint 24 answers the same request as a stream with Accept: text/event-stream
+      // (src/server/event-streams.ts): described here, so that the operation keeps one media type.
+      ...(route.id === 'events' && !csv ? { 'x-event-stream': EVENT_STREAM_SCHEMA } : {}),
     },
     '304': { $ref: '#/components/responses/304' },
     '400': { $ref: '#/components/responses/400' },
@@ -277,8 +282,9 @@ function createOperation(route: RouteDefinition, csv: boolean): Record<string, u
   const keyedParams = route.query.some((name) => paramSpec(route, name).keyedOnly === true);
   if (scope && (access === 'scope' || keyedParams)) responses['403'] = { $ref: '#/components/responses/403' };
   // An unknown key of the aligned observations is a 400 naming it (docs/api/aligned.md), never a 404.
-  if (hasSlug || (route.query.includes('series') && route.id !== 'observations-aligned'))
+  if (hasSlug || (route.query.includes('series') && !['observations-aligned', 'events'].includes(route.id)))
     responses['404'] = { $ref: '#/components/responses/404' };
+  if (route.id === 'events') responses['410'] = { $ref: '#/components/responses/410' };
   for (const status of ['429', '500', '503'])
     responses[status] = { $ref: `#/components/responses/${status}` };
   return {
@@ -328,8 +334,25 @@ function describeAccess(route: RouteDefinition): string {
   return `${route.description}\n\n${access} ${caching} ${endpointOrigin(route)}`;
 }
 
+/** The body of endpoint 24 with Accept: text/event-stream. */
+const EVENT_STREAM_SCHEMA: JsonSchema = {
+  type: 'string',
+  description:
+    'Server-Sent Events: per event `id: <event id>`, `event: <type>`, `data: <the event as one JSON line, the items of the JSON pages>`; a `retry:` field first, a comment line (`: heartbeat`) every 15 s. Reconnect with `Last-Event-ID` (EventSource clients do it by themselves), on any instance.',
+};
+
+/** `Last-Event-ID` of endpoint 24: where a reconnecting stream resumes (wins over `after`). */
+const LAST_EVENT_ID: JsonSchema = {
+  name: 'Last-Event-ID',
+  in: 'header',
+  required: false,
+  description: `The id of the last event received: the stream resumes after it (an EventSource client sends it when it reconnects). Expected: ${PARAMS.after.expected}. Older than the log or unknown: 410.`,
+  schema: PARAMS.after.openapi,
+};
+
 function createParameters(route: RouteDefinition, scope: string | null, csv: boolean): JsonSchema[] {
   const parameters: JsonSchema[] = [];
+  if (route.id === 'events') parameters.push(LAST_EVENT_ID);
   if (route.pathParam === 'snapshot') parameters.push(SNAPSHOT_PATH_PARAM);
   else if (route.path.includes(':slug')) {
     parameters.push({

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { EVENT_TYPES } from '../events/event.ts';
 import { INSTANT_FORMS, INSTANT_PATTERN, isRealDay, normaliseInstant } from './instant.ts';
 import { isRealPeriod, PERIOD_FILTER_FORMS } from './period-range.ts';
 import { SERVED_COT_REPORT_TYPES } from './schemas/cot.ts';
@@ -26,6 +27,10 @@ const SNAPSHOT_ID = /^\d{8}T\d{6}Z-[0-9a-f]{8}$/;
 const PERIOD = /^\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?|-Q[1-4])?$/;
 /** What a period filter accepts: a real period of one of the four forms (no 2025-02-30). */
 const PERIOD_EXPECTED = `a real period ${PERIOD_FILTER_FORMS}, such as 2025, 2025-06, 2025-Q2 or 2025-06-15`;
+
+/** The `type` filter of /api/v1/events: event types, comma-separated. */
+const EVENT_TYPE = `(${EVENT_TYPES.map((type) => type.replace('.', '\\.')).join('|')})`;
+const EVENT_TYPE_LIST = new RegExp(`^${EVENT_TYPE}(,${EVENT_TYPE}){0,${EVENT_TYPES.length - 1}}$`);
 
 /** A calendar day (checked to exist by isRealDay: no 30 February). */
 const DAY = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
@@ -221,6 +226,21 @@ export const PARAMS = {
     expected: 'a snapshot id such as 20261123T120000Z-0123abcd that the store still holds',
     openapi: { type: 'string', pattern: SNAPSHOT_ID.source },
     required: true,
+  },
+  after: {
+    description:
+      'Event id to read after (docs/api/events.md): meta.next_after of the previous page, or the id of the ' +
+      'last event seen; `<snapshot id>:0` reads from the start of that snapshot. Absent: from the oldest ' +
+      'event kept (JSON) or from now (stream). An id older than the log (pruned) or unknown is a 410.',
+    schema: z.string().regex(/^\d{8}T\d{6}Z-[0-9a-f]{8}:\d{1,9}$/),
+    expected: 'an event id such as 20261123T120000Z-0123abcd:4',
+    openapi: { type: 'string', pattern: '^\\d{8}T\\d{6}Z-[0-9a-f]{8}:\\d{1,9}$' },
+  },
+  type: {
+    description: `Event types, comma-separated: ${EVENT_TYPES.join(', ')}.`,
+    schema: z.string().regex(EVENT_TYPE_LIST),
+    expected: `event types, comma-separated: ${EVENT_TYPES.join(', ')}`,
+    openapi: { type: 'string', pattern: EVENT_TYPE_LIST.source },
   },
   shape: {
     description:

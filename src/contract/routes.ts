@@ -8,6 +8,7 @@ import {
   RELEASES_SERIES_PARAM,
 } from './params.ts';
 import { ALIGNED_FREQUENCY_PARAM, ALIGNED_SERIES_PARAM } from './schemas/aligned.ts';
+import { EVENTS_PARAMS } from './schemas/events.ts';
 
 /** The scopes a key can hold (SPEC section 5). */
 export const SCOPES = ['cot:history', 'macro:history', 'observations:read', 'bulk:read'] as const;
@@ -94,6 +95,7 @@ export type RouteId =
   | 'macro-revisions'
   | 'observations-revisions'
   | 'changes'
+  | 'events'
   | 'observations-aligned'
   | 'bulk-full'
   | 'bulk'
@@ -446,6 +448,28 @@ export const ROUTES: readonly RouteDefinition[] = [
         keyedOnly: false,
       },
     },
+  },
+  {
+    id: 'events',
+    number: 24,
+    path: '/api/v1/events',
+    summary: 'Release events: what each publish released and revised, as a stream or JSON pages',
+    description:
+      "The event log (docs/api/events.md): per snapshot, `release.published` (a source's release landed), " +
+      '`series.released` (new periods of a series) and `series.revised` (changed values: period, old and new ' +
+      'value, knowledge times; links pinned by as_of when many), ids `<snapshot id>:<seq>`, kept as long as ' +
+      'the snapshot. With `Accept: text/event-stream`: Server-Sent Events (`id:` the event id, `event:` the ' +
+      'type, `data:` the event as JSON), a comment every 15 s, new events as the server switches snapshot; ' +
+      'resume with the `Last-Event-ID` header or `after` on any instance. Without it: JSON pages of `limit` ' +
+      'events, continued with after = meta.next_after. An id older than the log or unknown is 410 (catch up ' +
+      'with /api/v1/changes). Without a key: public events only (redistributable sources; COT reports in ' +
+      'the public window); a key with observations:read also gets licensed sources, with cot:history older ' +
+      'COT reports. Open streams are limited per key and per client address (429 past it).',
+    access: { kind: 'public-or-scope', scope: 'observations:read' },
+    query: ['after', 'limit', 'source', 'series', 'type'],
+    maxAge: 5,
+    prerender: 'none',
+    params: EVENTS_PARAMS,
   },
   {
     // The keyed full store. Its files, /api/v1/bulk/full/{snapshot}/{file}, are not a route of

@@ -13,6 +13,9 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
+/** A scope that unlocks events that are not public (ReleaseEvent.scopes). */
+export type EventScope = 'observations:read' | 'cot:history';
+
 /** One event of the log. Thin: under 20 KB serialised; larger changes link instead of listing. */
 export interface ReleaseEvent {
   /** `<snapshot id>:<seq>`; seq counts from 1 within the snapshot, so ids are monotonic along the log. */
@@ -28,6 +31,12 @@ export interface ReleaseEvent {
   observed_at: string;
   /** Whether an anonymous caller may see it (the source is redistributable and not keyed-only). */
   public: boolean;
+  /**
+   * Added for the log's readers (optional, so records without it stay valid): the scopes a key
+   * needs to see an event that is not public: `observations:read` (a licensed source), plus
+   * `cot:history` for COT reports older than the public window. Absent: `observations:read`.
+   */
+  scopes?: EventScope[];
   /** Type-specific payload (docs/api/events.md). */
   data: Record<string, unknown>;
 }

@@ -117,6 +117,101 @@ export function diffSnapshots(
 const DIFFS = new Map<string, Promise<SnapshotChanges>>();
 const MAX_CACHED_DIFFS = 32;
 
+/** A series' (or COT report series') new and revised periods, for the event log (src/events). */
+export interface ChangedSeriesDetail {
+  table: ChangedKey['table'];
+  series_key: string;
+  market_code: string | null;
+  report_type: string | null;
+  new_count: number;
+  new_first: string | null;
+  new_last: string | null;
+  /** Whether every new period is in the public COT window of `current` (observations: true). */
+  new_in_window: boolean;
+  /** The first DETAIL_ITEMS new periods with their value and knowledge time (observations only). */
+  new_values: Array<{ period: string; value: number | null; observed_at: string }>;
+  revised_count: number;
+  revised_first: string | null;
+  revised_last: string | null;
+  revised_in_window: boolean;
+  /** The first DETAIL_ITEMS revised periods: old and new value in force and their knowledge times. */
+  revised_values: Array<{
+    period: string;
+    old_value: number | null;
+    new_value: number | null;
+    old_observed_at: string;
+    new_observed_at: string;
+  }>;
+  /** The latest knowledge time among the new and revised records (`YYYY-MM-DDTHH:MM:SSZ`). */
+  latest_observed_at: string | null;
+}
+
+/** Periods listed one by one per series in ChangedSeriesDetail; beyond it, counts and bounds only. */
+export const DETAIL_ITEMS = 24;
+
+/** Options of diffSnapshotDetails. */
+export interface DetailOptions {
+  /**
+   * Where `current`'s files are when it is not in the snapshots directory yet: a publish's staging,
+   * under the store lock, so that `since` (its parent) cannot be pruned and is read in place.
+   */
+  currentDir?: string;
+}
+
+/**
+ * The per-series details of the diff of diffSnapshots (the same candidates, chains and
+ * classification): for each series with new or revised periods, their counts, bounds, whether
+ * they are in the public COT window, and the first few with values. `since` null: every period
+ * of `current` is new (the first snapshot of a store).
+ */
+export async function diffSnapshotDetails(
+  layout: StoreLayout,
+  since: SnapshotManifest | null,
+  current: SnapshotManifest,
+  options: DetailOptions = {},
+): Promise<ChangedSeriesDetail[]> {
+  const empty: SnapshotManifest = { ...current, id: current.id, batches: [], tables: {}, derived: {} };
+  const out: ChangedSeriesDetail[] = [];
+  await runDiff(
+    layout,
+    since ?? empty,
+    current,
+    options.currentDir ?? null,
+    // In a publish (currentDir) the store lock keeps the parent from being pruned: no hold needed.
+    since === null || options.currentDir !== undefined,
+    async (query) => {
+      const at = (column: string) => `strftime(${column}, '%Y-%m-%dT%H:%M:%SZ')`;
+      for (const name of FACT_TABLES) {
+        const cot = name === 'cot_reports';
+        const valueIn = (side: string) => (cot ? 'NULL::DOUBLE' : `${side}.latest_value`);
+        const rows = await query(
+          name,
+          `SELECT series_key, any_value(market_code) AS market_code, any_value(report_type) AS report_type,
+                count_if(kind = 'new')::INTEGER AS new_count,
+                min(period) FILTER (WHERE kind = 'new') AS new_first,
+                max(period) FILTER (WHERE kind = 'new') AS new_last,
+                coalesce(bool_and(in_window) FILTER (WHERE kind = 'new'), true) AS new_in_window,
+                coalesce(list({'period': period, 'value': ${valueIn('c')}, 'observed_at': ${at('c.latest_at')}}
+                          ORDER BY period) FILTER (WHERE kind = 'new'), [])[1:${DETAIL_ITEMS}] AS new_values,
+                count_if(kind = 'revised')::INTEGER AS revised_count,
+                min(period) FILTER (WHERE kind = 'revised') AS revised_first,
+                max(period) FILTER (WHERE kind = 'revised') AS revised_last,
+                coalesce(bool_and(in_window) FILTER (WHERE kind = 'revised'), true) AS revised_in_window,
+                coalesce(list({'period': period, 'old_value': ${cot ? 'NULL::DOUBLE' : 'c.old_value'},
+                               'new_value': ${valueIn('c')}, 'old_observed_at': ${at('c.old_at')},
+                               'new_observed_at': ${at('c.latest_at')}}
+                          ORDER BY period) FILTER (WHERE kind = 'revised'), [])[1:${DETAIL_ITEMS}] AS revised_values,
+                ${at("max(c.latest_at) FILTER (WHERE kind IN ('new', 'revised'))")} AS latest_observed_at
+           FROM classified c WHERE kind IN ('new', 'revised')
+          GROUP BY series_key ORDER BY series_key`,
+        );
+        for (const row of rows) out.push({ table: name, ...row } as unknown as ChangedSeriesDetail);
+      }
+    },
+  );
+  return out;
+}
+
 async function computeDiff(
   layout: StoreLayout,
   since: SnapshotManifest,
@@ -126,7 +221,60 @@ async function computeDiff(
     .map((table) => table.name)
     .filter((name) => since.tables[name]?.sha256 !== current.tables[name]?.sha256)
     .sort();
-  if (since.id === current.id) return { method: 'batches', new_batches: 0, keys: [], reference_tables: [] };
+  const keys: ChangedKey[] = [];
+  const outcome = await runDiff(layout, since, current, null, false, async (query) => {
+    for (const name of FACT_TABLES) {
+      const rows = await query(
+        name,
+        `SELECT series_key, any_value(market_code) AS market_code, any_value(report_type) AS report_type,
+                count_if(kind = 'new')::INTEGER AS new_observations,
+                count_if(kind = 'revised')::INTEGER AS revisions,
+                count_if(kind = 'backfilled')::INTEGER AS backfilled,
+                min(period) AS period_start, max(period) AS period_end,
+                count_if(kind = 'new' AND in_window)::INTEGER AS public_new_observations,
+                count_if(kind = 'revised' AND in_window)::INTEGER AS public_revisions,
+                count_if(kind = 'backfilled' AND in_window)::INTEGER AS public_backfilled,
+                min(period) FILTER (WHERE in_window) AS public_period_start,
+                max(period) FILTER (WHERE in_window) AS public_period_end
+           FROM classified WHERE kind IS NOT NULL
+          GROUP BY series_key ORDER BY series_key`,
+      );
+      for (const row of rows) keys.push(withPublicCounts(name, row));
+    }
+  });
+  if (outcome.identical) return { method: 'batches', new_batches: 0, keys: [], reference_tables: [] };
+  return {
+    method: outcome.method,
+    new_batches: outcome.newBatches,
+    keys,
+    reference_tables: referenceTables,
+  };
+}
+
+/** Runs a query over the `classified` periods of one fact table (the WITH clause is prepended). */
+type ClassifiedQuery = (
+  table: (typeof FACT_TABLES)[number],
+  select: string,
+) => Promise<Record<string, unknown>[]>;
+
+/**
+ * The one diff of two snapshots that both the change feed and the event log read: opens a DuckDB
+ * instance allowed to read the two snapshots' fact files and hands `body` a function that runs a
+ * SELECT over `classified` (series_key, period, market_code, report_type, in_window, kind: new,
+ * revised or backfilled, and the values in force with their knowledge times). Not called when the
+ * snapshots are the same or nothing new was ingested (`identical`, or no new batches).
+ */
+async function runDiff(
+  layout: StoreLayout,
+  since: SnapshotManifest,
+  current: SnapshotManifest,
+  currentDir: string | null,
+  /** Read `since`'s files where they are, without a hold (it cannot be pruned meanwhile, or has none). */
+  sinceInPlace: boolean,
+  body: (query: ClassifiedQuery) => Promise<void>,
+): Promise<{ identical: boolean; method: DiffMethod; newBatches: number }> {
+  if (since.id === current.id && since.batches.length === current.batches.length)
+    return { identical: true, method: 'batches', newBatches: 0 };
   const prefix =
     since.batches.length <= current.batches.length &&
     since.batches.every((id, index) => current.batches[index] === id);
@@ -134,15 +282,21 @@ async function computeDiff(
   if (newBatches.some((id) => !BATCH_ID_PATTERN.test(id)))
     throw new Error('manifest lists a malformed batch id');
   const method: DiffMethod = prefix ? 'batches' : 'full';
-  if (prefix && newBatches.length === 0)
-    return { method, new_batches: 0, keys: [], reference_tables: referenceTables };
+  if (prefix && newBatches.length === 0) return { identical: false, method, newBatches: 0 };
   // Unlike the snapshot in service, `since` may be pruned meanwhile: its files are held (linked)
   // for the diff, so a prune removes their names, not what the diff reads. Throws SnapshotGoneError.
-  const held = holdSnapshotFiles(layout, since, FACT_TABLES);
+  const held = sinceInPlace
+    ? {
+        files: (name: string) =>
+          (since.tables[name]?.files ?? []).map((file) => join(snapshotDir(layout, since.id), file.file)),
+        release: () => {},
+      }
+    : holdSnapshotFiles(layout, since, FACT_TABLES);
+  const dirOfCurrent = currentDir ?? snapshotDir(layout, current.id);
   const filesOf = (manifest: SnapshotManifest, name: string) =>
     manifest === since
       ? held.files(name)
-      : (manifest.tables[name]?.files ?? []).map((file) => join(snapshotDir(layout, manifest.id), file.file));
+      : (manifest.tables[name]?.files ?? []).map((file) => join(dirOfCurrent, file.file));
   let instance: DuckDBInstance | undefined;
   let connection: DuckDBConnection | undefined;
   try {
@@ -153,8 +307,8 @@ async function computeDiff(
     await execute(connection, `SET allowed_paths = [${allowed.map(quotedString).join(', ')}]`);
     await execute(connection, 'SET enable_external_access = false');
     await execute(connection, 'SET lock_configuration = true');
-    const keys: ChangedKey[] = [];
-    for (const name of FACT_TABLES) {
+    const open = connection;
+    await body(async (name, select) => {
       const table = TABLES.find((t) => t.name === name)!;
       const now = relationOf(table, filesOf(current, name));
       const before = relationOf(table, filesOf(since, name));
@@ -170,9 +324,11 @@ async function computeDiff(
       const market = name === 'cot_reports' ? 'any_value(market_code)' : 'NULL::VARCHAR';
       // What a revision is compared on (tables.ts fingerprint): the value, or the report's content hash.
       const fingerprint = name === 'cot_reports' ? 'content_hash' : 'value';
+      const latestValue = name === 'cot_reports' ? 'NULL::DOUBLE' : 'arg_max(value, revision_number)';
       const chains = (relation: string) =>
         `SELECT series_key, period, arg_max({'v': ${fingerprint}}, revision_number) AS latest, count(*) AS records,
-                bit_xor(hash(id)) AS ids, ${market} AS market_code, ${servedType} AS report_type
+                bit_xor(hash(id)) AS ids, ${market} AS market_code, ${servedType} AS report_type,
+                ${latestValue} AS latest_value, arg_max(observed_at, revision_number) AS latest_at
            FROM ${relation} SEMI JOIN candidates USING (series_key, period)
           GROUP BY series_key, period`;
       // A COT report date outside the public window of `current` is for cot:history alone.
@@ -180,34 +336,23 @@ async function computeDiff(
       const windowJoin = cot
         ? `LEFT JOIN (${publicCotWindowSql(now)}) w ON w.series_key = n.series_key AND w.period = n.period`
         : '';
-      const rows = await readRows<Record<string, unknown>>(
-        connection,
+      return readRows<Record<string, unknown>>(
+        open,
         `WITH candidates AS (${candidates}),
               now_chains AS (${chains(now)}),
               before_chains AS (${chains(before)}),
               classified AS (
                 SELECT n.series_key, n.period, n.market_code, n.report_type,
                        ${cot ? 'w.series_key IS NOT NULL' : 'true'} AS in_window,
+                       n.latest_value, n.latest_at, b.latest_value AS old_value, b.latest_at AS old_at,
                        CASE WHEN b.series_key IS NULL THEN 'new'
                             WHEN b.latest IS DISTINCT FROM n.latest THEN 'revised'
                             WHEN b.records <> n.records OR b.ids <> n.ids THEN 'backfilled' END AS kind
                   FROM now_chains n LEFT JOIN before_chains b USING (series_key, period) ${windowJoin})
-         SELECT series_key, any_value(market_code) AS market_code, any_value(report_type) AS report_type,
-                count_if(kind = 'new')::INTEGER AS new_observations,
-                count_if(kind = 'revised')::INTEGER AS revisions,
-                count_if(kind = 'backfilled')::INTEGER AS backfilled,
-                min(period) AS period_start, max(period) AS period_end,
-                count_if(kind = 'new' AND in_window)::INTEGER AS public_new_observations,
-                count_if(kind = 'revised' AND in_window)::INTEGER AS public_revisions,
-                count_if(kind = 'backfilled' AND in_window)::INTEGER AS public_backfilled,
-                min(period) FILTER (WHERE in_window) AS public_period_start,
-                max(period) FILTER (WHERE in_window) AS public_period_end
-           FROM classified WHERE kind IS NOT NULL
-          GROUP BY series_key ORDER BY series_key`,
+         ${select}`,
       );
-      for (const row of rows) keys.push(withPublicCounts(name, row));
-    }
-    return { method, new_batches: newBatches.length, keys, reference_tables: referenceTables };
+    });
+    return { identical: false, method, newBatches: newBatches.length };
   } finally {
     connection?.closeSync();
     instance?.closeSync();

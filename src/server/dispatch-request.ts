@@ -1,4 +1,5 @@
 import { API_INDEX_PATHS } from '../api/v1/api-index.ts';
+import { filtersOf } from '../api/v1/events.ts';
 import { ApiError, insufficientScope, notFound, unauthorized, unavailable } from '../contract/errors.ts';
 import { OPENAPI_PATH } from '../contract/openapi.ts';
 import { parseRequest, type RequestParams } from '../contract/parse-request.ts';
@@ -10,6 +11,7 @@ import {
   type RouteDefinition,
 } from '../contract/routes.ts';
 import { invalidHost, refusedHost } from './check-host.ts';
+import { wantsEventStream } from './event-streams.ts';
 import type { Caller, HandlerDeps, RequestState } from './handler-deps.ts';
 import { createResponse, respondWith } from './http-response.ts';
 import { INVALID_KEY_MESSAGE } from './key-refusal.ts';
@@ -97,10 +99,23 @@ export async function dispatchRequest(
   state.snapshot = db.id;
   if (matched.route.access.kind === 'public-or-scope') headers.append('Vary', 'Authorization');
   headers.set('Cache-Control', caller ? 'private, no-store' : `public, max-age=${matched.route.maxAge}`);
+  const cotHistory = caller?.scopes.includes(COT_HISTORY_SCOPE) ?? false;
+  // Endpoint 24 as Server-Sent Events: a stream that outlives this snapshot (event-streams.ts).
+  // The JSON pages at the same URL may be cached: never for a client that asked for the stream.
+  if (matched.route.id === 'events') headers.append('Vary', 'Accept');
+  if (matched.route.id === 'events' && wantsEventStream(request))
+    return deps.eventStreams.open({
+      request,
+      headers,
+      keyId: caller?.keyId ?? null,
+      addressBucket: deps.anonymousBucket(clientIp),
+      after: (params.query.after as string | undefined) ?? null,
+      filters: filtersOf(params),
+      view: { keyed, cotHistory },
+    });
   // The request's queries all read this snapshot, even if a publish retires it meanwhile.
   const release = db.lease();
   try {
-    const cotHistory = caller?.scopes.includes(COT_HISTORY_SCOPE) ?? false;
     const representation = await representRoute(matched.route, params, url, db, keyed, deps, cotHistory);
     return respondWith(request, representation, headers);
   } finally {

@@ -1,5 +1,6 @@
 import type { Decision } from '../rate-limit/sliding-log.ts';
 import type { StoreLayout } from '../store/layout.ts';
+import type { EventStreams } from './event-streams.ts';
 import type { ResponseCache } from './response-cache.ts';
 import type { SnapshotManager } from './snapshot-manager.ts';
 import type { StaticSite } from './static-site.ts';
@@ -34,6 +35,8 @@ export interface HandlerDeps {
   /** The limiter bucket of an anonymous client address (IPv6 by its prefix: rateLimitSubject). */
   anonymousBucket: (clientIp: string) => string;
   cache: ResponseCache;
+  /** The Server-Sent Event streams of /api/v1/events (event-streams.ts). */
+  eventStreams: EventStreams;
   now: () => Date;
   log: (entry: Record<string, unknown>) => void;
 }

@@ -8,6 +8,11 @@ export interface SnapshotManager {
   current(): SnapshotDb | null;
   /** Checks CURRENT and switches if it names another snapshot that opens cleanly. */
   refresh(): Promise<void>;
+  /**
+   * Calls `listener` after each switch to a new snapshot (the event streams read the log then,
+   * instead of polling files); returns the function that stops it.
+   */
+  onSwitch(listener: (db: SnapshotDb) => void): () => void;
   close(): Promise<void>;
 }
 
@@ -31,6 +36,7 @@ export async function createSnapshotManager(options: SnapshotManagerOptions): Pr
   let active: SnapshotDb | null = null;
   let refreshing: Promise<void> | null = null;
   const failed = new Map<string, number>();
+  const listeners = new Set<(db: SnapshotDb) => void>();
   const retryMs = options.retryFailedMs ?? 30_000;
 
   async function switchTo(id: string): Promise<void> {
@@ -43,6 +49,13 @@ export async function createSnapshotManager(options: SnapshotManagerOptions): Pr
       failed.delete(id);
       options.log({ event: 'snapshot_switched', snapshot: id, previous: previous?.id ?? null });
       if (previous) void previous.close();
+      for (const listener of listeners) {
+        try {
+          listener(next);
+        } catch (error) {
+          options.log({ event: 'switch_listener_error', error: (error as Error).message });
+        }
+      }
     } catch (error) {
       failed.set(id, Date.now());
       options.log({
@@ -79,7 +92,12 @@ export async function createSnapshotManager(options: SnapshotManagerOptions): Pr
   return {
     current: () => active,
     refresh: guardedRefresh,
+    onSwitch(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
     async close() {
+      listeners.clear();
       if (timer) clearInterval(timer);
       await refreshing;
       await active?.close();

@@ -21,6 +21,7 @@ import { VerifiedFiles, verifySnapshotFiles } from '../store/verify-files.ts';
 import { answerClientError } from './answer-client-error.ts';
 import { quarantineHost } from './check-host.ts';
 import { createApp } from './create-app.ts';
+import { createEventStreams } from './event-streams.ts';
 import { createRequestHandler } from './handle-request.ts';
 import { describeKeyRefusal } from './key-refusal.ts';
 import { createPublicFastPath } from './public-fast-path.ts';
@@ -121,6 +122,7 @@ export async function startServer(
     pollMs: options.pollMs ?? 1000,
   });
   const site = watchStaticSite(config.distDir, options.pollMs ?? 1000, log);
+  const eventStreams = createEventStreams({ snapshots, layout, log }, config.eventStreams);
   const handle = createRequestHandler({
     snapshots,
     layout,
@@ -145,6 +147,7 @@ export async function startServer(
     anonymousLimit,
     anonymousBucket,
     cache: new ResponseCache(),
+    eventStreams,
     now: () => new Date(),
     log,
   });
@@ -219,6 +222,8 @@ export async function startServer(
     url: url.toString().replace(/\/$/, ''),
     port: Number(url.port),
     async close() {
+      // Open event streams would hold their connections (and close()) open.
+      eventStreams.close();
       await server.close();
       await release();
     },

@@ -45,6 +45,11 @@ export interface SnapshotManifest {
   tables: Record<string, SnapshotTable>;
   /** Tables computed from the facts at publish (the "latest" lookups), one file each. */
   derived: Record<string, SnapshotFile>;
+  /**
+   * The snapshot's release events (src/events/event-file.ts), one JSON record a line; `rows` is
+   * their number. Absent: a snapshot published before the event log, which holds no events.
+   */
+  events?: SnapshotFile;
 }
 
 /** Every file a manifest lists, tables first, then derived tables. */
@@ -52,6 +57,7 @@ export function manifestFiles(manifest: SnapshotManifest): SnapshotFile[] {
   return [
     ...Object.values(manifest.tables).flatMap((table) => table.files),
     ...Object.values(manifest.derived ?? {}),
+    ...(manifest.events ? [manifest.events] : []),
   ];
 }
 

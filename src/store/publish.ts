@@ -3,6 +3,8 @@ import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, write
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { execute, quotedString, readRows } from '../db/duckdb.ts';
+import { writeEventFile } from '../events/event-file.ts';
+import { computeSnapshotEvents } from '../events/snapshot-events.ts';
 import { formatTimestamp } from '../lib/zoned-time.ts';
 import { type BatchRecord, listBatches, listTableFiles } from './batches.ts';
 import { DERIVED_TABLES, type DerivedTable, writeDerivedTables } from './derived-tables.ts';
@@ -136,6 +138,9 @@ export async function publishSnapshot(
         }
       }
       await writeDerived(connection, staging, manifest, parent, written);
+      // The snapshot's release events (src/events): published by the same rename as its data.
+      const events = await computeSnapshotEvents({ layout, manifest, dir: staging, parent: parentManifest });
+      manifest.events = await writeEventFile(staging, events);
       writeFileSync(join(staging, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
       fsyncPath(join(staging, 'manifest.json'));
       fsyncPath(staging);

@@ -575,8 +575,8 @@ describe('real responses of the server against the document', () => {
       await check(`${path}${join}no_such_parameter=1`, { key: keyFor(route, csv), status: 400 });
       await check(path, { key: 'mmds_not_a_key', status: 401 });
       await check(path, { method: 'POST', status: 405 });
-      // The change feed has no keyed-only parameter: no request of it can lack a scope.
-      if (route.access.kind !== 'public' && route.id !== 'changes') {
+      // The change feed and the event log have no keyed-only parameter: no request can lack a scope.
+      if (route.access.kind !== 'public' && route.id !== 'changes' && route.id !== 'events') {
         const keyedParam = keyedOperation(route, csv) ? '' : `${join}limit=5`;
         await check(`${path}${keyedParam}`, { status: 401 });
         await check(`${path}${keyedParam}`, { key: keys.other[route.access.scope], status: 403 });
@@ -584,7 +584,8 @@ describe('real responses of the server against the document', () => {
       if (route.path.includes(':slug')) {
         await check(route.path.replace(':slug', 'no-such-slug') + suffix, { key: keys.all, status: 404 });
       }
-      if (route.query.includes('series') && route.id !== 'observations-aligned') {
+      // The event log's series filter is a pattern: an unknown key matches no event (200, no 404).
+      if (route.query.includes('series') && route.id !== 'observations-aligned' && route.id !== 'events') {
         await check(`${route.path}${suffix}?series=bls.NO_SUCH_SERIES`, { key: keys.all, status: 404 });
       }
       await check(path, {
@@ -593,6 +594,8 @@ describe('real responses of the server against the document', () => {
         base: emptyServer.url,
       });
     }
+    // An event id older than the log (docs/api/events.md).
+    await check('/api/v1/events?after=20200101T000000Z-00000000:1', { status: 410 });
     // The .csv path implies format: a format parameter there is refused, naming it.
     for (const route of ROUTES.filter((r) => r.query.includes('format'))) {
       const path = samplePath(route, true);

@@ -17,6 +17,8 @@ export interface TestServerOptions {
   ipv6RateLimitPrefix?: number;
   anonymousLimit?: number;
   pollMs?: number;
+  /** MMDS_EVENTS_HEARTBEAT_MS, MMDS_EVENTS_STREAMS_PER_KEY, MMDS_EVENTS_STREAMS_PER_ADDRESS. */
+  eventStreams?: { heartbeatMs?: number; perKey?: number; perAddress?: number };
 }
 
 /** Starts the real server in-process on port 0 (a free port) and returns its URL. */
@@ -32,6 +34,10 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
   if (options.keyPepper) env.MMDS_KEY_PEPPER = options.keyPepper;
   if (options.ipv6RateLimitPrefix !== undefined)
     env.MMDS_RATE_LIMIT_IPV6_PREFIX = String(options.ipv6RateLimitPrefix);
+  const streams = options.eventStreams ?? {};
+  if (streams.heartbeatMs !== undefined) env.MMDS_EVENTS_HEARTBEAT_MS = String(streams.heartbeatMs);
+  if (streams.perKey !== undefined) env.MMDS_EVENTS_STREAMS_PER_KEY = String(streams.perKey);
+  if (streams.perAddress !== undefined) env.MMDS_EVENTS_STREAMS_PER_ADDRESS = String(streams.perAddress);
   const logs: Record<string, unknown>[] = [];
   const server = await startServer(loadConfig(env, process.cwd()), {
     log: (entry) => logs.push(entry),

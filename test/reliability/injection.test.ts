@@ -154,6 +154,9 @@ describe('injection through every parameter and slug', () => {
     sample = await createServedSample();
     // The change feed's since: the fixture's own snapshot (since = current answers no changes).
     BENIGN.since = sample.snapshotId;
+    // The event log: from the start of that snapshot; a type none of its events has.
+    BENIGN.after = `${sample.snapshotId}:0`;
+    BENIGN.type = 'release.delayed';
     keyed = (
       await issueTestKey(sample.env, {
         scopes: 'cot:history,macro:history,observations:read',

@@ -103,6 +103,27 @@ export type PagedPath = {
 /** One row of the pages of `P`. */
 export type PageRow<P extends PagedPath> = GetData<P> extends { data: (infer R)[] } ? R : never;
 
+/** One event of the release event log (/api/v1/events, docs/api/events.md). */
+export type ReleaseEvent = GetData<'/api/v1/events'>['data'][number];
+
+/** Options of MmdsClient.events. */
+export interface EventsOptions {
+  /** Start after this event id (default: the oldest event the server keeps). */
+  after?: string;
+  /** Filters, as the endpoint takes them (comma-separated lists; `*` in series patterns). */
+  source?: string;
+  series?: string;
+  type?: string;
+  /** Events per request (1 to 1000, default 100). */
+  limit?: number;
+  /** Keep waiting for new events once the log is read (default false: stop at its end). */
+  follow?: boolean;
+  /** While following, how long to wait before asking again, in ms (default 60000). */
+  pollMs?: number;
+  /** Stops following (the iterator returns). */
+  signal?: AbortSignal;
+}
+
 /** The MMDS client. */
 export interface MmdsClient {
   /** The openapi-fetch client underneath (its `{ data, error, response }` results; errors throw too). */
@@ -117,6 +138,12 @@ export interface MmdsClient {
    * `params.query.limit` sets the page size; the other parameters stay the same on every page.
    */
   paginate<P extends PagedPath>(path: P, ...init: InitArgs<GetInit<P>>): AsyncGenerator<PageRow<P>>;
+  /**
+   * The release events the caller may see, in log order, as an async iterator over the JSON pages
+   * of /api/v1/events (following `meta.next_after`). Keep the `id` of the last event handled and
+   * pass it as `after` to resume; a 410 (MmdsApiError code `gone`) means it is older than the log.
+   */
+  events(options?: EventsOptions): AsyncGenerator<ReleaseEvent>;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -198,5 +225,30 @@ export function createClient(options: MmdsClientOptions): MmdsClient {
     } while (cursor);
   }
 
-  return { raw, get, paginate } as MmdsClient;
+  async function* events(options: EventsOptions = {}): AsyncGenerator<ReleaseEvent> {
+    let after = options.after ?? null;
+    const { source, series, type, limit } = options;
+    const filters = Object.fromEntries(
+      Object.entries({ source, series, type, limit }).filter(([, value]) => value !== undefined),
+    );
+    while (!options.signal?.aborted) {
+      const page = (await get('/api/v1/events', {
+        params: { query: { ...filters, ...(after ? { after } : {}) } },
+      })) as GetData<'/api/v1/events'>;
+      yield* page.data;
+      const moved = page.meta.next_after !== after;
+      after = page.meta.next_after;
+      if (moved) continue;
+      if (!options.follow) return;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, options.pollMs ?? 60_000);
+        options.signal?.addEventListener('abort', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+  }
+
+  return { raw, get, paginate, events } as MmdsClient;
 }

@@ -663,6 +663,28 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/events': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Release events: what each publish released and revised, as a stream or JSON pages
+     * @description The event log (docs/api/events.md): per snapshot, `release.published` (a source's release landed), `series.released` (new periods of a series) and `series.revised` (changed values: period, old and new value, knowledge times; links pinned by as_of when many), ids `<snapshot id>:<seq>`, kept as long as the snapshot. With `Accept: text/event-stream`: Server-Sent Events (`id:` the event id, `event:` the type, `data:` the event as JSON), a comment every 15 s, new events as the server switches snapshot; resume with the `Last-Event-ID` header or `after` on any instance. Without it: JSON pages of `limit` events, continued with after = meta.next_after. An id older than the log or unknown is 410 (catch up with /api/v1/changes). Without a key: public events only (redistributable sources; COT reports in the public window); a key with observations:read also gets licensed sources, with cot:history older COT reports. Open streams are limited per key and per client address (429 past it).
+     *
+     *     Public without a key; a key with scope `observations:read` unlocks the parameters marked x-keyed-only. The response varies with Authorization. Public responses may be cached for 5 s. Endpoint 24: an addition of this service to the interface specification's 14.
+     */
+    get: operations['getEvents'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/bulk/full': {
     parameters: {
       query?: never;
@@ -806,6 +828,7 @@ export interface components {
           | 'insufficient_scope'
           | 'not_found'
           | 'method_not_allowed'
+          | 'gone'
           | 'payload_too_large'
           | 'uri_too_long'
           | 'rate_limited'
@@ -1725,6 +1748,23 @@ export interface components {
         'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
         'RateLimit-Policy': components['headers']['RateLimit-Policy'];
         RateLimit: components['headers']['RateLimit'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+      };
+    };
+    /** @description `gone`: the event id of `after` or `Last-Event-ID` is older than the event log (its snapshot was pruned) or not an id of it. Link names /api/v1/changes since the oldest snapshot kept: catch up there, then read the events again (docs/api/events.md). */
+    410: {
+      headers: {
+        'X-Request-Id': components['headers']['X-Request-Id'];
+        'Cache-Control': components['headers']['Cache-Control'];
+        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+        'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+        RateLimit: components['headers']['RateLimit'];
+        Link: components['headers']['Link'];
         [name: string]: unknown;
       };
       content: {
@@ -4425,6 +4465,115 @@ export interface operations {
       304: components['responses']['304'];
       400: components['responses']['400'];
       401: components['responses']['401'];
+      429: components['responses']['429'];
+      500: components['responses']['500'];
+      503: components['responses']['503'];
+    };
+  };
+  getEvents: {
+    parameters: {
+      query?: {
+        /** @description Event id to read after (docs/api/events.md): meta.next_after of the previous page, or the id of the last event seen; `<snapshot id>:0` reads from the start of that snapshot. Absent: from the oldest event kept (JSON) or from now (stream). An id older than the log (pruned) or unknown is a 410. Expected: an event id such as 20261123T120000Z-0123abcd:4. */
+        after?: string;
+        /** @description Events per JSON page, 1 to 1000 (default 100); not used by the stream. Expected: a whole number from 1 to 1000. */
+        limit?: number;
+        /** @description Only events of these sources, comma-separated catalog source ids (bls,cftc,ecb). Expected: catalog source ids, comma-separated, such as bls,ecb. */
+        source?: string;
+        /** @description Only events about these series, comma-separated keys where `*` matches any characters (`bls.CES*,ecb.*`). A release.published event names no series: it never matches. Expected: series keys or patterns with `*`, comma-separated, such as `bls.CES*,ecb.*`. */
+        series?: string;
+        /** @description Event types, comma-separated: release.published, series.released, series.revised, release.delayed. Expected: event types, comma-separated: release.published, series.released, series.revised, release.delayed. */
+        type?: string;
+      };
+      header?: {
+        /** @description The id of the last event received: the stream resumes after it (an EventSource client sends it when it reconnects). Expected: an event id such as 20261123T120000Z-0123abcd:4. Older than the log or unknown: 410. */
+        'Last-Event-ID'?: string;
+        /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
+        'If-None-Match'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The payload. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Snapshot-Id': components['headers']['X-Snapshot-Id'];
+          ETag: components['headers']['ETag'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description Events in log order. */
+            data: {
+              /** @description `<snapshot id>:<seq>`, seq from 1 within the snapshot: ids follow the log in order. Resume after it. */
+              id: string;
+              /**
+               * @description What happened (docs/api/events.md).
+               * @enum {string}
+               */
+              type: 'release.published' | 'series.released' | 'series.revised' | 'release.delayed';
+              /** @description The snapshot that made it known. */
+              snapshot: string;
+              /** @description Catalog source id. */
+              source: string;
+              /** @description The series (or COT report series) key of series.* events; null for releases. */
+              series: string | null;
+              /**
+               * Format: date-time
+               * @description When the service knew it: the snapshot time, never earlier than the facts.
+               */
+              observed_at: string;
+              /** @description Whether a caller without a key sees it. */
+              public: boolean;
+              /** @description The scopes a key needs to see it when it is not public. */
+              scopes: ('observations:read' | 'cot:history')[];
+              /** @description The payload of the type (docs/api/events.md): counts, periods, values of small changes, links. */
+              data: Record<string, never>;
+            }[];
+            meta: {
+              /**
+               * @description Always `v1`.
+               * @constant
+               */
+              api_version: 'v1';
+              /** @description Id of the published snapshot the payload was computed from. */
+              snapshot: string;
+              /**
+               * Format: date-time
+               * @description When the payload was rendered (for pre-rendered files: the build time). Not part of the ETag.
+               */
+              generated_at: string;
+              /** @description Number of items in `data`. */
+              count: number;
+              /**
+               * @description `public`: public events only; `keyed` (a key with observations:read): also the events of licensed sources (and, with cot:history, of COT reports older than the public window).
+               * @enum {string}
+               */
+              view: 'public' | 'keyed';
+              /** @description The `after` asked with (null: from the oldest event kept). */
+              after: string | null;
+              /** @description Ask again with after = this to continue: the last event looked at (the filters skip others). */
+              next_after: string | null;
+              /** @description The oldest snapshot whose events the log still holds. */
+              oldest_snapshot: string | null;
+              /** @description Events per page asked for. */
+              limit: number;
+            };
+          };
+        };
+      };
+      304: components['responses']['304'];
+      400: components['responses']['400'];
+      401: components['responses']['401'];
+      410: components['responses']['410'];
       429: components['responses']['429'];
       500: components['responses']['500'];
       503: components['responses']['503'];

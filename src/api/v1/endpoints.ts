@@ -7,6 +7,7 @@ import { getChanges } from './changes.ts';
 import type { PayloadFunction } from './context.ts';
 import { getCotMarketPublic, getCotSummary } from './cot.ts';
 import { getCotHistory } from './cot-history.ts';
+import { getEvents } from './events.ts';
 import { getEcbRates } from './fx.ts';
 import { getMacroLatest } from './macro.ts';
 import { getMacroHistory } from './macro-history.ts';
@@ -43,6 +44,7 @@ export const PAYLOADS: Readonly<Record<RouteId, PayloadFunction>> = {
   'observations-revisions': getObservationRevisions,
   'observations-aligned': getAlignedObservations,
   changes: getChanges,
+  events: getEvents,
   'bulk-full': getBulkFull,
   bulk: getBulkListing,
   'bulk-snapshot': getBulkListing,

@@ -128,6 +128,10 @@ export const RESPONSE_COMPONENTS: Record<string, JsonSchema> = {
     'WWW-Authenticate',
   ]),
   '404': errorResponse('`not_found`: unknown path, slug, series key or API version.', RATE_LIMIT_HEADERS),
+  '410': errorResponse(
+    '`gone`: the event id of `after` or `Last-Event-ID` is older than the event log (its snapshot was pruned) or not an id of it. Link names /api/v1/changes since the oldest snapshot kept: catch up there, then read the events again (docs/api/events.md).',
+    [...RATE_LIMIT_HEADERS, 'Link'],
+  ),
   '429': errorResponse(
     '`rate_limited`: the caller’s requests per minute are used up; a request sent after Retry-After seconds is accepted.',
     [...RATE_LIMIT_HEADERS, 'Retry-After'],

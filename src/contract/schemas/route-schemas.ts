@@ -13,6 +13,7 @@ import {
 import { CHANGES_BODY } from './changes.ts';
 import { COT_COMPONENTS, COT_MARKET_BODY, COT_SUMMARY_DATA, COT_SUMMARY_META } from './cot.ts';
 import { createEnvelope, ENVELOPE_COMPONENTS } from './envelope.ts';
+import { EVENTS_BODY } from './events.ts';
 import { FX_ECB_DATA, FX_ECB_META } from './fx.ts';
 import type { JsonSchema } from './json-schema.ts';
 import { MACRO_LATEST_DATA } from './macro.ts';
@@ -69,6 +70,7 @@ export const ROUTE_BODIES: Readonly<Record<RouteId, readonly JsonSchema[]>> = {
   'observations-revisions': [REVISIONS_BODY],
   'observations-aligned': [ALIGNED_BODY],
   changes: [CHANGES_BODY],
+  events: [EVENTS_BODY],
   'bulk-full': [createEnvelope(BULK_FULL_DATA, BULK_FULL_META)],
   bulk: [createEnvelope(BULK_DATA, BULK_META)],
   'bulk-snapshot': [createEnvelope(BULK_SNAPSHOT_DATA, BULK_SNAPSHOT_META)],

@@ -9,6 +9,7 @@ import {
   isTransformedView,
   MmdsApiError,
   type PageRow,
+  type ReleaseEvent,
 } from '../../../clients/typescript/src/index.ts';
 import type { components } from '../../../clients/typescript/src/schema.ts';
 import { REPO_ROOT } from '../../helpers/paths.ts';
@@ -152,6 +153,28 @@ describe('the typed TypeScript client (clients/typescript) against the real serv
     );
     expect(cotBig.data.length).toBeGreaterThan(1);
     expect(cotRows).toEqual(cotBig.data);
+  });
+
+  it('iterates the release events page by page, resuming after an id; a too-old id is MmdsApiError gone', async () => {
+    const client = createClient({ baseUrl: server.url });
+    const all: ReleaseEvent[] = [];
+    for await (const event of client.events({ limit: 7 })) all.push(event);
+    const raw = (await (await fetch(`${server.url}/api/v1/events?limit=1000`)).json()) as {
+      data: ReleaseEvent[];
+    };
+    expect(all).toEqual(raw.data);
+    expect(all.length).toBeGreaterThan(7);
+    expect(all.every((event) => event.public)).toBe(true);
+    const rest: ReleaseEvent[] = [];
+    for await (const event of client.events({ after: all[4]!.id, type: 'series.released' })) rest.push(event);
+    expect(rest).toEqual(all.slice(5).filter((event) => event.type === 'series.released'));
+    // With a key holding observations:read and cot:history: the events of older COT reports too.
+    const keyed: ReleaseEvent[] = [];
+    for await (const event of createClient({ baseUrl: server.url, apiKey: key }).events({ limit: 1000 }))
+      keyed.push(event);
+    expect(keyed.length).toBeGreaterThan(all.length);
+    const gone = client.events({ after: '20200101T000000Z-00000000:1' }).next();
+    await expect(gone).rejects.toMatchObject({ status: 410, code: 'gone' });
   });
 
   it('types both views of /macro/{slug} and /observations: the guard narrows data by meta.view', async () => {

@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import { EVENT_TYPES } from '../../events/event.ts';
+import { PARAMS, type ParamSpec } from '../params.ts';
+import { createEnvelope } from './envelope.ts';
+import { arrayOf, boolean, integer, nullable, object, oneOfText, text, timestamp } from './json-schema.ts';
+
+/** Events per JSON page of /api/v1/events: default and most. */
+export const EVENTS_PAGE_DEFAULT = 100;
+export const EVENTS_PAGE_MAX = 1000;
+
+/**
+ * A series key pattern of the `series` filter: a key with `*` for any characters, the source part
+ * and the dot always written (`*` alone would be every event: leave the filter out instead).
+ */
+const SERIES_PATTERN = '[a-z0-9*-]{1,32}\\.[A-Za-z0-9_.*-]{1,64}';
+const SOURCE = '[a-z0-9-]{1,32}';
+
+/** The parameters of /api/v1/events that mean something else there than in PARAMS. */
+export const EVENTS_PARAMS: Partial<Record<'limit' | 'source' | 'series', ParamSpec>> = {
+  limit: {
+    description: `Events per JSON page, 1 to ${EVENTS_PAGE_MAX} (default ${EVENTS_PAGE_DEFAULT}); not used by the stream.`,
+    schema: z
+      .string()
+      .regex(/^[1-9]\d{0,3}$/)
+      .transform(Number)
+      .refine((n) => n <= EVENTS_PAGE_MAX),
+    expected: `a whole number from 1 to ${EVENTS_PAGE_MAX}`,
+    openapi: { type: 'integer', minimum: 1, maximum: EVENTS_PAGE_MAX, default: EVENTS_PAGE_DEFAULT },
+  },
+  source: {
+    ...PARAMS.source,
+    description: 'Only events of these sources, comma-separated catalog source ids (bls,cftc,ecb).',
+    schema: z.string().regex(new RegExp(`^${SOURCE}(,${SOURCE}){0,19}$`)),
+    expected: 'catalog source ids, comma-separated, such as bls,ecb',
+    openapi: { type: 'string', pattern: `^${SOURCE}(,${SOURCE}){0,19}$` },
+  },
+  series: {
+    description:
+      'Only events about these series, comma-separated keys where `*` matches any characters ' +
+      '(`bls.CES*,ecb.*`). A release.published event names no series: it never matches.',
+    schema: z.string().regex(new RegExp(`^${SERIES_PATTERN}(,${SERIES_PATTERN}){0,19}$`)),
+    expected: 'series keys or patterns with `*`, comma-separated, such as `bls.CES*,ecb.*`',
+    openapi: { type: 'string', pattern: `^${SERIES_PATTERN}(,${SERIES_PATTERN}){0,19}$` },
+  },
+};
+
+/** One event of the log (src/events/event.ts ReleaseEvent, docs/api/events.md). */
+export const EVENT_ITEM = object({
+  id: text(
+    '`<snapshot id>:<seq>`, seq from 1 within the snapshot: ids follow the log in order. Resume after it.',
+  ),
+  type: oneOfText(EVENT_TYPES, 'What happened (docs/api/events.md).'),
+  snapshot: text('The snapshot that made it known.'),
+  source: text('Catalog source id.'),
+  series: nullable(text('The series (or COT report series) key of series.* events; null for releases.')),
+  observed_at: timestamp('When the service knew it: the snapshot time, never earlier than the facts.'),
+  public: boolean('Whether a caller without a key sees it.'),
+  scopes: arrayOf(
+    oneOfText(['observations:read', 'cot:history']),
+    'The scopes a key needs to see it when it is not public.',
+  ),
+  data: {
+    type: 'object',
+    description:
+      'The payload of the type (docs/api/events.md): counts, periods, values of small changes, links.',
+  },
+});
+
+/** Endpoint 24: one page of the event log. */
+export const EVENTS_BODY = createEnvelope(arrayOf(EVENT_ITEM, 'Events in log order.'), {
+  view: oneOfText(
+    ['public', 'keyed'],
+    '`public`: public events only; `keyed` (a key with observations:read): also the events of licensed sources (and, with cot:history, of COT reports older than the public window).',
+  ),
+  after: nullable(text('The `after` asked with (null: from the oldest event kept).')),
+  next_after: nullable(
+    text('Ask again with after = this to continue: the last event looked at (the filters skip others).'),
+  ),
+  oldest_snapshot: nullable(text('The oldest snapshot whose events the log still holds.')),
+  limit: integer('Events per page asked for.', { minimum: 1 }),
+});
