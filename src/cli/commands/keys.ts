@@ -218,7 +218,8 @@ function parseExpiry(text: string): Date {
   return date;
 }
 
-function parseGrace(text: string): number {
+/** Reads a --grace duration (0, 90s, 30m, 24h, 7d; at most 90 days) in seconds; `mmds hooks rotate` uses it too. */
+export function parseGrace(text: string): number {
   const match = DURATION.exec(text);
   const seconds = match ? Number(match[1]) * (UNIT_SECONDS[match[2] || 's'] ?? 1) : Number.NaN;
   // A bare number other than 0 is refused: "30" could mean seconds, minutes or days.
