@@ -1,0 +1,381 @@
+import type { LookupFunction } from 'node:net';
+import { Webhook, WebhookVerificationError } from 'standardwebhooks';
+import type { Storage } from 'unstorage';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { EventType, ReleaseEvent } from '../../../src/events/event.ts';
+import { parseAllowHosts, STRICT_POLICY } from '../../../src/hooks/address-policy.ts';
+import { createDeliverer, type Deliverer, type DelivererOptions } from '../../../src/hooks/deliverer.ts';
+import { createHookStore } from '../../../src/hooks/hook-store.ts';
+import { createLease } from '../../../src/hooks/lease.ts';
+import type { HookRecord, PublicHookRecord } from '../../../src/hooks/subscription-record.ts';
+import { createStateStorage } from '../../../src/keys/create-storage.ts';
+import { formatTimestamp } from '../../../src/lib/zoned-time.ts';
+import { runMmds } from '../../helpers/run-cli.ts';
+import { createTempDir } from '../../helpers/temp-dir.ts';
+import {
+  arrayFeed,
+  type ReceivedWebhook,
+  startWebhookReceiver,
+  type WebhookReceiver,
+  waitUntil,
+} from '../../helpers/webhook-receiver.ts';
+
+/**
+ * Signed webhooks (issue 24 items 3 and 4) end to end: subscriptions made through the real CLI
+ * entry (runCli) in a real data directory, the deliverer posting to a real HTTP receiver on a
+ * random loopback port, every delivery checked with the unmodified `standardwebhooks` library.
+ * The event log is an array of events the tests append to (the log's file format is not under
+ * test here). Retry waits are milliseconds (the schedule is configurable); loopback is allowed
+ * explicitly, as an operator would with MMDS_HOOKS_ALLOW_HOSTS.
+ */
+
+const SNAPSHOT = '20261127T030000Z-1a2b3c4d';
+const LOOPBACK = parseAllowHosts('127.0.0.1');
+const now = () => new Date();
+
+interface Setup {
+  env: Record<string, string>;
+  storage: Storage;
+  log: ReleaseEvent[];
+  receiver: WebhookReceiver;
+  /** Adds a key with these scopes through the CLI; returns its id. */
+  key(scopes: string): Promise<string>;
+  /** Adds a subscription through the CLI; returns its id and secret. */
+  hook(key: string, path: string, series: string, types?: string): Promise<{ id: string; secret: string }>;
+  /** Appends an event (seq in order) observed now unless given. */
+  publish(fields: Partial<ReleaseEvent> & { type: EventType }): ReleaseEvent;
+  deliverer(options?: Partial<DelivererOptions>): Deliverer;
+  record(id: string): Promise<HookRecord>;
+}
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function setup(): Promise<Setup> {
+  const temp = createTempDir('mmds-hooks-');
+  cleanups.push(() => temp.remove());
+  const env = { MMDS_DATA_DIR: temp.dir, MMDS_STORAGE: 'file', MMDS_HOOKS_ALLOW_HOSTS: '127.0.0.1' };
+  const storage = createStateStorage('file', temp.dir);
+  cleanups.push(() => storage.dispose());
+  const receiver = await startWebhookReceiver();
+  cleanups.push(() => receiver.close());
+  const log: ReleaseEvent[] = [];
+  const feed = arrayFeed(log);
+  return {
+    env,
+    storage,
+    log,
+    receiver,
+    async key(scopes) {
+      const run = await runMmds(
+        ['--json', 'keys', 'issue', '--org', 'receiver', '--scopes', scopes],
+        env,
+        now,
+      );
+      expect(run.code, run.stderr).toBe(0);
+      return (JSON.parse(run.stdout) as { id: string }).id;
+    },
+    async hook(key, path, series, types) {
+      const argv = [
+        '--json',
+        'hooks',
+        'add',
+        '--key',
+        key,
+        '--url',
+        `${receiver.url}${path}`,
+        '--series',
+        series,
+      ];
+      const run = await runMmds(types ? [...argv, '--types', types] : argv, env, now);
+      expect(run.code, run.stderr).toBe(0);
+      const out = JSON.parse(run.stdout) as { id: string; secret: string };
+      expect(out.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+      return out;
+    },
+    publish(fields) {
+      const event: ReleaseEvent = {
+        id: `${SNAPSHOT}:${log.length + 1}`,
+        snapshot: SNAPSHOT,
+        source: 'ecb',
+        series: null,
+        observed_at: formatTimestamp(new Date()),
+        public: true,
+        data: { n: log.length + 1 },
+        ...fields,
+      };
+      log.push(event);
+      return event;
+    },
+    deliverer(options = {}) {
+      const deliverer = createDeliverer({
+        storage,
+        feed,
+        policy: LOOPBACK,
+        schedule: [40, 40, 40],
+        timeoutMs: 2_000,
+        leaseMs: 5_000,
+        pollMs: 15,
+        ...options,
+      });
+      cleanups.push(() => deliverer.stop());
+      return deliverer;
+    },
+    async record(id) {
+      const record = await createHookStore(storage).get(id);
+      if (!record) throw new Error(`no hook ${id}`);
+      return record;
+    },
+  };
+}
+
+/** Verifies a delivery with the library as a receiver would; returns the event it carries. */
+function verify(secret: string, delivery: ReceivedWebhook): ReleaseEvent {
+  const payload = new Webhook(secret).verify(delivery.body, delivery.headers) as {
+    type: string;
+    timestamp: string;
+    data: ReleaseEvent;
+  };
+  expect(delivery.headers['webhook-id']).toBe(payload.data.id);
+  expect(payload.type).toBe(payload.data.type);
+  expect(payload.timestamp).toBe(payload.data.observed_at);
+  expect(delivery.headers['content-type']).toBe('application/json');
+  return payload.data;
+}
+
+const ids = (deliveries: ReceivedWebhook[]) => deliveries.map((delivery) => delivery.headers['webhook-id']);
+const seq = (...numbers: number[]) => numbers.map((n) => `${SNAPSHOT}:${n}`);
+
+describe('webhook deliveries', () => {
+  it('verify with standardwebhooks, come in log order, and carry only what the key may read', async () => {
+    const s = await setup();
+    // Observed before the subscriptions existed: not sent (a subscription starts at its creation).
+    s.publish({ type: 'series.released', series: 'ecb.USD', observed_at: '2026-01-01T00:00:00Z' });
+    const full = await s.key('observations:read');
+    const cot = await s.key('cot:history');
+    const a = await s.hook(full, '/a', 'ecb.*');
+    const b = await s.hook(cot, '/b', '*', 'series.released');
+    s.publish({ type: 'release.published' }); // 2
+    s.publish({ type: 'series.released', series: 'ecb.USD' }); // 3
+    s.publish({ type: 'series.released', series: 'ecb.JPY', public: false }); // 4: licensed
+    s.publish({ type: 'series.revised', series: 'ecb.USD' }); // 5
+    s.publish({ type: 'series.released', source: 'bls', series: 'bls.CES0000000001' }); // 6
+    const deliverer = s.deliverer();
+    deliverer.start();
+    await waitUntil(
+      'the first deliveries',
+      () => s.receiver.at('/a').length === 4 && s.receiver.at('/b').length === 2,
+    );
+    s.publish({ type: 'series.released', series: 'ecb.GBP' }); // 7, while running
+    await waitUntil(
+      'the live event',
+      () => s.receiver.at('/a').length === 5 && s.receiver.at('/b').length === 3,
+    );
+    await deliverer.stop();
+    expect(ids(s.receiver.at('/a'))).toEqual(seq(2, 3, 4, 5, 7));
+    expect(ids(s.receiver.at('/b'))).toEqual(seq(3, 6, 7));
+    for (const delivery of s.receiver.at('/a')) verify(a.secret, delivery);
+    for (const delivery of s.receiver.at('/b')) verify(b.secret, delivery);
+    expect(verify(a.secret, s.receiver.at('/a')[2]!)).toEqual(s.log[3]);
+    // One subscription's secret does not verify the other's deliveries.
+    expect(() => verify(b.secret, s.receiver.at('/a')[0]!)).toThrow(WebhookVerificationError);
+    expect((await s.record(a.id)).cursor).toBe(seq(7)[0]);
+    expect((await s.record(a.id)).delivered).toBe(5);
+  });
+
+  it('retries a 500 on the schedule and waits as long as Retry-After says; the next event waits for it', async () => {
+    const s = await setup();
+    const key = await s.key('observations:read');
+    const hook = await s.hook(key, '/r', '*');
+    s.receiver.script('/r', [
+      { status: 500 },
+      { status: 503, headers: { 'retry-after': '1' } },
+      { status: 200 },
+    ]);
+    s.publish({ type: 'series.released', series: 'ecb.USD' });
+    s.publish({ type: 'series.released', series: 'ecb.JPY' });
+    s.deliverer().start();
+    await waitUntil('four requests', () => s.receiver.at('/r').length === 4, 15_000);
+    const got = s.receiver.at('/r');
+    expect(ids(got)).toEqual(seq(1, 1, 1, 2));
+    for (const delivery of got) verify(hook.secret, delivery);
+    // Schedule 40 ms ±20% after the 500; at least the 1 s of Retry-After after the 503.
+    expect(got[1]!.at - got[0]!.at).toBeLessThan(900);
+    expect(got[2]!.at - got[1]!.at).toBeGreaterThanOrEqual(990);
+    const record = await s.record(hook.id);
+    expect(record.pending).toBeNull();
+    expect(record.dead_letters).toEqual([]);
+  });
+
+  it('410 disables the subscription; a 400 is dead-lettered at once; list, resume and replay', async () => {
+    const s = await setup();
+    const key = await s.key('cot:history');
+    const gone = await s.hook(key, '/gone', '*');
+    const bad = await s.hook(key, '/bad', '*');
+    s.receiver.script('/gone', [{ status: 410 }]);
+    s.receiver.script('/bad', [{ status: 400 }]);
+    s.publish({ type: 'release.published' });
+    s.publish({ type: 'series.released', series: 'ecb.USD' });
+    const deliverer = s.deliverer();
+    deliverer.start();
+    await waitUntil('the dead letter', async () => (await s.record(bad.id)).cursor === seq(2)[0]);
+    await waitUntil('the disabled state', async () => (await s.record(gone.id)).state === 'disabled');
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(ids(s.receiver.at('/gone'))).toEqual(seq(1));
+    expect(ids(s.receiver.at('/bad'))).toEqual(seq(1, 2));
+
+    const list = await runMmds(['--json', 'hooks', 'list'], s.env, now);
+    expect(list.code, list.stderr).toBe(0);
+    const records = JSON.parse(list.stdout) as PublicHookRecord[];
+    expect(list.stdout).not.toContain('whsec_');
+    const byId = new Map(records.map((record) => [record.id, record]));
+    expect(byId.get(gone.id)).toMatchObject({ state: 'disabled', cursor: null });
+    expect(byId.get(gone.id)!.state_reason).toMatch(/^the receiver answered HTTP 410 Gone at /);
+    expect(byId.get(bad.id)!.dead_letters).toEqual([
+      expect.objectContaining({
+        event_id: seq(1)[0],
+        type: 'release.published',
+        attempts: 1,
+        reason: 'HTTP 400',
+      }),
+    ]);
+    const text = await runMmds(['hooks', 'list'], s.env, now);
+    expect(text.stdout).toContain(`dead ${seq(1)[0]} release.published`);
+    expect(text.stdout).toContain(`${gone.id}  disabled (the receiver answered HTTP 410 Gone`);
+
+    // Resume: from the refused event on. Replay: the dead letter again, then what followed.
+    expect((await runMmds(['hooks', 'resume', gone.id], s.env, now)).code).toBe(0);
+    const replay = await runMmds(['hooks', 'replay', bad.id, '--since', `${SNAPSHOT}:0`], s.env, now);
+    expect(replay.code, replay.stderr).toBe(0);
+    expect(replay.stdout).toBe(`webhook subscription ${bad.id} replays the events after ${SNAPSHOT}:0\n`);
+    await waitUntil(
+      'resumed and replayed deliveries',
+      () => s.receiver.at('/gone').length === 3 && s.receiver.at('/bad').length === 4,
+    );
+    expect(ids(s.receiver.at('/gone'))).toEqual(seq(1, 1, 2));
+    expect(ids(s.receiver.at('/bad'))).toEqual(seq(1, 2, 1, 2));
+    expect((await s.record(bad.id)).dead_letters).toEqual([]);
+    for (const delivery of s.receiver.at('/bad')) verify(bad.secret, delivery);
+  });
+
+  it('signs with both secrets during a rotation grace period, with one after --grace 0', async () => {
+    const s = await setup();
+    const key = await s.key('cot:history');
+    const hook = await s.hook(key, '/rot', '*');
+    const deliverer = s.deliverer();
+    deliverer.start();
+    s.publish({ type: 'release.published' });
+    await waitUntil('the first delivery', () => s.receiver.at('/rot').length === 1);
+    expect(s.receiver.at('/rot')[0]!.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
+
+    const rotated = await runMmds(['--json', 'hooks', 'rotate', hook.id, '--grace', '1h'], s.env, now);
+    expect(rotated.code, rotated.stderr).toBe(0);
+    const second = (JSON.parse(rotated.stdout) as { secret: string }).secret;
+    expect(second).not.toBe(hook.secret);
+    s.publish({ type: 'release.published' });
+    await waitUntil('the second delivery', () => s.receiver.at('/rot').length === 2);
+    const during = s.receiver.at('/rot')[1]!;
+    expect(during.headers['webhook-signature']).toMatch(/^v1,\S+ v1,\S+$/);
+    expect(verify(second, during).id).toBe(seq(2)[0]);
+    expect(verify(hook.secret, during).id).toBe(seq(2)[0]);
+
+    const third = await runMmds(['hooks', 'rotate', hook.id, '--grace', '0'], s.env, now);
+    expect(third.code, third.stderr).toBe(0);
+    const newest = third.stdout.trim();
+    s.publish({ type: 'release.published' });
+    await waitUntil('the third delivery', () => s.receiver.at('/rot').length === 3);
+    const after = s.receiver.at('/rot')[2]!;
+    expect(after.headers['webhook-signature']).toMatch(/^v1,\S+$/);
+    expect(verify(newest, after).id).toBe(seq(3)[0]);
+    expect(() => verify(second, after)).toThrow(WebhookVerificationError);
+    expect(() => verify(hook.secret, after)).toThrow(WebhookVerificationError);
+  });
+});
+
+describe('SSRF protection', () => {
+  it('refuses loopback and private URLs at add unless allowed, and addresses at delivery', async () => {
+    const s = await setup();
+    const key = await s.key('cot:history');
+    const strict = { ...s.env, MMDS_HOOKS_ALLOW_HOSTS: '' };
+    const http = await runMmds(
+      ['hooks', 'add', '--key', key, '--url', `${s.receiver.url}/x`, '--series', '*'],
+      strict,
+      now,
+    );
+    expect(http.code).toBe(2);
+    expect(http.stderr).toBe(
+      'mmds: --url must use https (plain http only for a host in MMDS_HOOKS_ALLOW_HOSTS), got "http:"\n',
+    );
+    const metadata = await runMmds(
+      ['hooks', 'add', '--key', key, '--url', 'https://169.254.169.254/latest', '--series', '*'],
+      strict,
+      now,
+    );
+    expect(metadata.code).toBe(2);
+    expect(metadata.stderr).toMatch(/^mmds: --url: refused address 169\.254\.169\.254: .*\n$/);
+
+    // Added while loopback was allowed, delivered by a deliverer that does not allow it: the
+    // address is checked when connecting, too (a literal address is never resolved).
+    const literal = await s.hook(key, '/literal', '*');
+    const resolved = await runMmds(
+      ['--json', 'hooks', 'add', '--key', key, '--url', 'https://rebind.example:8443/h', '--series', '*'],
+      strict,
+      now,
+    );
+    expect(resolved.code, resolved.stderr).toBe(0);
+    const named = (JSON.parse(resolved.stdout) as { id: string }).id;
+    // The name has a public and a private address: refused, whichever would be used.
+    const lookup: LookupFunction = (_host, _options, callback) =>
+      (callback as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [
+        { address: '203.0.113.7', family: 4 },
+        { address: '10.0.0.5', family: 4 },
+      ]);
+    s.publish({ type: 'release.published' });
+    const deliverer = s.deliverer({ policy: STRICT_POLICY, lookup });
+    await deliverer.runOnce();
+    expect(s.receiver.received).toEqual([]);
+    expect((await s.record(literal.id)).dead_letters[0]!.reason).toMatch(/^refused address 127\.0\.0\.1: /);
+    expect((await s.record(named)).dead_letters[0]!.reason).toMatch(/^refused address 10\.0\.0\.5: /);
+  });
+});
+
+describe('several deliverers over one storage', () => {
+  it('share the work: every event once per subscription, in order', async () => {
+    const s = await setup();
+    const key = await s.key('cot:history');
+    const hooks = await Promise.all(['/p1', '/p2', '/p3'].map((path) => s.hook(key, path, '*')));
+    for (let n = 0; n < 20; n++) s.publish({ type: 'series.released', series: `ecb.S${n}` });
+    // A second storage instance over the same directory: what a second process has.
+    const other = createStateStorage('file', s.env.MMDS_DATA_DIR!);
+    cleanups.push(() => other.dispose());
+    const first = s.deliverer();
+    const second = s.deliverer({ storage: other });
+    first.start();
+    second.start();
+    await waitUntil('every delivery', () => s.receiver.received.length >= 60, 20_000);
+    await Promise.all([first.stop(), second.stop()]);
+    const all = seq(...Array.from({ length: 20 }, (_, i) => i + 1));
+    for (const [index, path] of ['/p1', '/p2', '/p3'].entries()) {
+      expect(ids(s.receiver.at(path)), path).toEqual(all);
+      for (const delivery of s.receiver.at(path)) verify(hooks[index]!.secret, delivery);
+    }
+  });
+
+  it("take over a killed deliverer's subscription once its lease expires", async () => {
+    const s = await setup();
+    const key = await s.key('cot:history');
+    const hook = await s.hook(key, '/k', '*');
+    s.publish({ type: 'release.published' });
+    // A deliverer that took the lease and was killed: it never renews or releases it.
+    const killedAt = performance.now();
+    expect(await createLease(s.storage, 'killed-instance', 600).acquire(`hooks:${hook.id}`, Date.now())).toBe(
+      true,
+    );
+    s.deliverer().start();
+    await waitUntil('the delivery by the survivor', () => s.receiver.at('/k').length === 1);
+    expect(s.receiver.at('/k')[0]!.at - killedAt).toBeGreaterThanOrEqual(550);
+    verify(hook.secret, s.receiver.at('/k')[0]!);
+  });
+});
