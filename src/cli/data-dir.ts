@@ -32,6 +32,7 @@ export const DATA_DIR_USE: Readonly<Record<string, DataDirUse>> = Object.freeze(
   'hooks resume': 'reads',
   'hooks remove': 'reads',
   'hooks replay': 'reads',
+  deliver: 'reads',
 });
 
 /** Commands that keep their state in the data directory only with MMDS_STORAGE=file. */

@@ -9,6 +9,7 @@ import { LockedError } from '../store/lock.ts';
 import { PublishRefusedError } from '../store/publish.ts';
 import { PIPELINE_VERSION } from '../version.ts';
 import { registerBuild } from './commands/build.ts';
+import { registerDeliver } from './commands/deliver.ts';
 import { registerFetch } from './commands/fetch.ts';
 import { registerHooks } from './commands/hooks.ts';
 import { registerIngest } from './commands/ingest.ts';
@@ -147,6 +148,7 @@ Examples:
   registerVerify(program, getContext);
   registerKeys(program, getContext);
   registerHooks(program, getContext);
+  registerDeliver(program, getContext);
   registerBuild(program, getContext);
   registerServe(program, getContext);
   for (const command of program.commands) command.exitOverride();

@@ -136,6 +136,39 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
   const record = (hook: HookRecord, change: (current: HookRecord) => HookRecord) =>
     store.update(hook.id, (current) => (current.cursor === hook.cursor ? change(current) : current));
 
+  /**
+   * The events after a subscription's cursor, or null when the cursor's snapshot was pruned
+   * before the subscription caught up (it was paused or failing for longer than snapshots are
+   * kept): those events cannot be sent any more. The gap is recorded as a dead letter and the
+   * subscription goes on from the oldest snapshot kept.
+   */
+  const readAfter = async (hook: HookRecord): Promise<ReleaseEvent[] | null> => {
+    try {
+      return await options.feed.after(hook.cursor, batch);
+    } catch (error) {
+      const oldest = (error as { name?: string; oldest?: unknown }).oldest;
+      if ((error as Error).name !== 'EventGoneError' || typeof oldest !== 'string') throw error;
+      const at = formatTimestamp(now());
+      await record(hook, (current) => ({
+        ...current,
+        cursor: `${oldest}:0`,
+        pending: null,
+        dead_letters: [
+          ...current.dead_letters,
+          {
+            event_id: hook.cursor ?? '-',
+            type: 'gap',
+            at,
+            attempts: 0,
+            reason: `the events after ${hook.cursor} were pruned before delivery (the log starts at snapshot ${oldest}); /api/v1/changes lists what changed`,
+          },
+        ].slice(-MAX_DEAD_LETTERS),
+      }));
+      log({ event: 'webhook_gap', hook: hook.id, after: hook.cursor, oldest });
+      return null;
+    }
+  };
+
   /** Serves one subscription for one pass; returns when it must wait or has nothing to send. */
   const serve = async (id: string): Promise<void> => {
     for (let sent = 0; sent < EVENTS_PER_PASS; sent++) {
@@ -153,8 +186,8 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
         log({ event: 'webhook_paused', hook: id, reason: access.problem });
         return;
       }
-      const events = await options.feed.after(hook.cursor, batch);
-      if (events.length === 0) return;
+      const events = await readAfter(hook);
+      if (events === null || events.length === 0) return;
       const index = events.findIndex((event) => isForHook(hook, access.scopes, event));
       if (index === -1) {
         // Nothing here for this subscription: the cursor moves past what it does not receive.

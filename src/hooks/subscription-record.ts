@@ -29,7 +29,8 @@ export const DeadLetterSchema = z.object({
   type: z.string(),
   /** When it was given up. */
   at: timestamp,
-  attempts: z.number().int().min(1),
+  /** 0 for a gap: events pruned from the log before they could be sent (type `gap`). */
+  attempts: z.number().int().min(0),
   /** The last answer: `HTTP 400`, `timeout after 10000 ms`, `refused address 10.0.0.1`, ... */
   reason: z.string(),
 });

@@ -45,6 +45,7 @@ const ARGS: Record<string, string[]> = {
   'hooks resume': ['hooks', 'resume', SOME_KEY_ID],
   'hooks remove': ['hooks', 'remove', SOME_KEY_ID],
   'hooks replay': ['hooks', 'replay', SOME_KEY_ID, '--since', 'x:1'],
+  deliver: ['deliver', '--once'],
 };
 
 /** The full names of the commands the program registers that run an action. */
@@ -117,6 +118,7 @@ describe('MMDS_DATA_DIR', () => {
         'hooks resume',
         'hooks remove',
         'hooks replay',
+        'deliver',
       ].sort(),
     );
     for (const [name] of reading) {

@@ -379,3 +379,110 @@ describe('several deliverers over one storage', () => {
     verify(hook.secret, s.receiver.at('/k')[0]!);
   });
 });
+
+describe('mmds hooks', () => {
+  it('pause holds deliveries back, resume sends them; a revoked key pauses; remove deletes', async () => {
+    const s = await setup();
+    const key = await s.key('cot:history');
+    const hook = await s.hook(key, '/p', '*');
+    const paused = await runMmds(['--json', 'hooks', 'pause', hook.id], s.env, now);
+    expect(paused.code, paused.stderr).toBe(0);
+    expect(JSON.parse(paused.stdout)).toMatchObject({
+      id: hook.id,
+      state: 'paused',
+      state_reason: 'paused by operator',
+    });
+    expect(paused.stdout).not.toContain('whsec_');
+    s.publish({ type: 'release.published' });
+    const deliverer = s.deliverer();
+    await deliverer.runOnce();
+    expect(s.receiver.at('/p')).toEqual([]);
+    expect((await runMmds(['hooks', 'resume', hook.id], s.env, now)).stdout).toBe(
+      `webhook subscription ${hook.id} is active\n`,
+    );
+    await deliverer.runOnce();
+    expect(ids(s.receiver.at('/p'))).toEqual(seq(1));
+
+    expect((await runMmds(['keys', 'revoke', key], s.env, now)).code).toBe(0);
+    s.publish({ type: 'release.published' });
+    await deliverer.runOnce();
+    expect(s.receiver.at('/p')).toHaveLength(1);
+    expect(await s.record(hook.id)).toMatchObject({ state: 'paused', state_reason: `key ${key} is revoked` });
+
+    const removed = await runMmds(['hooks', 'remove', hook.id], s.env, now);
+    expect(removed).toMatchObject({ code: 0, stdout: `removed webhook subscription ${hook.id}\n` });
+    expect((await runMmds(['hooks', 'list'], s.env, now)).stdout).toBe('no webhook subscriptions\n');
+    const again = await runMmds(['hooks', 'remove', hook.id], s.env, now);
+    expect(again).toMatchObject({ code: 2, stderr: `mmds: no webhook subscription with id ${hook.id}\n` });
+  });
+
+  it('refuses bad input with one line and a non-zero exit, and a revoked key', async () => {
+    const s = await setup();
+    const key = await s.key('cot:history');
+    const url = `${s.receiver.url}/x`;
+    const cases: Array<[string[], number, string]> = [
+      [
+        ['hooks', 'add', '--key', 'abcdefgh2345', '--url', url, '--series', '*'],
+        2,
+        'no key with id abcdefgh2345',
+      ],
+      [['hooks', 'add', '--key', 'mmds_x', '--url', url, '--series', '*'], 2, '--key must be a key id'],
+      [['hooks', 'add', '--key', key, '--url', url, '--series', ' , '], 2, '--series needs at least one'],
+      [
+        ['hooks', 'add', '--key', key, '--url', url, '--series', 'a b'],
+        2,
+        'series pattern "a b" may hold only',
+      ],
+      [
+        ['hooks', 'add', '--key', key, '--url', url, '--series', '*', '--types', 'x'],
+        2,
+        'unknown event type "x"',
+      ],
+      [['hooks', 'pause', 'NOT-AN-ID'], 2, 'not a subscription id'],
+      [['hooks', 'rotate', 'abcdefgh2345', '--grace', '30'], 2, '--grace must be 0 or a duration'],
+      [['hooks', 'replay', 'abcdefgh2345', '--since', 'a b'], 2, '--since must be an event id'],
+    ];
+    for (const [argv, code, message] of cases) {
+      const run = await runMmds(argv, s.env, now);
+      expect(run.code, argv.join(' ')).toBe(code);
+      expect(run.stderr.split('\n').filter(Boolean), argv.join(' ')).toHaveLength(1);
+      expect(run.stderr, argv.join(' ')).toContain(message);
+    }
+    await runMmds(['keys', 'revoke', key], s.env, now);
+    const revoked = await runMmds(
+      ['--json', 'hooks', 'add', '--key', key, '--url', url, '--series', '*'],
+      s.env,
+      now,
+    );
+    expect(revoked.code).toBe(1);
+    expect(JSON.parse(revoked.stdout)).toEqual({
+      error: { code: 'failed', exit_code: 1, message: `key ${key} is revoked; subscribe with a usable key` },
+    });
+  });
+
+  it('records a gap when the cursor was pruned from the log, and goes on from the oldest snapshot', async () => {
+    const s = await setup();
+    const key = await s.key('cot:history');
+    const hook = await s.hook(key, '/g', '*');
+    const pruned = '20261120T030000Z-00000000:4';
+    expect((await runMmds(['hooks', 'replay', hook.id, '--since', pruned], s.env, now)).code).toBe(0);
+    s.publish({ type: 'release.published' });
+    const inner = arrayFeed(s.log);
+    const feed = {
+      after: async (after: string | null, limit: number) => {
+        if (after === pruned)
+          throw Object.assign(new Error(`event ${after} is not in the log`), {
+            name: 'EventGoneError',
+            oldest: SNAPSHOT,
+          });
+        return inner.after(after, limit);
+      },
+    };
+    await s.deliverer({ feed }).runOnce();
+    await s.deliverer({ feed }).runOnce();
+    expect(ids(s.receiver.at('/g'))).toEqual(seq(1));
+    expect((await s.record(hook.id)).dead_letters).toEqual([
+      expect.objectContaining({ event_id: pruned, type: 'gap', attempts: 0 }),
+    ]);
+  });
+});
