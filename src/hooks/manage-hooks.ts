@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { EVENT_TYPES, type EventType } from '../events/event.ts';
 import { isKeyId, randomId } from '../keys/key-codec.ts';
 import { getKeyStatus } from '../keys/key-record.ts';
@@ -8,6 +7,7 @@ import { formatTimestamp } from '../lib/zoned-time.ts';
 import { type AddressPolicy, describeUrlProblem } from './address-policy.ts';
 import { describePatternProblem, MAX_PATTERNS } from './event-filter.ts';
 import { HookNotFoundError, type HookStore, isHookId } from './hook-store.ts';
+import { createSigningSecret, SIGNATURE_SCHEMES, type SignatureScheme, schemeOf } from './signing-secret.ts';
 import type { HookRecord } from './subscription-record.ts';
 
 /**
@@ -25,11 +25,8 @@ export interface AddHookOptions {
   series: readonly string[];
   /** Empty: every type. */
   types: readonly string[];
-}
-
-/** Generates a Standard Webhooks secret: `whsec_` and the base64 of 32 random bytes. */
-export function createHookSecret(): string {
-  return `whsec_${randomBytes(32).toString('base64')}`;
+  /** `v1` (HMAC-SHA256, the default) or `v1a` (ed25519). */
+  scheme?: string;
 }
 
 /**
@@ -47,6 +44,9 @@ export async function addHook(
   if (urlProblem) throw invalid(urlProblem);
   const series = assertPatterns(options.series);
   const types = assertTypes(options.types);
+  const scheme = options.scheme ?? 'v1';
+  if (!(SIGNATURE_SCHEMES as readonly string[]).includes(scheme))
+    throw invalid(`--signature must be v1 (HMAC-SHA256) or v1a (ed25519), got "${scheme}"`);
   if (!isKeyId(options.keyId))
     throw invalid('--key must be a key id: the 12 characters (a-z, 2-7) between "mmds_" and the next "_"');
   const key = await stores.keys.get(options.keyId);
@@ -62,7 +62,7 @@ export async function addHook(
       url: options.url,
       series,
       types,
-      secrets: [{ secret: createHookSecret(), created_at: created, expires_at: null }],
+      secrets: [{ ...createSigningSecret(scheme as SignatureScheme), created_at: created, expires_at: null }],
       state: 'active',
       state_reason: null,
       cursor: null,
@@ -78,7 +78,7 @@ export async function addHook(
 }
 
 /**
- * Gives a subscription a new secret; the ones it had keep signing for `graceSeconds` (each
+ * Gives a subscription a new secret of the same scheme; the ones it had keep signing for `graceSeconds` (each
  * delivery then carries one signature per valid secret), so the receiver can switch without
  * refusing a delivery. Returns the record, whose first secret is the new one.
  */
@@ -94,11 +94,15 @@ export async function rotateHookSecret(
     );
   const until = formatTimestamp(new Date(now.getTime() + graceSeconds * 1000));
   const at = now.getTime();
-  const secret = { secret: createHookSecret(), created_at: formatTimestamp(now), expires_at: null };
   return change(id, hooks, (current) => ({
     ...current,
     secrets: [
-      secret,
+      // The same scheme as before: the receiver's verification code does not change.
+      {
+        ...createSigningSecret(schemeOf(current.secrets[0]!.secret)),
+        created_at: formatTimestamp(now),
+        expires_at: null,
+      },
       ...current.secrets
         .filter((entry) => entry.expires_at === null || Date.parse(entry.expires_at) > at)
         .map((entry) => ({

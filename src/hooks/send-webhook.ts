@@ -2,10 +2,10 @@ import { lookup as dnsLookup } from 'node:dns';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { Webhook } from 'standardwebhooks';
 import type { ReleaseEvent } from '../events/event.ts';
 import { PIPELINE_VERSION } from '../version.ts';
 import { type AddressPolicy, isAllowedHost, refusalOf } from './address-policy.ts';
+import { signDelivery } from './signing-secret.ts';
 
 /** A receiver's answer body is read up to this much and dropped (only the status counts). */
 const MAX_ANSWER_BYTES = 64 * 1024;
@@ -34,12 +34,13 @@ export function webhookBody(event: ReleaseEvent): string {
 /**
  * Signs a delivery as Standard Webhooks says: `webhook-id` is the event id (the receiver's key
  * for deduplication: a retry carries the same id), `webhook-timestamp` the attempt's time in
- * seconds, and `webhook-signature` one `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` per
- * valid secret, space-separated (two during a rotation's grace period).
+ * seconds, and `webhook-signature` one `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` (or
+ * `v1a,<base64 ed25519 signature>`) per valid secret, space-separated (two during a rotation's
+ * grace period).
  */
 export function signWebhook(event: ReleaseEvent, secrets: readonly string[], at: Date): SignedRequest {
   const body = webhookBody(event);
-  const signature = secrets.map((secret) => new Webhook(secret).sign(event.id, at, body)).join(' ');
+  const signature = secrets.map((secret) => signDelivery(secret, event.id, at, body)).join(' ');
   return {
     body,
     headers: {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { EVENT_TYPES } from '../events/event.ts';
+import { V1_SECRET_PATTERN, V1A_PUBLIC_PATTERN, V1A_SECRET_PATTERN } from './signing-secret.ts';
 
 /**
  * The stored record of one webhook subscription (issue 24). Issued by arrangement like an API key
@@ -8,16 +9,18 @@ import { EVENT_TYPES } from '../events/event.ts';
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 const ID = /^[a-z2-7]{12}$/;
-/** `whsec_` and the base64 of 32 random bytes: what Standard Webhooks libraries take as a secret. */
-export const SECRET_PATTERN = /^whsec_[A-Za-z0-9+/]{43}=$/;
 /** Dead letters kept per subscription; the oldest go first past it. */
 export const MAX_DEAD_LETTERS = 100;
 
 const timestamp = z.string().regex(TIMESTAMP);
 
-/** One signing secret; the newest first. An older one signs too until `expires_at`. */
+/**
+ * One signing secret, the newest first; an older one signs too until `expires_at`. `whsec_` for
+ * v1 signatures (HMAC-SHA256), `whsk_` for v1a (ed25519) with its `whpk_` public key.
+ */
 export const HookSecretSchema = z.object({
-  secret: z.string().regex(SECRET_PATTERN),
+  secret: z.string().refine((text) => V1_SECRET_PATTERN.test(text) || V1A_SECRET_PATTERN.test(text)),
+  public_key: z.string().regex(V1A_PUBLIC_PATTERN).nullable().default(null),
   created_at: timestamp,
   /** Null for the current secret; set by a rotation on the one it replaced. */
   expires_at: timestamp.nullable(),

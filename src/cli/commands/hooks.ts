@@ -25,6 +25,7 @@ interface AddFlags {
   url: string;
   series: string;
   types?: string;
+  signature: string;
 }
 
 /** Registers `mmds hooks add|list|rotate|pause|resume|remove|replay`. */
@@ -57,6 +58,11 @@ Examples:
       'comma-separated series key patterns, * any characters: ecb.*,bls.CES*',
     )
     .option('--types <types>', `comma-separated event types (default all): ${EVENT_TYPES.join(', ')}`)
+    .option(
+      '--signature <scheme>',
+      'v1: HMAC-SHA256 with a shared whsec_ secret (default); v1a: ed25519, the receiver gets a whpk_ public key',
+      'v1',
+    )
     .action(async (flags: AddFlags) => {
       const context = getContext();
       const policy = readPolicy(context);
@@ -67,6 +73,7 @@ Examples:
             url: flags.url,
             series: flags.series.split(','),
             types: flags.types?.split(',') ?? [],
+            scheme: flags.signature,
           },
           { hooks: store, keys },
           policy,
@@ -181,9 +188,18 @@ async function withStores(
   }
 }
 
-/** The secret goes to stdout exactly once (the newest, first in the record); never to a log. */
+/**
+ * What the receiver verifies with goes to stdout once: the newest v1 secret (never again, never
+ * to a log), or for v1a the public key (the secret key never leaves the storage).
+ */
 function printSecret(context: CommandContext, record: HookRecord): void {
-  const secret = record.secrets[0]!.secret;
+  const { secret, public_key } = record.secrets[0]!;
+  if (public_key !== null) {
+    context.reporter.result({ ...toPublicHook(record), public_key });
+    context.reporter.line(public_key);
+    context.reporter.warn('the receiver verifies v1a signatures with this public key (it is not secret)');
+    return;
+  }
   context.reporter.result({ secret, ...toPublicHook(record) });
   context.reporter.line(secret);
   context.reporter.warn(

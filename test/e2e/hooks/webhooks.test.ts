@@ -1,3 +1,4 @@
+import { createPublicKey, verify as verifySignature } from 'node:crypto';
 import type { LookupFunction } from 'node:net';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import type { Storage } from 'unstorage';
@@ -143,6 +144,34 @@ function verify(secret: string, delivery: ReceivedWebhook): ReleaseEvent {
   expect(payload.timestamp).toBe(payload.data.observed_at);
   expect(delivery.headers['content-type']).toBe('application/json');
   return payload.data;
+}
+
+/**
+ * Verifies a v1a (ed25519) delivery with Node's crypto, as a receiver holding the `whpk_` public
+ * key does (standardwebhooks 1.1 has no v1a): some v1a signature must verify, the time be fresh.
+ */
+function verifyV1a(publicKey: string, delivery: ReceivedWebhook): ReleaseEvent {
+  const key = createPublicKey({
+    key: {
+      kty: 'OKP',
+      crv: 'Ed25519',
+      x: Buffer.from(publicKey.slice('whpk_'.length), 'base64').toString('base64url'),
+    },
+    format: 'jwk',
+  });
+  const {
+    'webhook-id': id,
+    'webhook-timestamp': timestamp,
+    'webhook-signature': signatures,
+  } = delivery.headers;
+  expect(Math.abs(Date.now() / 1000 - Number(timestamp))).toBeLessThan(300);
+  const content = Buffer.from(`${id}.${timestamp}.${delivery.body}`, 'utf8');
+  const valid = signatures!
+    .split(' ')
+    .filter((signature) => signature.startsWith('v1a,'))
+    .some((signature) => verifySignature(null, content, key, Buffer.from(signature.slice(4), 'base64')));
+  if (!valid) throw new Error('no valid v1a signature');
+  return (JSON.parse(delivery.body) as { data: ReleaseEvent }).data;
 }
 
 const ids = (deliveries: ReceivedWebhook[]) => deliveries.map((delivery) => delivery.headers['webhook-id']);
@@ -291,6 +320,52 @@ describe('webhook deliveries', () => {
     expect(verify(newest, after).id).toBe(seq(3)[0]);
     expect(() => verify(second, after)).toThrow(WebhookVerificationError);
     expect(() => verify(hook.secret, after)).toThrow(WebhookVerificationError);
+  });
+
+  it('signs v1a (ed25519) for a subscription that asks, the receiver holding only the public key', async () => {
+    const s = await setup();
+    const key = await s.key('cot:history');
+    const argv = [
+      'hooks',
+      'add',
+      '--key',
+      key,
+      '--url',
+      `${s.receiver.url}/ed`,
+      '--series',
+      '*',
+      '--signature',
+      'v1a',
+    ];
+    const added = await runMmds(['--json', ...argv], s.env, now);
+    expect(added.code, added.stderr).toBe(0);
+    const { id, public_key: first } = JSON.parse(added.stdout) as { id: string; public_key: string };
+    expect(first).toMatch(/^whpk_[A-Za-z0-9+/]{43}=$/);
+    expect(added.stdout).not.toMatch(/whsk_|whsec_/);
+    const deliverer = s.deliverer();
+    s.publish({ type: 'release.published' });
+    await deliverer.runOnce();
+    expect(s.receiver.at('/ed')[0]!.headers['webhook-signature']).toMatch(/^v1a,[A-Za-z0-9+/]{86}==$/);
+    expect(verifyV1a(first, s.receiver.at('/ed')[0]!).id).toBe(seq(1)[0]);
+
+    const rotated = await runMmds(['hooks', 'rotate', id, '--grace', '1h'], s.env, now);
+    expect(rotated.code, rotated.stderr).toBe(0);
+    const second = rotated.stdout.trim();
+    expect(second).toMatch(/^whpk_/);
+    s.publish({ type: 'release.published' });
+    await deliverer.runOnce();
+    const during = s.receiver.at('/ed')[1]!;
+    expect(during.headers['webhook-signature']).toMatch(/^v1a,\S+ v1a,\S+$/);
+    expect(verifyV1a(second, during).id).toBe(seq(2)[0]);
+    expect(verifyV1a(first, during).id).toBe(seq(2)[0]);
+    expect(() => verifyV1a(second, { ...during, body: during.body.replace('"n":2', '"n":3') })).toThrow(
+      'no valid v1a signature',
+    );
+    const bad = await runMmds([...argv.slice(0, -1), 'v2'], s.env, now);
+    expect(bad).toMatchObject({
+      code: 2,
+      stderr: 'mmds: --signature must be v1 (HMAC-SHA256) or v1a (ed25519), got "v2"\n',
+    });
   });
 });
 
