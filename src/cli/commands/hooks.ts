@@ -63,6 +63,18 @@ Examples:
       'v1: HMAC-SHA256 with a shared whsec_ secret (default); v1a: ed25519, the receiver gets a whpk_ public key',
       'v1',
     )
+    .addHelpText(
+      'after',
+      `
+Prints the whsec_ secret (v1) or the whpk_ public key (v1a) once on stdout; the receiver
+verifies deliveries with it (docs/webhooks.md). The URL must be https unless its host is in
+MMDS_HOOKS_ALLOW_HOSTS; loopback, private and link-local addresses are refused.
+
+Examples:
+  mmds hooks add --key abcdefgh2345 --url https://example.com/hooks --series 'ecb.*'
+  mmds hooks add --key abcdefgh2345 --url https://example.com/h --series 'bls.CES*,fred.*' --types series.revised
+  mmds --json hooks add --key abcdefgh2345 --url https://example.com/h --series '*' --signature v1a`,
+    )
     .action(async (flags: AddFlags) => {
       const context = getContext();
       const policy = readPolicy(context);
@@ -89,6 +101,7 @@ Examples:
   hooks
     .command('list')
     .description('list subscriptions: state, cursor, deliveries and dead letters (never a secret)')
+    .addHelpText('after', '\nExamples:\n  mmds hooks list\n  mmds --json hooks list')
     .action(async () => {
       const context = getContext();
       await withStores(context, async ({ hooks: store }) => {
@@ -107,6 +120,16 @@ Examples:
       '--grace <duration>',
       'how long the old secret keeps signing: 0, 90s, 30m, 24h, 7d (at most 90d)',
       '24h',
+    )
+    .addHelpText(
+      'after',
+      `
+During the grace period every delivery carries one signature per secret, so the receiver can
+switch at leisure; --grace 0 for a leaked secret.
+
+Examples:
+  mmds hooks rotate qrstuvwx6789
+  mmds hooks rotate qrstuvwx6789 --grace 0`,
     )
     .action(async (id: string, flags: { grace: string }) => {
       const context = getContext();
@@ -132,6 +155,7 @@ Examples:
       .command(name)
       .description(description)
       .argument('<id>', 'subscription id (mmds hooks list)')
+      .addHelpText('after', `\nExamples:\n  mmds hooks ${name} qrstuvwx6789`)
       .action(async (id: string) => {
         const context = getContext();
         await withStores(context, async ({ hooks: store }) => {
@@ -151,6 +175,16 @@ Examples:
     .description('send again every event after an event id, dead letters included, then carry on')
     .argument('<id>', 'subscription id (mmds hooks list)')
     .requiredOption('--since <event id>', 'the last event NOT to send again (as Last-Event-ID)')
+    .addHelpText(
+      'after',
+      `
+<snapshot id>:0 names the start of a snapshot. The receiver sees the replayed events with their
+original webhook-id, and should drop the ones it has processed.
+
+Examples:
+  mmds hooks replay qrstuvwx6789 --since 20261127T020000Z-1a2b3c4d:3
+  mmds hooks replay qrstuvwx6789 --since 20261127T020000Z-1a2b3c4d:0`,
+    )
     .action(async (id: string, flags: { since: string }) => {
       const context = getContext();
       await withStores(context, async ({ hooks: store }) => {
