@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../../src/config/load-config.ts';
 import type { ReleaseEvent } from '../../../src/events/event.ts';
 import {
   describeUrlProblem,
@@ -49,6 +50,26 @@ describe('retry schedule', () => {
     expect(parseRetrySchedule('20, 40ms,1s')).toEqual([20, 40, 1000]);
     for (const bad of ['', '5x', '-1', '1.5s', '5s,,5m'])
       expect(() => parseRetrySchedule(bad), bad).toThrow(/MMDS_HOOKS_RETRY_SCHEDULE/);
+  });
+
+  it('is configured through MMDS_HOOKS_*; a bad value is a configuration error', () => {
+    expect(loadConfig({}, '/tmp').hooks).toEqual({ allowHosts: '', retrySchedule: null, timeoutMs: 15_000 });
+    const config = loadConfig(
+      {
+        MMDS_HOOKS_ALLOW_HOSTS: '127.0.0.1',
+        MMDS_HOOKS_RETRY_SCHEDULE: '1s,2m',
+        MMDS_HOOKS_TIMEOUT_MS: '500',
+      },
+      '/tmp',
+    );
+    expect(config.hooks).toEqual({ allowHosts: '127.0.0.1', retrySchedule: [1000, 120_000], timeoutMs: 500 });
+    expect(config.warnings).toEqual([]);
+    for (const env of [
+      { MMDS_HOOKS_ALLOW_HOSTS: '10.0.0.0/40' },
+      { MMDS_HOOKS_RETRY_SCHEDULE: 'soon' },
+      { MMDS_HOOKS_TIMEOUT_MS: '0' },
+    ])
+      expect(() => loadConfig(env, '/tmp'), JSON.stringify(env)).toThrow(ConfigError);
   });
 
   it('reads Retry-After as seconds or an HTTP date, at most a day', () => {
