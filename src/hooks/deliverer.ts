@@ -51,6 +51,8 @@ export interface DelivererOptions {
   log?: (entry: Record<string, unknown>) => void;
   /** Name resolution for the attempts (tests). */
   lookup?: LookupFunction;
+  /** MMDS_KEY_PEPPER, with which the signing secrets are sealed at rest (null: stored as is). */
+  pepper?: string | null;
 }
 
 /** A running (or runnable) deliverer. */
@@ -105,7 +107,7 @@ export function decide(
 
 /** Creates a deliverer with its own lease owner id. */
 export function createDeliverer(options: DelivererOptions): Deliverer {
-  const store = createHookStore(options.storage);
+  const store = createHookStore(options.storage, options.pepper ?? null);
   const keys = createKeyStore(options.storage);
   const schedule = options.schedule ?? DEFAULT_RETRY_SCHEDULE_MS;
   const timeoutMs = options.timeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;

@@ -1,5 +1,6 @@
 import type { Storage } from 'unstorage';
 import { compareAndSetItem, readItemText } from '../keys/atomic-item.ts';
+import { isSealed, openSecret, sealSecret } from './secret-seal.ts';
 import { type HookRecord, HookRecordSchema } from './subscription-record.ts';
 
 /**
@@ -34,7 +35,13 @@ export class HookNotFoundError extends Error {
 /** A stored record that does not pass validation. */
 export class HookRecordError extends Error {
   constructor(id: string, cause: unknown) {
-    super(`the stored record of webhook subscription ${id} is not valid`, { cause });
+    // A sealing problem says what to do; any other says the record is damaged.
+    const why =
+      cause instanceof Error && /MMDS_KEY_PEPPER/.test(cause.message) ? cause.message : 'is not valid';
+    super(
+      `the stored record of webhook subscription ${id} ${why.startsWith('its') ? `cannot be read: ${why}` : why}`,
+      { cause },
+    );
     this.name = 'HookRecordError';
   }
 }
@@ -48,10 +55,14 @@ export function isHookId(text: unknown): text is string {
   return typeof text === 'string' && ID.test(text);
 }
 
-function parse(id: string, text: string): HookRecord {
-  let raw: unknown;
+/** Reads a stored record, opening sealed secrets. */
+function parse(id: string, text: string, pepper: string | null): HookRecord {
+  let raw: { secrets?: Array<{ secret?: unknown }> };
   try {
     raw = JSON.parse(text);
+    for (const entry of raw.secrets ?? [])
+      if (typeof entry.secret === 'string' && isSealed(entry.secret))
+        entry.secret = openSecret(entry.secret, pepper);
   } catch (error) {
     throw new HookRecordError(id, error);
   }
@@ -60,18 +71,30 @@ function parse(id: string, text: string): HookRecord {
   return parsed.data;
 }
 
-/** Creates the subscription store over a state storage. */
-export function createHookStore(storage: Storage): HookStore {
+/** The stored text of a record: validated, its secrets sealed when there is a pepper. */
+function serialise(record: HookRecord, pepper: string | null): string {
+  const valid = HookRecordSchema.parse(record);
+  if (pepper === null) return JSON.stringify(valid);
+  return JSON.stringify({
+    ...valid,
+    secrets: valid.secrets.map((entry) => ({ ...entry, secret: sealSecret(entry.secret, pepper) })),
+  });
+}
+
+/**
+ * Creates the subscription store over a state storage; with a pepper (MMDS_KEY_PEPPER) the
+ * signing secrets are sealed at rest (secret-seal.ts).
+ */
+export function createHookStore(storage: Storage, pepper: string | null = null): HookStore {
   const get = async (id: string) => {
     if (!isHookId(id)) return null;
     const text = await readItemText(storage, `${PREFIX}${id}`);
-    return text === null ? null : parse(id, text);
+    return text === null ? null : parse(id, text, pepper);
   };
   return {
     get,
     async create(record) {
-      const valid = HookRecordSchema.parse(record);
-      return compareAndSetItem(storage, `${PREFIX}${valid.id}`, null, JSON.stringify(valid));
+      return compareAndSetItem(storage, `${PREFIX}${record.id}`, null, serialise(record, pepper));
     },
     async update(id, change) {
       if (!isHookId(id)) throw new HookNotFoundError(id);
@@ -79,12 +102,12 @@ export function createHookStore(storage: Storage): HookStore {
       for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
         const text = await readItemText(storage, key);
         if (text === null) throw new HookNotFoundError(id);
-        const current = parse(id, text);
+        const current = parse(id, text, pepper);
         const next = change(current);
         if (next === current) return current;
-        const valid = HookRecordSchema.parse(next);
-        if (valid.id !== id) throw new Error(`an update of subscription ${id} may not change its id`);
-        if (await compareAndSetItem(storage, key, text, JSON.stringify(valid))) return valid;
+        if (next.id !== id) throw new Error(`an update of subscription ${id} may not change its id`);
+        if (await compareAndSetItem(storage, key, text, serialise(next, pepper)))
+          return HookRecordSchema.parse(next);
       }
       throw new Error(`subscription ${id} changed ${UPDATE_ATTEMPTS} times while it was being updated`);
     },

@@ -36,6 +36,7 @@ export async function startDelivery(
     schedule: config.hooks.retrySchedule ?? undefined,
     timeoutMs: config.hooks.timeoutMs,
     pollMs: options.pollMs,
+    pepper: config.keyPepper,
     log,
   });
   return {

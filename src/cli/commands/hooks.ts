@@ -210,7 +210,11 @@ async function withStores(
   const storage = createStateStorage(context.config.storage, context.config.dataDir);
   try {
     await checkStateStorage(storage, context.config.storage);
-    await run({ hooks: createHookStore(storage), keys: createKeyStore(storage), storage });
+    await run({
+      hooks: createHookStore(storage, context.config.keyPepper),
+      keys: createKeyStore(storage),
+      storage,
+    });
   } catch (error) {
     if (error instanceof KeyManagementError) {
       throw error.kind === 'conflict' ? new ReportedFailure(error.message) : new UsageError(error.message);

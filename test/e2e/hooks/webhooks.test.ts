@@ -1,5 +1,7 @@
 import { createPublicKey, verify as verifySignature } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import type { LookupFunction } from 'node:net';
+import { join } from 'node:path';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import type { Storage } from 'unstorage';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -54,10 +56,15 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function setup(): Promise<Setup> {
+async function setup(options: { pepper?: string } = {}): Promise<Setup> {
   const temp = createTempDir('mmds-hooks-');
   cleanups.push(() => temp.remove());
-  const env = { MMDS_DATA_DIR: temp.dir, MMDS_STORAGE: 'file', MMDS_HOOKS_ALLOW_HOSTS: '127.0.0.1' };
+  const env: Record<string, string> = {
+    MMDS_DATA_DIR: temp.dir,
+    MMDS_STORAGE: 'file',
+    MMDS_HOOKS_ALLOW_HOSTS: '127.0.0.1',
+  };
+  if (options.pepper) env.MMDS_KEY_PEPPER = options.pepper;
   const storage = createStateStorage('file', temp.dir);
   cleanups.push(() => storage.dispose());
   const receiver = await startWebhookReceiver();
@@ -110,7 +117,7 @@ async function setup(): Promise<Setup> {
       log.push(event);
       return event;
     },
-    deliverer(options = {}) {
+    deliverer(overrides = {}) {
       const deliverer = createDeliverer({
         storage,
         feed,
@@ -119,13 +126,14 @@ async function setup(): Promise<Setup> {
         timeoutMs: 2_000,
         leaseMs: 5_000,
         pollMs: 15,
-        ...options,
+        pepper: env.MMDS_KEY_PEPPER ?? null,
+        ...overrides,
       });
       cleanups.push(() => deliverer.stop());
       return deliverer;
     },
     async record(id) {
-      const record = await createHookStore(storage).get(id);
+      const record = await createHookStore(storage, env.MMDS_KEY_PEPPER ?? null).get(id);
       if (!record) throw new Error(`no hook ${id}`);
       return record;
     },
@@ -366,6 +374,31 @@ describe('webhook deliveries', () => {
       code: 2,
       stderr: 'mmds: --signature must be v1 (HMAC-SHA256) or v1a (ed25519), got "v2"\n',
     });
+  });
+});
+
+describe('signing secrets at rest', () => {
+  it('are sealed with MMDS_KEY_PEPPER: the storage holds no secret, deliveries still verify', async () => {
+    const s = await setup({ pepper: 'pepper-of-this-test' });
+    const key = await s.key('cot:history');
+    const hook = await s.hook(key, '/sealed', '*');
+    const stored = readFileSync(join(s.env.MMDS_DATA_DIR!, 'state', 'hooks', hook.id), 'utf8');
+    expect(stored).not.toContain(hook.secret);
+    expect(stored).not.toContain(hook.secret.slice('whsec_'.length, 20));
+    expect(stored).toMatch(/"secret":"sealed:[A-Za-z0-9+/]+={0,2}"/);
+    s.publish({ type: 'release.published' });
+    await s.deliverer().runOnce();
+    expect(verify(hook.secret, s.receiver.at('/sealed')[0]!).id).toBe(seq(1)[0]);
+
+    const withoutPepper = { ...s.env, MMDS_KEY_PEPPER: '' };
+    const list = await runMmds(['hooks', 'list'], withoutPepper, now);
+    expect(list).toMatchObject({
+      code: 1,
+      stderr: `mmds: the stored record of webhook subscription ${hook.id} cannot be read: its secret is sealed with MMDS_KEY_PEPPER, which is not set\n`,
+    });
+    const other = await runMmds(['hooks', 'list'], { ...s.env, MMDS_KEY_PEPPER: 'another' }, now);
+    expect(other.code).toBe(1);
+    expect(other.stderr).toContain('its secret was sealed with another MMDS_KEY_PEPPER; rotate its secret');
   });
 });
 
