@@ -173,11 +173,17 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
 
   /** Serves one subscription for one pass; returns when it must wait or has nothing to send. */
   const serve = async (id: string): Promise<void> => {
+    const due = (hook: HookRecord | null): hook is HookRecord =>
+      hook !== null &&
+      hook.state === 'active' &&
+      !(hook.pending !== null && hook.pending.next_at > now().getTime());
     for (let sent = 0; sent < EVENTS_PER_PASS; sent++) {
+      // A look first, so that paused and waiting subscriptions cost no lease write per pass; then
+      // the record again under the lease, which is what counts.
+      if (!due(await store.get(id))) return;
       if (!(await lease.acquire(`hooks:${id}`, now().getTime()))) return;
       const hook = await store.get(id);
-      if (hook === null || hook.state !== 'active') return;
-      if (hook.pending !== null && hook.pending.next_at > now().getTime()) return;
+      if (!due(hook)) return;
       const access = await keyScopes(hook);
       if ('problem' in access) {
         await record(hook, (current) =>
@@ -270,8 +276,8 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
   };
 
   const runOnce = async () => {
-    const hooks = (await store.list()).filter((hook) => hook.state === 'active');
-    const queue = hooks.map((hook) => hook.id);
+    // Ids only: each record is read under its lease, so a damaged one is logged and skipped alone.
+    const queue = await store.ids();
     const worker = async () => {
       for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
         try {

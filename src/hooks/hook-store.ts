@@ -22,6 +22,8 @@ export interface HookStore {
   remove(id: string): Promise<void>;
   /** Every record, oldest first. */
   list(): Promise<HookRecord[]>;
+  /** Every subscription id, without reading the records (one unreadable record stops nothing). */
+  ids(): Promise<string[]>;
 }
 
 /** There is no subscription of that id. */
@@ -91,6 +93,8 @@ export function createHookStore(storage: Storage, pepper: string | null = null):
     const text = await readItemText(storage, `${PREFIX}${id}`);
     return text === null ? null : parse(id, text, pepper);
   };
+  const ids = async () =>
+    (await storage.getKeys('hooks')).map((key) => key.slice(PREFIX.length)).filter((id) => isHookId(id));
   return {
     get,
     async create(record) {
@@ -114,11 +118,9 @@ export function createHookStore(storage: Storage, pepper: string | null = null):
     async remove(id) {
       if (isHookId(id)) await storage.removeItem(`${PREFIX}${id}`);
     },
+    ids,
     async list() {
-      const ids = (await storage.getKeys('hooks'))
-        .map((key) => key.slice(PREFIX.length))
-        .filter((id) => isHookId(id));
-      const records = await Promise.all(ids.map((id) => get(id)));
+      const records = await Promise.all((await ids()).map((id) => get(id)));
       return records
         .filter((record): record is HookRecord => record !== null)
         .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
