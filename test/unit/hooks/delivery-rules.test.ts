@@ -196,7 +196,10 @@ describe('which events a subscription receives', () => {
     expect(mayReceive(event({}), ['cot:history'])).toBe(true);
     expect(mayReceive(event({ public: false }), ['cot:history'])).toBe(false);
     expect(mayReceive(event({ public: false }), ['observations:read'])).toBe(true);
-    const old = { ...event({ public: false }), scopes: ['observations:read', 'cot:history'] };
+    const old = {
+      ...event({ public: false }),
+      scopes: ['observations:read', 'cot:history'] as Array<'observations:read' | 'cot:history'>,
+    };
     expect(mayReceive(old, ['observations:read'])).toBe(false);
     expect(mayReceive(old, ['observations:read', 'cot:history'])).toBe(true);
   });
