@@ -11,7 +11,7 @@ export interface ReceivedWebhook {
   at: number;
 }
 
-/** What a receiver answers: a status and headers. */
+/** What a receiver answers: a status and headers; status 0 never answers (a hung receiver). */
 export interface Answer {
   status: number;
   headers?: Record<string, string>;
@@ -45,6 +45,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
         at: performance.now(),
       });
       const answer = scripts.get(path)?.shift() ?? { status: 204 };
+      if (answer.status === 0) return;
       response.writeHead(answer.status, answer.headers);
       response.end();
     });

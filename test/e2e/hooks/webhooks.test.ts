@@ -264,6 +264,26 @@ describe('webhook deliveries', () => {
     expect(record.dead_letters).toEqual([]);
   });
 
+  it('gives up on a receiver that never answers after the time-out of each scheduled attempt', async () => {
+    const s = await setup();
+    const key = await s.key('cot:history');
+    const hook = await s.hook(key, '/hang', '*');
+    s.receiver.script('/hang', [{ status: 0 }, { status: 0 }, { status: 0 }, { status: 0 }]);
+    s.publish({ type: 'release.published' });
+    s.publish({ type: 'release.published' });
+    s.deliverer({ timeoutMs: 150, leaseMs: 1_000 }).start();
+    await waitUntil('the dead letter and the next event', () => s.receiver.at('/hang').length === 5);
+    expect(ids(s.receiver.at('/hang'))).toEqual(seq(1, 1, 1, 1, 2));
+    await waitUntil('the cursor', async () => (await s.record(hook.id)).cursor === seq(2)[0]);
+    expect((await s.record(hook.id)).dead_letters).toEqual([
+      expect.objectContaining({
+        event_id: seq(1)[0],
+        attempts: 4,
+        reason: 'no answer within 150 ms (gave up after 4 attempts)',
+      }),
+    ]);
+  });
+
   it('410 disables the subscription; a 400 is dead-lettered at once; list, resume and replay', async () => {
     const s = await setup();
     const key = await s.key('cot:history');
