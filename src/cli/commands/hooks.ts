@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import type { Storage } from 'unstorage';
 import { EVENT_TYPES } from '../../events/event.ts';
 import { parseAllowHosts } from '../../hooks/address-policy.ts';
 import { createHookStore, HookRecordError, type HookStore } from '../../hooks/hook-store.ts';
@@ -12,13 +11,11 @@ import {
   rotateHookSecret,
 } from '../../hooks/manage-hooks.ts';
 import { type HookRecord, signingSecrets, toPublicHook } from '../../hooks/subscription-record.ts';
-import { checkStateStorage, createStateStorage } from '../../keys/create-storage.ts';
-import { createKeyStore, type KeyStore } from '../../keys/key-store.ts';
-import { KeyManagementError } from '../../keys/manage-keys.ts';
+import type { KeyStore } from '../../keys/key-store.ts';
 import type { CommandContext } from '../context.ts';
 import { ReportedFailure } from '../reported-failure.ts';
 import { UsageError } from '../usage-error.ts';
-import { parseGrace } from './keys.ts';
+import { parseGrace, withKeyStore } from './keys.ts';
 
 interface AddFlags {
   key: string;
@@ -205,25 +202,16 @@ function readPolicy(context: CommandContext) {
 
 async function withStores(
   context: CommandContext,
-  run: (stores: { hooks: HookStore; keys: KeyStore; storage: Storage }) => Promise<void>,
+  run: (stores: { hooks: HookStore; keys: KeyStore }) => Promise<void>,
 ): Promise<void> {
-  const storage = createStateStorage(context.config.storage, context.config.dataDir);
-  try {
-    await checkStateStorage(storage, context.config.storage);
-    await run({
-      hooks: createHookStore(storage, context.config.keyPepper),
-      keys: createKeyStore(storage),
-      storage,
-    });
-  } catch (error) {
-    if (error instanceof KeyManagementError) {
-      throw error.kind === 'conflict' ? new ReportedFailure(error.message) : new UsageError(error.message);
+  await withKeyStore(context, async (keys, storage) => {
+    try {
+      await run({ hooks: createHookStore(storage, context.config.keyPepper), keys });
+    } catch (error) {
+      if (error instanceof HookRecordError) throw new ReportedFailure(error.message);
+      throw error;
     }
-    if (error instanceof HookRecordError) throw new ReportedFailure(error.message);
-    throw error;
-  } finally {
-    await storage.dispose();
-  }
+  });
 }
 
 /**
