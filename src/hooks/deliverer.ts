@@ -299,6 +299,8 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
   let running = false;
   let loop: Promise<void> | null = null;
   let wakeUp: (() => void) | null = null;
+  // A wake during a pass: the next pass follows at once instead of after the poll wait.
+  let woken = false;
   return {
     runOnce,
     start() {
@@ -312,6 +314,10 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
             log({ event: 'webhook_error', error: error instanceof Error ? error.message : String(error) });
           }
           if (!running) break;
+          if (woken) {
+            woken = false;
+            continue;
+          }
           await new Promise<void>((resume) => {
             const timer = setTimeout(resume, options.pollMs ?? 1_000);
             wakeUp = () => {
@@ -329,7 +335,8 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
       await loop;
     },
     wake() {
-      wakeUp?.();
+      if (wakeUp) wakeUp();
+      else woken = true;
     },
   };
 }

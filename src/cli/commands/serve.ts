@@ -72,8 +72,15 @@ Examples:
       }
       // Webhooks from this process too (issue 24): leases share the subscriptions with any other.
       const feed = flags.deliver ? await openStoreEventFeed(config.dataDir) : null;
-      const server = await startServer(config, { log });
+      // A new snapshot's events go out at once rather than at the deliverer's next poll.
+      let wakeDeliverer = () => {};
+      const serverLog = (entry: Record<string, unknown>) => {
+        log(entry);
+        if (entry.event === 'snapshot_switched') wakeDeliverer();
+      };
+      const server = await startServer(config, { log: feed ? serverLog : log });
       const delivery = feed ? await startDelivery(config, feed, log) : null;
+      if (delivery) wakeDeliverer = () => delivery.deliverer.wake();
       delivery?.deliverer.start();
       context.stderr.write(
         `mmds: serving on ${server.url} (data ${config.dataDir}, static ${config.distDir})\n`,

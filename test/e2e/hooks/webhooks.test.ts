@@ -264,6 +264,19 @@ describe('webhook deliveries', () => {
     expect(record.dead_letters).toEqual([]);
   });
 
+  it('wake() starts the next pass at once (a publish) instead of after the poll wait', async () => {
+    const s = await setup();
+    const key = await s.key('cot:history');
+    await s.hook(key, '/wake', '*');
+    const deliverer = s.deliverer({ pollMs: 60_000 });
+    deliverer.start();
+    await deliverer.runOnce(); // the first pass has run (nothing to send): the loop now sleeps
+    s.publish({ type: 'release.published' });
+    deliverer.wake();
+    await waitUntil('the woken delivery', () => s.receiver.at('/wake').length === 1, 5_000);
+    await deliverer.stop();
+  });
+
   it('gives up on a receiver that never answers after the time-out of each scheduled attempt', async () => {
     const s = await setup();
     const key = await s.key('cot:history');
