@@ -119,6 +119,8 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
   const owner = randomBytes(9).toString('base64url');
   const lease = createLease(options.storage, owner, leaseMs);
   const batch = options.batch ?? 100;
+  /** Subscriptions whose lease this deliverer took in the pass under way (released after it). */
+  const held = new Set<string>();
 
   /** Why a subscription may not receive anything now (its key), or its key's scopes. */
   const keyScopes = async (hook: HookRecord): Promise<{ scopes: string[] } | { problem: string }> => {
@@ -171,6 +173,15 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
     }
   };
 
+  /** Whether the log holds anything after a subscription's cursor (a read error: look closer). */
+  const hasEvents = (hook: HookRecord): Promise<boolean> =>
+    hook.pending !== null
+      ? Promise.resolve(true)
+      : options.feed.after(hook.cursor, 1).then(
+          (events) => events.length > 0,
+          () => true,
+        );
+
   /** Serves one subscription for one pass; returns when it must wait or has nothing to send. */
   const serve = async (id: string): Promise<void> => {
     const due = (hook: HookRecord | null): hook is HookRecord =>
@@ -178,10 +189,12 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
       hook.state === 'active' &&
       !(hook.pending !== null && hook.pending.next_at > now().getTime());
     for (let sent = 0; sent < EVENTS_PER_PASS; sent++) {
-      // A look first, so that paused and waiting subscriptions cost no lease write per pass; then
-      // the record again under the lease, which is what counts.
-      if (!due(await store.get(id))) return;
+      // A look first, so that paused, waiting and caught-up subscriptions cost no lease write per
+      // pass; then the record again under the lease, which is what counts.
+      const peek = await store.get(id);
+      if (!due(peek) || !(await hasEvents(peek))) return;
       if (!(await lease.acquire(`hooks:${id}`, now().getTime()))) return;
+      held.add(id);
       const hook = await store.get(id);
       if (!due(hook)) return;
       const access = await keyScopes(hook);
@@ -289,7 +302,7 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
             error: error instanceof Error ? error.message : String(error),
           });
         } finally {
-          await lease.release(`hooks:${id}`).catch(() => {});
+          if (held.delete(id)) await lease.release(`hooks:${id}`).catch(() => {});
         }
       }
     };
