@@ -523,6 +523,21 @@ describe('several deliverers over one storage', () => {
     }
   });
 
+  it('lose no change to a record written at once from two processes (compare-and-set)', async () => {
+    const s = await setup();
+    const key = await s.key('cot:history');
+    const hook = await s.hook(key, '/cas', '*');
+    const other = createStateStorage('file', s.env.MMDS_DATA_DIR!);
+    cleanups.push(() => other.dispose());
+    const stores = [createHookStore(s.storage), createHookStore(other)];
+    const count = (current: HookRecord) => ({ ...current, delivered: current.delivered + 1 });
+    await Promise.all([
+      ...Array.from({ length: 30 }, (_, i) => stores[i % 2]!.update(hook.id, count)),
+      runMmds(['hooks', 'pause', hook.id], s.env, now),
+    ]);
+    expect(await s.record(hook.id)).toMatchObject({ delivered: 30, state: 'paused' });
+  });
+
   it("take over a killed deliverer's subscription once its lease expires", async () => {
     const s = await setup();
     const key = await s.key('cot:history');
