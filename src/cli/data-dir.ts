@@ -25,10 +25,18 @@ export const DATA_DIR_USE: Readonly<Record<string, DataDirUse>> = Object.freeze(
   'keys list': 'reads',
   'keys rotate': 'reads',
   'keys revoke': 'reads',
+  'hooks add': 'reads',
+  'hooks list': 'reads',
+  'hooks rotate': 'reads',
+  'hooks pause': 'reads',
+  'hooks resume': 'reads',
+  'hooks remove': 'reads',
+  'hooks replay': 'reads',
+  deliver: 'reads',
 });
 
 /** Commands that keep their state in the data directory only with MMDS_STORAGE=file. */
-const STORAGE_COMMANDS = /^keys /;
+const STORAGE_COMMANDS = /^(keys|hooks) /;
 
 /** How a command uses the data directory under a storage setting (`none` for unknown names). */
 export function dataDirUse(command: string, storage: string): DataDirUse {

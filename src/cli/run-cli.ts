@@ -9,7 +9,9 @@ import { LockedError } from '../store/lock.ts';
 import { PublishRefusedError } from '../store/publish.ts';
 import { PIPELINE_VERSION } from '../version.ts';
 import { registerBuild } from './commands/build.ts';
+import { registerDeliver } from './commands/deliver.ts';
 import { registerFetch } from './commands/fetch.ts';
+import { registerHooks } from './commands/hooks.ts';
 import { registerIngest } from './commands/ingest.ts';
 import { registerIngestPlan } from './commands/ingest-plan.ts';
 import { registerKeys } from './commands/keys.ts';
@@ -104,6 +106,10 @@ Configuration (environment, read once at start):
   MMDS_FETCH_MAX_BYTES  largest file a download accepts (default 536870912, 512 MiB)
   MMDS_MEMORY_LIMIT     DuckDB memory of one command, e.g. 1GB or 512MB; spills to disk past it (default 1GB)
   MMDS_PARTITION_ROWS   revisions per snapshot partition publish aims at (default 250000)
+  MMDS_HOOKS_ALLOW_HOSTS  hosts, addresses, networks webhooks may reach although loopback or
+                        private (e.g. 127.0.0.1,hooks.internal,10.1.0.0/16); http allowed for them
+  MMDS_HOOKS_RETRY_SCHEDULE  waits before each webhook retry (default 5s,5m,30m,2h,5h,10h,10h)
+  MMDS_HOOKS_TIMEOUT_MS  time-out of one webhook attempt in ms (default 15000)
 
 Examples:
   mmds ingest-plan data/sample/pipeline.json && mmds publish && mmds build && mmds serve
@@ -141,6 +147,8 @@ Examples:
   registerPublish(program, getContext);
   registerVerify(program, getContext);
   registerKeys(program, getContext);
+  registerHooks(program, getContext);
+  registerDeliver(program, getContext);
   registerBuild(program, getContext);
   registerServe(program, getContext);
   for (const command of program.commands) command.exitOverride();

@@ -1,4 +1,6 @@
 import { resolve } from 'node:path';
+import { parseAllowHosts } from '../hooks/address-policy.ts';
+import { DEFAULT_ATTEMPT_TIMEOUT_MS, parseRetrySchedule } from '../hooks/retry-schedule.ts';
 import { editDistance } from '../lib/edit-distance.ts';
 import { DEFAULT_IPV6_PREFIX } from '../rate-limit/client-ip.ts';
 import { DEFAULT_PARTITION_ROWS } from '../store/partitions.ts';
@@ -52,6 +54,13 @@ export interface Config {
    */
   eventStreams: { heartbeatMs: number; perKey: number; perAddress: number };
   /**
+   * Webhook delivery (issue 24): MMDS_HOOKS_ALLOW_HOSTS (hosts, addresses and networks that may
+   * receive webhooks although loopback, private or link-local; comma-separated), and for tests and
+   * operators MMDS_HOOKS_RETRY_SCHEDULE (waits before each retry, `5s,5m,30m,2h,5h,10h,10h`) and
+   * MMDS_HOOKS_TIMEOUT_MS (one attempt's time-out, default 15000).
+   */
+  hooks: Readonly<{ allowHosts: string; retrySchedule: readonly number[] | null; timeoutMs: number }>;
+  /**
    * What the environment holds that looks meant for mmds but is not read (a misspelt
    * MMDS_DATA_DIR silently means ./data): one line each, for the CLI to print as warnings.
    */
@@ -102,6 +111,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, cw
       perKey: readInteger(env, 'MMDS_EVENTS_STREAMS_PER_KEY', 5, 0, 10_000),
       perAddress: readInteger(env, 'MMDS_EVENTS_STREAMS_PER_ADDRESS', 2, 0, 10_000),
     }),
+    hooks: Object.freeze(readHookSettings(env)),
     warnings: Object.freeze(readUnknownSettings(env)),
   });
 }
@@ -128,6 +138,9 @@ export const MMDS_SETTINGS: readonly string[] = Object.freeze([
   'MMDS_EVENTS_HEARTBEAT_MS',
   'MMDS_EVENTS_STREAMS_PER_KEY',
   'MMDS_EVENTS_STREAMS_PER_ADDRESS',
+  'MMDS_HOOKS_ALLOW_HOSTS',
+  'MMDS_HOOKS_RETRY_SCHEDULE',
+  'MMDS_HOOKS_TIMEOUT_MS',
 ]);
 
 /** Variables named MMDS_* that mmds does not read, with the setting each was probably meant as. */
@@ -182,6 +195,22 @@ function readFetchOptions(env: Readonly<Record<string, string | undefined>>): Co
   if (backoffMs !== undefined) options.backoffMs = backoffMs;
   if (maxBytes !== undefined) options.maxBytes = maxBytes;
   return options;
+}
+
+function readHookSettings(env: Readonly<Record<string, string | undefined>>): Config['hooks'] {
+  const allowHosts = env.MMDS_HOOKS_ALLOW_HOSTS ?? '';
+  const schedule = env.MMDS_HOOKS_RETRY_SCHEDULE;
+  try {
+    parseAllowHosts(allowHosts);
+    return {
+      allowHosts,
+      retrySchedule: schedule ? Object.freeze(parseRetrySchedule(schedule)) : null,
+      timeoutMs: readInteger(env, 'MMDS_HOOKS_TIMEOUT_MS', DEFAULT_ATTEMPT_TIMEOUT_MS, 100, 600_000),
+    };
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    throw new ConfigError((error as Error).message);
+  }
 }
 
 function readBaseUrls(env: Readonly<Record<string, string | undefined>>): Record<string, string> {

@@ -94,7 +94,8 @@ function digestSecret(plaintext: string, pepper: string | null): Buffer {
     : hash('sha256', plaintext, 'buffer');
 }
 
-function randomId(): string {
+/** A random id of 12 base32 characters (60 bits), the form of key ids and webhook subscription ids. */
+export function randomId(): string {
   // 32 divides 256, so taking 5 bits of each byte keeps every character uniform.
   return Array.from(randomBytes(KEY_ID_LENGTH), (byte) => ID_ALPHABET[byte & 31]).join('');
 }

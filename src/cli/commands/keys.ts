@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { Storage } from 'unstorage';
 import { SCOPES } from '../../contract/routes.ts';
 import { checkStateStorage, createStateStorage } from '../../keys/create-storage.ts';
 import { getKeyStatus, type KeyRecord, type PublicKeyRecord, toPublicRecord } from '../../keys/key-record.ts';
@@ -145,12 +146,19 @@ Examples:
     });
 }
 
-async function withKeyStore(context: CommandContext, run: (store: KeyStore) => Promise<void>): Promise<void> {
+/**
+ * Runs a command over the key store (and the state storage under it, which `mmds hooks` shares):
+ * Redis checked first, management errors turned into exit codes, the storage closed after.
+ */
+export async function withKeyStore(
+  context: CommandContext,
+  run: (store: KeyStore, storage: Storage) => Promise<void>,
+): Promise<void> {
   const storage = createStateStorage(context.config.storage, context.config.dataDir);
   try {
     // One clear line (exit 69) when Redis is down, before any key is generated or changed.
     await checkStateStorage(storage, context.config.storage);
-    await run(createKeyStore(storage));
+    await run(createKeyStore(storage), storage);
   } catch (error) {
     if (error instanceof KeyManagementError) {
       throw error.kind === 'conflict' ? new ReportedFailure(error.message) : new UsageError(error.message);
@@ -218,7 +226,8 @@ function parseExpiry(text: string): Date {
   return date;
 }
 
-function parseGrace(text: string): number {
+/** Reads a --grace duration (0, 90s, 30m, 24h, 7d; at most 90 days) in seconds; `mmds hooks rotate` uses it too. */
+export function parseGrace(text: string): number {
   const match = DURATION.exec(text);
   const seconds = match ? Number(match[1]) * (UNIT_SECONDS[match[2] || 's'] ?? 1) : Number.NaN;
   // A bare number other than 0 is refused: "30" could mean seconds, minutes or days.

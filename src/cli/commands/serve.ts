@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
+import { startDelivery } from '../../hooks/start-delivery.ts';
+import { openStoreEventFeed } from '../../hooks/store-feed.ts';
 import { checkStateStorage, createStateStorage } from '../../keys/create-storage.ts';
 import { startServer } from '../../server/start-server.ts';
 import type { CommandContext } from '../context.ts';
@@ -13,6 +15,7 @@ export function registerServe(program: Command, getContext: () => CommandContext
     .description('start the API server: keyed endpoints live, public files from dist/ in memory, rate limits')
     .option('--port <port>', 'port to listen on (default PORT or 4321; 0 picks a free one)')
     .option('--host <host>', 'address to bind (default HOST or 127.0.0.1)')
+    .option('--deliver', 'also post release events to webhook subscriptions, as mmds deliver does')
     .addHelpText(
       'after',
       `
@@ -31,7 +34,7 @@ Examples:
   mmds serve --port 0
   PORT=8080 MMDS_STORAGE=redis://127.0.0.1:6379 MMDS_TRUSTED_PROXIES=1 mmds serve --host 0.0.0.0`,
     )
-    .action(async (flags: { port?: string; host?: string }) => {
+    .action(async (flags: { port?: string; host?: string; deliver?: boolean }) => {
       const context = getContext();
       const port = flags.port === undefined ? context.config.port : Number(flags.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535)
@@ -67,7 +70,18 @@ Examples:
       } finally {
         await probe.dispose();
       }
-      const server = await startServer(config, { log });
+      // Webhooks from this process too (issue 24): leases share the subscriptions with any other.
+      const feed = flags.deliver ? await openStoreEventFeed(config.dataDir) : null;
+      // A new snapshot's events go out at once rather than at the deliverer's next poll.
+      let wakeDeliverer = () => {};
+      const serverLog = (entry: Record<string, unknown>) => {
+        log(entry);
+        if (entry.event === 'snapshot_switched') wakeDeliverer();
+      };
+      const server = await startServer(config, { log: feed ? serverLog : log });
+      const delivery = feed ? await startDelivery(config, feed, log) : null;
+      if (delivery) wakeDeliverer = () => delivery.deliverer.wake();
+      delivery?.deliverer.start();
       context.stderr.write(
         `mmds: serving on ${server.url} (data ${config.dataDir}, static ${config.distDir})\n`,
       );
@@ -75,7 +89,7 @@ Examples:
       await new Promise<void>((resolve) => {
         const stop = (signal: string) => {
           log({ event: 'shutdown', signal });
-          void server.close().then(() => {
+          void Promise.all([server.close(), delivery?.close()]).then(() => {
             flush();
             resolve();
           });

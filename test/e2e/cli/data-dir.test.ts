@@ -38,6 +38,14 @@ const ARGS: Record<string, string[]> = {
   'keys list': ['keys', 'list'],
   'keys rotate': ['keys', 'rotate', SOME_KEY_ID],
   'keys revoke': ['keys', 'revoke', SOME_KEY_ID],
+  'hooks add': ['hooks', 'add', '--key', SOME_KEY_ID, '--url', 'https://example.com/h', '--series', '*'],
+  'hooks list': ['hooks', 'list'],
+  'hooks rotate': ['hooks', 'rotate', SOME_KEY_ID],
+  'hooks pause': ['hooks', 'pause', SOME_KEY_ID],
+  'hooks resume': ['hooks', 'resume', SOME_KEY_ID],
+  'hooks remove': ['hooks', 'remove', SOME_KEY_ID],
+  'hooks replay': ['hooks', 'replay', SOME_KEY_ID, '--since', 'x:1'],
+  deliver: ['deliver', '--once'],
 };
 
 /** The full names of the commands the program registers that run an action. */
@@ -95,7 +103,23 @@ describe('MMDS_DATA_DIR', () => {
     const missing = join(temp.dir, 'dta'); // a misspelt "data"
     const reading = Object.entries(DATA_DIR_USE).filter(([, use]) => use === 'reads');
     expect(reading.map(([name]) => name).sort()).toEqual(
-      ['build', 'keys list', 'keys revoke', 'keys rotate', 'publish', 'serve', 'verify'].sort(),
+      [
+        'build',
+        'keys list',
+        'keys revoke',
+        'keys rotate',
+        'publish',
+        'serve',
+        'verify',
+        'hooks add',
+        'hooks list',
+        'hooks rotate',
+        'hooks pause',
+        'hooks resume',
+        'hooks remove',
+        'hooks replay',
+        'deliver',
+      ].sort(),
     );
     for (const [name] of reading) {
       const run = await runMmds(ARGS[name]!, { MMDS_DATA_DIR: missing, MMDS_STORAGE: 'file' });

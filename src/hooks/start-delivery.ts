@@ -1,0 +1,49 @@
+import type { Config } from '../config/load-config.ts';
+import type { EventFeed } from '../events/event.ts';
+import { checkStateStorage, createStateStorage } from '../keys/create-storage.ts';
+import { parseAllowHosts } from './address-policy.ts';
+import { createDeliverer, type Deliverer } from './deliverer.ts';
+
+/** A delivery loop with its own connection to the state storage. */
+export interface RunningDelivery {
+  deliverer: Deliverer;
+  /** Stops the loop after the pass under way, gives its leases up and closes the storage. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts delivering webhooks as configured (MMDS_STORAGE, MMDS_HOOKS_*), for `mmds deliver` and
+ * `mmds serve --deliver`: any number of them can run over one Redis (or one data directory);
+ * leases share the subscriptions out between them.
+ */
+export async function startDelivery(
+  config: Readonly<Config>,
+  feed: EventFeed,
+  log: (entry: Record<string, unknown>) => void,
+  options: { pollMs?: number } = {},
+): Promise<RunningDelivery> {
+  const storage = createStateStorage(config.storage, config.dataDir);
+  try {
+    await checkStateStorage(storage, config.storage);
+  } catch (error) {
+    await storage.dispose();
+    throw error;
+  }
+  const deliverer = createDeliverer({
+    storage,
+    feed,
+    policy: parseAllowHosts(config.hooks.allowHosts),
+    schedule: config.hooks.retrySchedule ?? undefined,
+    timeoutMs: config.hooks.timeoutMs,
+    pollMs: options.pollMs,
+    pepper: config.keyPepper,
+    log,
+  });
+  return {
+    deliverer,
+    async close() {
+      await deliverer.stop();
+      await storage.dispose();
+    },
+  };
+}
