@@ -104,6 +104,7 @@ Configuration (environment, read once at start):
   MMDS_FETCH_MAX_BYTES  largest file a download accepts (default 536870912, 512 MiB)
   MMDS_MEMORY_LIMIT     DuckDB memory of one command, e.g. 1GB or 512MB; spills to disk past it (default 1GB)
   MMDS_PARTITION_ROWS   revisions per snapshot partition publish aims at (default 250000)
+  MMDS_REVISION_CACHE_MB  series revisions serve keeps in memory for as_of pages (default 64; 0: none)
 
 Examples:
   mmds ingest-plan data/sample/pipeline.json && mmds publish && mmds build && mmds serve

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { editDistance } from '../lib/edit-distance.ts';
+import { DEFAULT_REVISION_CACHE_MB } from '../query/revision-cache.ts';
 import { DEFAULT_IPV6_PREFIX } from '../rate-limit/client-ip.ts';
 import { DEFAULT_PARTITION_ROWS } from '../store/partitions.ts';
 
@@ -46,6 +47,11 @@ export interface Config {
   /** Revisions per fact partition a publish aims at (MMDS_PARTITION_ROWS, default 250,000). */
   partitionRows: number;
   /**
+   * Megabytes of series revisions `mmds serve` keeps in memory for point-in-time pages
+   * (MMDS_REVISION_CACHE_MB, default 64; 0 reads every page with DuckDB). See src/query/revision-cache.ts.
+   */
+  revisionCacheMb: number;
+  /**
    * What the environment holds that looks meant for mmds but is not read (a misspelt
    * MMDS_DATA_DIR silently means ./data): one line each, for the CLI to print as warnings.
    */
@@ -91,6 +97,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, cw
       : null,
     memoryLimit: readMemoryLimit(env.MMDS_MEMORY_LIMIT),
     partitionRows: readInteger(env, 'MMDS_PARTITION_ROWS', DEFAULT_PARTITION_ROWS, 100, 1_000_000_000),
+    revisionCacheMb: readInteger(env, 'MMDS_REVISION_CACHE_MB', DEFAULT_REVISION_CACHE_MB, 0, 1_000_000),
     warnings: Object.freeze(readUnknownSettings(env)),
   });
 }
@@ -114,6 +121,7 @@ export const MMDS_SETTINGS: readonly string[] = Object.freeze([
   'MMDS_CFTC_REPORTS',
   'MMDS_MEMORY_LIMIT',
   'MMDS_PARTITION_ROWS',
+  'MMDS_REVISION_CACHE_MB',
 ]);
 
 /** Variables named MMDS_* that mmds does not read, with the setting each was probably meant as. */

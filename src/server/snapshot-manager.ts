@@ -1,3 +1,4 @@
+import { dropRevisionCache } from '../query/revision-cache.ts';
 import type { SnapshotDb } from '../query/snapshot-db.ts';
 import type { StoreLayout } from '../store/layout.ts';
 import { readCurrentId } from '../store/manifest.ts';
@@ -42,7 +43,12 @@ export async function createSnapshotManager(options: SnapshotManagerOptions): Pr
       active = next;
       failed.delete(id);
       options.log({ event: 'snapshot_switched', snapshot: id, previous: previous?.id ?? null });
-      if (previous) void previous.close();
+      if (previous) {
+        // Its revision blocks are memory the new snapshot's cache will need (requests in flight
+        // on it fall back to DuckDB, which the close waits for).
+        dropRevisionCache(previous);
+        void previous.close();
+      }
     } catch (error) {
       failed.set(id, Date.now());
       options.log({
@@ -82,6 +88,7 @@ export async function createSnapshotManager(options: SnapshotManagerOptions): Pr
     async close() {
       if (timer) clearInterval(timer);
       await refreshing;
+      if (active) dropRevisionCache(active);
       await active?.close();
       active = null;
     },

@@ -1,0 +1,283 @@
+import { resolvePeriodRange } from '../contract/period-range.ts';
+// history.ts imports this module too: only functions are taken from it, called after both loaded.
+import { bindPeriodRange, type HistoryPage, type HistoryQuery, type ObservationRow } from './history.ts';
+import type { SnapshotDb } from './snapshot-db.ts';
+import { rfc3339 } from './sql.ts';
+
+/**
+ * Point-in-time pages of one series computed in JavaScript from its revisions held in memory.
+ *
+ * A keyed `as_of` page asks DuckDB to scan a Parquet partition, run a window and build JSON: about
+ * 5-16 ms, while choosing the revisions in force from rows already in memory takes microseconds
+ * (issue 27). So the first request for a series reads every revision of it once (one query, the
+ * same to_json the DuckDB path uses, so every value has the same JSON form), and later pages of
+ * any as_of, period range or cursor are computed here. The blocks live per snapshot (a snapshot
+ * never changes), in one LRU bounded by bytes; the snapshot manager drops them on a switch.
+ *
+ * Anything this module cannot answer exactly like the SQL of history.ts falls back to it (returns
+ * null): an as_of not in the normalised form, text outside printable ASCII (JavaScript and DuckDB
+ * order it differently), a value without a JSON form (NaN), a cache of size 0.
+ */
+
+/** A series' revisions in (period, revision_number) order, without in_force, and when each was observed. */
+interface RevisionBlock {
+  rows: Array<Omit<ObservationRow, 'in_force'>>;
+  /** observed_at of each row in microseconds since the epoch (what DuckDB compares). */
+  observedUs: Float64Array;
+  bytes: number;
+}
+
+/** What the cache holds for a key: a block, or null when the series must go to DuckDB. */
+type Slot = { block: RevisionBlock | null; bytes: number };
+
+/** Default budget of the blocks of one snapshot (MMDS_REVISION_CACHE_MB). */
+export const DEFAULT_REVISION_CACHE_MB = 64;
+
+/**
+ * Bytes a block is charged: its JSON text 1.5 times (strings of one-byte characters, object
+ * headers, boxed numbers; measured with `npm run bench -- --sections h`), plus 8 per row for
+ * observedUs and a fixed overhead per entry.
+ */
+const chargeFor = (jsonChars: number, rows: number) => Math.ceil(jsonChars * 1.5) + rows * 8 + 256;
+
+/** The columns of a cached row: ObservationRow without in_force, in its order. */
+const ROW_COLUMNS = [
+  'id',
+  'series_key',
+  'period',
+  'value',
+  'source_ref',
+  'observed_at',
+  'observed_at_method',
+  'footnotes',
+  'collector_version',
+  'verification_status',
+  'confidence',
+  'data_class',
+  'revision_number',
+  'supersedes_id',
+] as const;
+
+/** Every revision of one series as one JSON array (observed_at also as epoch microseconds). */
+const blockSql = (relation: string) => `SELECT to_json(list({${ROW_COLUMNS.map((c) =>
+  c === 'observed_at' ? `'observed_at': ${rfc3339('observed_at')}` : `'${c}': ${c}`,
+).join(', ')}, '_us': epoch_us(observed_at)}
+         ORDER BY period, revision_number))::VARCHAR AS rows
+  FROM ${relation} AS observations
+ WHERE series_key = $series`;
+
+const blockStatements = new Map<string, string>();
+function blockStatement(relation: string): string {
+  let sql = blockStatements.get(relation);
+  if (sql === undefined) {
+    sql = blockSql(relation);
+    blockStatements.set(relation, sql);
+  }
+  return sql;
+}
+
+/** The cache of one snapshot: slots by series key, least recently used first. */
+class RevisionCache {
+  readonly #slots = new Map<string, Slot>();
+  readonly #loading = new Map<string, Promise<Slot>>();
+  #bytes = 0;
+  readonly db: SnapshotDb;
+  readonly maxBytes: number;
+  constructor(db: SnapshotDb, maxBytes: number) {
+    this.db = db;
+    this.maxBytes = maxBytes;
+  }
+
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  get entries(): number {
+    return this.#slots.size;
+  }
+
+  /** The block of a series (loaded on first use), or null when it must be read by DuckDB. */
+  async block(seriesKey: string): Promise<RevisionBlock | null> {
+    const slot = this.#slots.get(seriesKey);
+    if (slot) {
+      // Most recently used last.
+      this.#slots.delete(seriesKey);
+      this.#slots.set(seriesKey, slot);
+      return slot.block;
+    }
+    let loading = this.#loading.get(seriesKey);
+    if (!loading) {
+      loading = this.#load(seriesKey).finally(() => this.#loading.delete(seriesKey));
+      this.#loading.set(seriesKey, loading);
+    }
+    return (await loading).block;
+  }
+
+  clear(): void {
+    this.#slots.clear();
+    this.#bytes = 0;
+  }
+
+  async #load(seriesKey: string): Promise<Slot> {
+    const [found] = await this.db.query<{ rows: string | null }>(
+      blockStatement(this.db.factRelation('observations', seriesKey)),
+      { series: seriesKey },
+    );
+    const slot = parseBlock(found?.rows ?? null);
+    // A block larger than the whole budget answers this request and is not kept.
+    if (slot.bytes <= this.maxBytes) {
+      this.#slots.set(seriesKey, slot);
+      this.#bytes += slot.bytes;
+      for (const [key, old] of this.#slots) {
+        if (this.#bytes <= this.maxBytes) break;
+        this.#slots.delete(key);
+        this.#bytes -= old.bytes;
+      }
+    }
+    return slot;
+  }
+}
+
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
+/** Reads the JSON of blockSql; a block DuckDB's JSON cannot carry (NaN) or non-ASCII periods goes to DuckDB. */
+function parseBlock(json: string | null): Slot {
+  if (json === null) return { block: { rows: [], observedUs: new Float64Array(0), bytes: 256 }, bytes: 256 };
+  let parsed: Array<Omit<ObservationRow, 'in_force'> & { _us: number }>;
+  try {
+    parsed = JSON.parse(json);
+  } catch {
+    return { block: null, bytes: 256 };
+  }
+  const observedUs = new Float64Array(parsed.length);
+  const rows: RevisionBlock['rows'] = new Array(parsed.length);
+  for (let i = 0; i < parsed.length; i++) {
+    const { _us, ...row } = parsed[i]!;
+    if (typeof row.period !== 'string' || !PRINTABLE_ASCII.test(row.period) || typeof _us !== 'number')
+      return { block: null, bytes: 256 };
+    observedUs[i] = _us;
+    rows[i] = row;
+  }
+  const bytes = chargeFor(json.length, parsed.length);
+  return { block: { rows, observedUs, bytes }, bytes };
+}
+
+const caches = new WeakMap<SnapshotDb, RevisionCache>();
+/** Snapshots out of service: their last requests read with DuckDB, no new blocks are loaded. */
+const dropped = new WeakSet<SnapshotDb>();
+
+function cacheOf(db: SnapshotDb): RevisionCache | null {
+  if (db.revisionCacheBytes <= 0 || dropped.has(db)) return null;
+  let cache = caches.get(db);
+  if (!cache) {
+    cache = new RevisionCache(db, db.revisionCacheBytes);
+    caches.set(db, cache);
+  }
+  return cache;
+}
+
+/** Drops the blocks of a snapshot (taken out of service: its memory is the next one's). */
+export function dropRevisionCache(db: SnapshotDb): void {
+  caches.get(db)?.clear();
+  caches.delete(db);
+  dropped.add(db);
+}
+
+/** Bytes charged and blocks held for a snapshot (the benchmark reports them). */
+export function revisionCacheUsage(db: SnapshotDb): { bytes: number; entries: number; max_bytes: number } {
+  const cache = caches.get(db);
+  return { bytes: cache?.bytes ?? 0, entries: cache?.entries ?? 0, max_bytes: db.revisionCacheBytes };
+}
+
+/** The normalised as_of form (contract/instant.ts): the only one whose instant is read here. */
+const NORMALISED_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
+
+/**
+ * One page of a series' revisions from its cached block, exactly as readObservationHistory's SQL
+ * computes it; null when the SQL must answer (see the module comment).
+ */
+export async function readCachedObservationHistory(
+  db: SnapshotDb,
+  seriesKey: string,
+  query: HistoryQuery,
+): Promise<HistoryPage<ObservationRow> | null> {
+  const cache = cacheOf(db);
+  if (!cache) return null;
+  let asOfUs = Number.POSITIVE_INFINITY;
+  if (query.asOf !== null) {
+    if (!NORMALISED_INSTANT.test(query.asOf)) return null;
+    const ms = Date.parse(query.asOf);
+    if (Number.isNaN(ms)) return null;
+    asOfUs = ms * 1000;
+  }
+  const after = query.after;
+  if (after && !PRINTABLE_ASCII.test(after.period)) return null;
+  const block = await cache.block(seriesKey);
+  if (!block) return null;
+  return computePage(block, asOfUs, resolvePeriodFilter(query), after, query.limit);
+}
+
+/**
+ * The period filter of periodRangeSql (history.ts) in JavaScript: per period form (by length,
+ * then a `Q` at position 6) the bounds of bindPeriodRange, plus the two plain comparisons.
+ */
+function resolvePeriodFilter(query: HistoryQuery): (period: string) => boolean {
+  if (query.from === null && query.to === null) return () => true;
+  const range = resolvePeriodRange(query.from, query.to);
+  // The same bounds the SQL is bound with.
+  const b = bindPeriodRange(range);
+  const bound = (period: string, side: 'from' | 'to') => {
+    if (period.length === 10) return b[`${side}_day`]!;
+    if (period.length === 4) return b[`${side}_year`]!;
+    return period[5] === 'Q' ? b[`${side}_quarter`]! : b[`${side}_month`]!;
+  };
+  return (period) =>
+    period >= b.from_year! &&
+    period <= b.to_quarter! &&
+    period >= bound(period, 'from') &&
+    period <= bound(period, 'to');
+}
+
+/**
+ * The page: the revisions observed at or before as_of in a period of the range and not before
+ * the cursor's period are "known"; a known row is in force when the next known row has another
+ * period (lead(period) in the SQL); the rows after the cursor's (period, revision), limit + 1 of
+ * them, tell the page and whether more follow.
+ */
+function computePage(
+  block: RevisionBlock,
+  asOfUs: number,
+  inRange: (period: string) => boolean,
+  after: HistoryQuery['after'],
+  limit: number,
+): HistoryPage<ObservationRow> {
+  const { rows, observedUs } = block;
+  const out: ObservationRow[] = [];
+  const afterPeriod = after?.period ?? '';
+  const afterRevision = after?.revision_number ?? 0;
+  // The previous known row, waiting for the next to tell whether it is in force.
+  let pending: Omit<ObservationRow, 'in_force'> | null = null;
+  let rangePeriod: string | null = null;
+  let rangeOk = false;
+  const emit = (row: Omit<ObservationRow, 'in_force'>, inForce: boolean) => {
+    if (
+      afterPeriod === '' ||
+      row.period > afterPeriod ||
+      (row.period === afterPeriod && row.revision_number > afterRevision)
+    )
+      out.push({ ...row, in_force: inForce });
+  };
+  for (let i = 0; i < rows.length && out.length <= limit; i++) {
+    if (observedUs[i]! > asOfUs) continue;
+    const row = rows[i]!;
+    if (row.period !== rangePeriod) {
+      rangePeriod = row.period;
+      rangeOk = inRange(row.period) && (afterPeriod === '' || row.period >= afterPeriod);
+    }
+    if (!rangeOk) continue;
+    if (pending) emit(pending, pending.period !== row.period);
+    pending = row;
+  }
+  if (pending && out.length <= limit) emit(pending, true);
+  return { rows: out.slice(0, limit), more: out.length > limit };
+}
