@@ -3,6 +3,7 @@ import { resolvePeriodRange } from '../contract/period-range.ts';
 import { bindPeriodRange, type HistoryPage, type HistoryQuery, type ObservationRow } from './history.ts';
 import type { SnapshotDb } from './snapshot-db.ts';
 import { rfc3339 } from './sql.ts';
+import type { InForceRow } from './transforms.ts';
 
 /**
  * Point-in-time pages of one series computed in JavaScript from its revisions held in memory.
@@ -192,6 +193,14 @@ export function revisionCacheUsage(db: SnapshotDb): { bytes: number; entries: nu
 /** The normalised as_of form (contract/instant.ts): the only one whose instant is read here. */
 const NORMALISED_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 
+/** as_of in microseconds (no as_of: every revision), or null for a text only DuckDB should read. */
+function asOfMicros(asOf: string | null): number | null {
+  if (asOf === null) return Number.POSITIVE_INFINITY;
+  if (!NORMALISED_INSTANT.test(asOf)) return null;
+  const ms = Date.parse(asOf);
+  return Number.isNaN(ms) ? null : ms * 1000;
+}
+
 /**
  * One page of a series' revisions from its cached block, exactly as readObservationHistory's SQL
  * computes it; null when the SQL must answer (see the module comment).
@@ -202,20 +211,49 @@ export async function readCachedObservationHistory(
   query: HistoryQuery,
 ): Promise<HistoryPage<ObservationRow> | null> {
   const cache = cacheOf(db);
-  if (!cache) return null;
-  let asOfUs = Number.POSITIVE_INFINITY;
-  if (query.asOf !== null) {
-    if (!NORMALISED_INSTANT.test(query.asOf)) return null;
-    const ms = Date.parse(query.asOf);
-    if (Number.isNaN(ms)) return null;
-    asOfUs = ms * 1000;
-  }
+  const asOfUs = asOfMicros(query.asOf);
+  if (!cache || asOfUs === null) return null;
   const after = query.after;
   if (after && !PRINTABLE_ASCII.test(after.period)) return null;
   const block = await cache.block(seriesKey);
   if (!block) return null;
   return computePage(block, asOfUs, resolvePeriodFilter(query), after, query.limit);
 }
+
+/**
+ * The values in force at as_of of every period (readValuesInForceAsOf's SQL, transforms.ts): per
+ * period its highest revision observed at or before as_of, which in the block's (period,
+ * revision) order is the last known row of the period. Null when the SQL must answer.
+ */
+export async function readCachedValuesInForce(
+  db: SnapshotDb,
+  seriesKey: string,
+  asOf: string | null,
+): Promise<InForceRow[] | null> {
+  const cache = cacheOf(db);
+  const asOfUs = asOfMicros(asOf);
+  if (!cache || asOfUs === null) return null;
+  const block = await cache.block(seriesKey);
+  if (!block) return null;
+  const { rows, observedUs } = block;
+  const out: InForceRow[] = [];
+  let last: RevisionBlock['rows'][number] | null = null;
+  for (let i = 0; i < rows.length; i++) {
+    if (observedUs[i]! > asOfUs) continue;
+    const row = rows[i]!;
+    if (last && last.period !== row.period) out.push(inForce(last));
+    last = row;
+  }
+  if (last) out.push(inForce(last));
+  return out;
+}
+
+const inForce = (row: RevisionBlock['rows'][number]): InForceRow => ({
+  period: row.period,
+  value: row.value,
+  revision_number: row.revision_number,
+  observed_at: row.observed_at,
+});
 
 /**
  * The period filter of periodRangeSql (history.ts) in JavaScript: per period form (by length,

@@ -10,6 +10,7 @@ import {
 } from '../../src/query/history.ts';
 import { revisionCacheUsage } from '../../src/query/revision-cache.ts';
 import { openSnapshotDb } from '../../src/query/snapshot-db.ts';
+import { readValuesInForceAsOf, readValuesInForceInDuckDb } from '../../src/query/transforms.ts';
 import { resolveLayout } from '../../src/store/layout.ts';
 import { publishSnapshot } from '../../src/store/publish.ts';
 import {
@@ -28,7 +29,8 @@ import { createTempDir } from '../helpers/temp-dir.ts';
 /**
  * Differential property: a page computed from the series' revisions held in memory
  * (src/query/revision-cache.ts) is byte for byte the page DuckDB computes over the snapshot's
- * Parquet (readObservationHistoryInDuckDb), for random revision logs (the as_of reference
+ * Parquet (readObservationHistoryInDuckDb), and so are the values in force at as_of
+ * (readValuesInForceAsOf against readValuesInForceInDuckDb), for random revision logs (the as_of reference
  * model's generator), as_of instants on and around knowledge times, period ranges of every
  * period form, page sizes and cursors (the pages' own and arbitrary ones).
  */
@@ -141,6 +143,10 @@ describe('revision cache against DuckDB', () => {
                   ...drawn,
                   asOf: drawn.asOf === null ? null : resolveInstant(drawn.asOf, boundaries),
                 };
+                // The values in force at as_of (the first step of transforms and alignment).
+                expect(JSON.stringify(await readValuesInForceAsOf(cached, seriesKey, query.asOf))).toBe(
+                  JSON.stringify(await readValuesInForceInDuckDb(plain, seriesKey, query.asOf)),
+                );
                 // Every page from the drawn cursor on, each path following its own next cursor.
                 for (let page = 0; page < 50; page++) {
                   const fromCache = await readObservationHistory(cached, seriesKey, query);
