@@ -8,9 +8,10 @@ import {
   readObservationHistory,
   readObservationHistoryInDuckDb,
 } from '../../src/query/history.ts';
-import { revisionCacheUsage } from '../../src/query/revision-cache.ts';
+import { dropRevisionCache, revisionCacheUsage } from '../../src/query/revision-cache.ts';
 import { openSnapshotDb } from '../../src/query/snapshot-db.ts';
 import { readValuesInForceAsOf, readValuesInForceInDuckDb } from '../../src/query/transforms.ts';
+import { createSnapshotManager } from '../../src/server/snapshot-manager.ts';
 import { resolveLayout } from '../../src/store/layout.ts';
 import { publishSnapshot } from '../../src/store/publish.ts';
 import {
@@ -173,4 +174,59 @@ describe('revision cache against DuckDB', () => {
     );
     expect(cachedPages).toBeGreaterThan(NUM_RUNS);
   }, 300_000);
+
+  it('stays within its byte budget and is dropped when the snapshot manager switches', async () => {
+    const layout = resolveLayout(join(temp.dir, 'bounded'));
+    const shape = { hours: [0, 2, 5], steps: [1, 2, 1, 1], start: 1, split: 2, lateFirst: true };
+    const chains = SERIES_KEYS.flatMap((key) => PERIODS.map((period) => chainOf(key, period, shape)));
+    await appendChains(layout, connection, SERIES_KEYS.map(modelSeries), chains);
+    const publish = (seconds: number) =>
+      publishSnapshot(layout, connection, {
+        now: new Date(MODEL_NOW.getTime() + seconds * 1000),
+        pipelineVersion: 'test',
+        keep: 0,
+      });
+    const first = await publish(2);
+    const manager = await createSnapshotManager({
+      layout,
+      // A budget of about one block: the second series evicts the first.
+      open: (id) => openSnapshotDb(layout, id, { poolSize: 1, threads: 1, revisionCacheBytes: 12_000 }),
+      log: () => {},
+      pollMs: 0,
+    });
+    try {
+      const db = manager.current()!;
+      expect(db.id).toBe(first.snapshot_id);
+      const plain = await openSnapshotDb(layout, db.id, { poolSize: 1, threads: 1, revisionCacheBytes: 0 });
+      const query: HistoryQuery = { asOf: null, from: null, to: null, after: null, limit: 10_000 };
+      try {
+        for (const key of [...SERIES_KEYS, ...SERIES_KEYS]) {
+          expect(JSON.stringify(await readObservationHistory(db, key, query))).toBe(
+            JSON.stringify(await readObservationHistoryInDuckDb(plain, key, query)),
+          );
+          const usage = revisionCacheUsage(db);
+          expect(usage.entries).toBe(1);
+          expect(usage.bytes).toBeGreaterThan(0);
+          expect(usage.bytes).toBeLessThanOrEqual(usage.max_bytes);
+        }
+      } finally {
+        await plain.close();
+      }
+      // A new snapshot: the manager switches and the old one's blocks are gone, for good.
+      await appendChains(layout, connection, [], [chainOf('t.A', '2025-02', shape)]);
+      const second = await publish(4);
+      // A request still in flight on the old snapshot (its lease keeps it open) reads with DuckDB.
+      const release = db.lease();
+      await manager.refresh();
+      expect(manager.current()!.id).toBe(second.snapshot_id);
+      expect(revisionCacheUsage(db).entries).toBe(0);
+      expect((await readObservationHistory(db, 't.A', query)).rows.length).toBeGreaterThan(0);
+      expect(revisionCacheUsage(db).entries).toBe(0);
+      release();
+      dropRevisionCache(manager.current()!);
+      expect(revisionCacheUsage(manager.current()!).entries).toBe(0);
+    } finally {
+      await manager.close();
+    }
+  }, 60_000);
 });
