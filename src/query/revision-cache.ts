@@ -80,7 +80,7 @@ function blockStatement(relation: string): string {
 /** The cache of one snapshot: slots by series key, least recently used first. */
 class RevisionCache {
   readonly #slots = new Map<string, Slot>();
-  readonly #loading = new Map<string, Promise<Slot>>();
+  readonly #loading = new Map<string, Promise<RevisionBlock | null>>();
   #bytes = 0;
   readonly db: SnapshotDb;
   readonly maxBytes: number;
@@ -111,7 +111,7 @@ class RevisionCache {
       loading = this.#load(seriesKey).finally(() => this.#loading.delete(seriesKey));
       this.#loading.set(seriesKey, loading);
     }
-    return (await loading).block;
+    return loading;
   }
 
   clear(): void {
@@ -119,23 +119,26 @@ class RevisionCache {
     this.#bytes = 0;
   }
 
-  async #load(seriesKey: string): Promise<Slot> {
+  async #load(seriesKey: string): Promise<RevisionBlock | null> {
     const [found] = await this.db.query<{ rows: string | null }>(
       blockStatement(this.db.factRelation('observations', seriesKey)),
       { series: seriesKey },
     );
-    const slot = parseBlock(found?.rows ?? null);
-    // A block larger than the whole budget answers this request and is not kept.
-    if (slot.bytes <= this.maxBytes) {
-      this.#slots.set(seriesKey, slot);
-      this.#bytes += slot.bytes;
-      for (const [key, old] of this.#slots) {
-        if (this.#bytes <= this.maxBytes) break;
-        this.#slots.delete(key);
-        this.#bytes -= old.bytes;
-      }
+    const parsed = parseBlock(found?.rows ?? null);
+    // A block above a quarter of the budget answers this request only (it would push out most
+    // others); the series is remembered as one for DuckDB, whose pages read only the row groups
+    // they need, instead of being read whole again by every request.
+    const slot: Slot = parsed.bytes <= this.maxBytes / 4 ? { ...parsed } : { block: null, bytes: 0 };
+    // The key and the map entry too: unknown keys hold empty blocks.
+    slot.bytes += 2 * seriesKey.length + 64;
+    this.#slots.set(seriesKey, slot);
+    this.#bytes += slot.bytes;
+    for (const [key, old] of this.#slots) {
+      if (this.#bytes <= this.maxBytes) break;
+      this.#slots.delete(key);
+      this.#bytes -= old.bytes;
     }
-    return slot;
+    return parsed.block;
   }
 }
 

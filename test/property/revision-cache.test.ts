@@ -178,8 +178,10 @@ describe('revision cache against DuckDB', () => {
   it('stays within its byte budget and is dropped when the snapshot manager switches', async () => {
     const layout = resolveLayout(join(temp.dir, 'bounded'));
     const shape = { hours: [0, 2, 5], steps: [1, 2, 1, 1], start: 1, split: 2, lateFirst: true };
-    const chains = SERIES_KEYS.flatMap((key) => PERIODS.map((period) => chainOf(key, period, shape)));
-    await appendChains(layout, connection, SERIES_KEYS.map(modelSeries), chains);
+    // Six series of the same size (keys of the same length): their blocks are charged alike.
+    const keys = ['t.1', 't.2', 't.3', 't.4', 't.5', 't.6'];
+    const chains = keys.flatMap((key) => PERIODS.map((period) => chainOf(key, period, shape)));
+    await appendChains(layout, connection, keys.map(modelSeries), chains);
     const publish = (seconds: number) =>
       publishSnapshot(layout, connection, {
         now: new Date(MODEL_NOW.getTime() + seconds * 1000),
@@ -187,40 +189,65 @@ describe('revision cache against DuckDB', () => {
         keep: 0,
       });
     const first = await publish(2);
+    const query: HistoryQuery = { asOf: null, from: null, to: null, after: null, limit: 10_000 };
+    const plain = await openSnapshotDb(layout, first.snapshot_id, {
+      poolSize: 1,
+      threads: 1,
+      revisionCacheBytes: 0,
+    });
+    const sized = await openSnapshotDb(layout, first.snapshot_id, { poolSize: 1, threads: 1 });
+    await readObservationHistory(sized, 't.1', query);
+    const block = revisionCacheUsage(sized).bytes;
+    await sized.close();
+    // Room for four blocks and a half: reading six series keeps the four most recent.
+    const budget = Math.floor(4.5 * block);
     const manager = await createSnapshotManager({
       layout,
-      // A budget of about one block: the second series evicts the first.
-      open: (id) => openSnapshotDb(layout, id, { poolSize: 1, threads: 1, revisionCacheBytes: 12_000 }),
+      open: (id) => openSnapshotDb(layout, id, { poolSize: 1, threads: 1, revisionCacheBytes: budget }),
       log: () => {},
       pollMs: 0,
     });
     try {
-      const db = manager.current()!;
-      expect(db.id).toBe(first.snapshot_id);
-      const plain = await openSnapshotDb(layout, db.id, { poolSize: 1, threads: 1, revisionCacheBytes: 0 });
-      const query: HistoryQuery = { asOf: null, from: null, to: null, after: null, limit: 10_000 };
+      const bounded = await openSnapshotDb(layout, first.snapshot_id, {
+        poolSize: 1,
+        threads: 1,
+        revisionCacheBytes: budget,
+      });
+      // Below four blocks: each block is above a quarter of it, used once and left to DuckDB after.
+      const small = await openSnapshotDb(layout, first.snapshot_id, {
+        poolSize: 1,
+        threads: 1,
+        revisionCacheBytes: 3 * block,
+      });
       try {
-        for (const key of [...SERIES_KEYS, ...SERIES_KEYS]) {
-          expect(JSON.stringify(await readObservationHistory(db, key, query))).toBe(
-            JSON.stringify(await readObservationHistoryInDuckDb(plain, key, query)),
-          );
-          const usage = revisionCacheUsage(db);
-          expect(usage.entries).toBe(1);
-          expect(usage.bytes).toBeGreaterThan(0);
+        for (const key of [...keys, ...keys]) {
+          const expected = JSON.stringify(await readObservationHistoryInDuckDb(plain, key, query));
+          for (const db of [bounded, small])
+            expect(JSON.stringify(await readObservationHistory(db, key, query))).toBe(expected);
+          const usage = revisionCacheUsage(bounded);
+          expect(usage.entries).toBeLessThanOrEqual(4);
           expect(usage.bytes).toBeLessThanOrEqual(usage.max_bytes);
+          expect(revisionCacheUsage(small).bytes).toBeLessThan(block);
         }
+        expect(revisionCacheUsage(bounded).entries).toBe(4);
       } finally {
+        await bounded.close();
+        await small.close();
         await plain.close();
       }
+      const db = manager.current()!;
+      expect(db.id).toBe(first.snapshot_id);
+      await readObservationHistory(db, 't.1', query);
+      expect(revisionCacheUsage(db).entries).toBe(1);
       // A new snapshot: the manager switches and the old one's blocks are gone, for good.
-      await appendChains(layout, connection, [], [chainOf('t.A', '2025-02', shape)]);
+      await appendChains(layout, connection, [], [chainOf('t.1', '2025-02', shape)]);
       const second = await publish(4);
       // A request still in flight on the old snapshot (its lease keeps it open) reads with DuckDB.
       const release = db.lease();
       await manager.refresh();
       expect(manager.current()!.id).toBe(second.snapshot_id);
       expect(revisionCacheUsage(db).entries).toBe(0);
-      expect((await readObservationHistory(db, 't.A', query)).rows.length).toBeGreaterThan(0);
+      expect((await readObservationHistory(db, 't.1', query)).rows.length).toBeGreaterThan(0);
       expect(revisionCacheUsage(db).entries).toBe(0);
       release();
       dropRevisionCache(manager.current()!);
