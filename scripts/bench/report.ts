@@ -1,8 +1,10 @@
 /** The results of one benchmark run, the targets evaluated on them, and BENCHMARKS.md rendered from them. */
 
+import { DEFAULT_REVISION_CACHE_MB as DEFAULT_CACHE_MB } from '../../src/query/revision-cache.ts';
 import type { CotHistoryResult } from './cot-history.ts';
 import type { FirstStartResult } from './first-start.ts';
 import type { KeyTimingResult } from './key-timing.ts';
+import type { KeyedFloorResult } from './keyed-floor.ts';
 import type { LoadResult } from './load.ts';
 import type { MeasuredRun } from './processes.ts';
 import type { EcbInputs, ScaleLimits, ScaleResult } from './scale.ts';
@@ -79,6 +81,8 @@ export interface BenchResults {
   };
   scale_note?: string;
   key_timing?: KeyTimingResult;
+  /** Section h: the keyed as_of page against its floor, per store size. */
+  keyed_floor?: Record<string, KeyedFloorResult>;
   targets?: TargetCheck[];
 }
 
@@ -393,6 +397,7 @@ export function evaluateTargets(r: BenchResults): TargetCheck[] {
     'nginx plain',
     'a',
   );
+  checks.push(...keyedFloorTargets(r));
   {
     const f = r.first_start;
     const name = 'first npm start on a fresh clone (cold), seconds until it serves';
@@ -426,6 +431,150 @@ export function evaluateTargets(r: BenchResults): TargetCheck[] {
     }
   }
   return checks;
+}
+
+/** The targets of issue 27 on section h: ratios to the floor, throughput, serve RSS. */
+function keyedFloorTargets(r: BenchResults): TargetCheck[] {
+  const checks: TargetCheck[] = [];
+  const notRun = (label: string) =>
+    `section h was not run at ${label} (--floor-scales${label === '1M' ? '' : ` 1M,${label}`})`;
+  for (const label of ['1M', '100M']) {
+    const h = r.keyed_floor?.[label];
+    const cache = h?.latency['in-process cache'];
+    const inProcess = `one-series as_of page (1,000 rows) in-process / in-memory floor, ${label}`;
+    const overHttp = `one-series as_of page over HTTP / in-process, ${label}`;
+    if (!h || !cache) {
+      checks.push({
+        name: inProcess,
+        goal: '≤ 2x',
+        measured: '–',
+        status: 'not measured',
+        limit: notRun(label),
+      });
+      checks.push({
+        name: overHttp,
+        goal: '≤ 1.3x',
+        measured: '–',
+        status: 'not measured',
+        limit: notRun(label),
+      });
+      continue;
+    }
+    const floor = h.latency.floor;
+    checks.push({
+      name: inProcess,
+      goal: '≤ 2x',
+      measured: `${x(cache.vs_floor)} (p50 ${ms(cache.p50)} ms against ${ms(floor.p50)} ms)`,
+      status: cache.vs_floor <= 2 ? 'met' : 'missed',
+      ...(cache.vs_floor <= 2
+        ? {}
+        : {
+            limit: `the floor is ${ms(h.floor_split_ms.compute)} ms choosing rows and ${ms(h.floor_split_ms.stringify)} ms JSON.stringify; see section h`,
+          }),
+    });
+    const http = h.latency.HTTP;
+    checks.push({
+      name: overHttp,
+      goal: '≤ 1.3x',
+      measured: `${x(h.http_vs_in_process_p50)} (p50 ${ms(http.p50)} ms against ${ms(cache.p50)} ms)`,
+      status: h.http_vs_in_process_p50 <= 1.3 ? 'met' : 'missed',
+      ...(h.http_vs_in_process_p50 <= 1.3
+        ? {}
+        : {
+            limit: `HTTP adds ${ms(http.p50 - cache.p50)} ms per request: routing, key check, rate limit, response headers, ETag and the ${int(h.body_bytes)}-byte body on loopback; see section h`,
+          }),
+    });
+  }
+  {
+    const h = r.keyed_floor?.['1M'];
+    const t = h?.throughput['16'];
+    const name = 'uncached keyed throughput (new as_of each request), concurrency 16 / bare node:http, 1M';
+    if (!h || !t)
+      checks.push({ name, goal: '≥ 0.2x', measured: '–', status: 'not measured', limit: notRun('1M') });
+    else
+      checks.push({
+        name,
+        goal: '≥ 0.2x',
+        measured: `${t.ratio.toFixed(3)} (${int(t.mmds.rps)} against ${int(t.bare.rps)} req/s)`,
+        status: t.ratio >= 0.2 ? 'met' : 'missed',
+        ...(t.ratio >= 0.2
+          ? {}
+          : {
+              limit: `mmds serve answers on one thread; the floor alone (choosing 1,000 rows and JSON.stringify, no HTTP) runs ${int(h.latency.floor.rps)} pages/s there, ${h.latency.floor.rps / t.bare.rps < 0.2 ? 'itself below' : ''} ${(h.latency.floor.rps / t.bare.rps).toFixed(3)}x bare node:http sending the ${int(h.body_bytes)} prepared bytes; see section h`,
+            }),
+      });
+  }
+  {
+    const h = r.keyed_floor?.['100M'];
+    const name = 'serve RSS at 100M with the revision cache full, after the throughput runs';
+    if (!h)
+      checks.push({ name, goal: '≤ 600 MB', measured: '–', status: 'not measured', limit: notRun('100M') });
+    else
+      checks.push({
+        name,
+        goal: '≤ 600 MB',
+        measured: mb(h.server_rss_cache_full_bytes),
+        status: h.server_rss_cache_full_bytes <= 600 * MB ? 'met' : 'missed',
+        ...(h.server_rss_cache_full_bytes <= 600 * MB ? {} : { limit: 'lower MMDS_REVISION_CACHE_MB' }),
+      });
+  }
+  return checks;
+}
+
+/** Section h of BENCHMARKS.md. */
+function renderKeyedFloor(results: Record<string, KeyedFloorResult>): string {
+  const parts = [
+    `## h. Keyed as_of page against its floor
+
+One series of a synthetic store (250 monthly periods x 4 revisions = 1,000 rows), a new \`as_of\` on
+every request (at full knowledge: the page holds all 1,000 rows), concurrency 1, each way its own closed loop:
+
+- **floor**: the series' revisions already in memory as plain objects; keep those observed at or
+  before as_of, mark the last of each period in force, \`JSON.stringify\` the envelope. Its body is
+  checked byte for byte against the served body at four as_of instants before anything is timed;
+- **in-process cache**: the endpoint's payload function on a snapshot opened as the server opens
+  it, pages computed from the series' revision block (src/query/revision-cache.ts), plus
+  \`JSON.stringify\` of the envelope;
+- **in-process DuckDB**: the same with the cache off (\`MMDS_REVISION_CACHE_MB=0\`: the SQL over the
+  series' Parquet partition), checked equal to the cache's body;
+- **HTTP**: a keyed request to \`mmds serve\` (default cache of ${DEFAULT_CACHE_MB} MB).
+
+Throughput: wrk with a new as_of on every request (8 keys in turn), 4 s per run, 3 rounds in
+alternating order (median), against bare node:http sending the same served body with the same wrk script.`,
+  ];
+  for (const h of Object.values(results)) {
+    const rows = Object.entries(h.latency).map(([name, l]) => [
+      name,
+      ms(l.p50),
+      ms(l.p99),
+      int(l.rps),
+      x(l.vs_floor),
+    ]);
+    parts.push(`### ${h.label} (${int(h.observations)} observations, series ${h.series}, ${int(h.body_bytes)} bytes)
+
+${table(['way', 'p50 ms', 'p99 ms', 'per s', 'p50 / floor'], rows)}
+
+Floor split (medians): ${ms(h.floor_split_ms.compute)} ms choosing the revisions, ${ms(h.floor_split_ms.stringify)} ms \`JSON.stringify\`;
+one page at a time on one thread the floor runs ${int(h.latency.floor.rps)} pages/s.
+HTTP / in-process cache p50: ${x(h.http_vs_in_process_p50)}. Body checks: ${h.body_checks.map((c) => `${c.as_of} (${c.rows} rows) ${c.floor_equals_http && c.cache_equals_duckdb ? 'equal' : 'DIFFER'}`).join('; ')}.
+
+${table(
+  ['concurrency', 'mmds serve req/s', 'p50 ms', 'p99 ms', 'bare node:http req/s', 'ratio'],
+  Object.entries(h.throughput).map(([c, t]) => [
+    c,
+    int(t.mmds.rps),
+    ms(t.mmds.p50),
+    ms(t.mmds.p99),
+    int(t.bare.rps),
+    t.ratio.toFixed(3),
+  ]),
+)}
+
+Revision cache: one 1,000-row block is charged ${int(h.cache.block_charged_bytes)} bytes and takes ${int(h.cache.block_heap_bytes)} bytes of heap
+(in-process, ${h.cache.blocks_measured} blocks, gc before and after). mmds serve RSS: ${mb(h.server_rss_after_throughput_bytes)} after the
+throughput runs, ${mb(h.server_rss_cache_full_bytes)} after ${int(h.series_requested_to_fill)} other series filled its cache (VmHWM ${mb(h.server_peak_rss_bytes)}).`);
+  }
+  return parts.join('\n\n');
 }
 
 function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
@@ -809,6 +958,8 @@ ${throughputTable(k.cached.targets, 'bare node:http')}
 
 - **mmds serve (cached keyed) / bare node:http: ${x(k.cached.ratio_vs_bare_node)}**`);
   }
+
+  if (r.keyed_floor && Object.keys(r.keyed_floor).length > 0) parts.push(renderKeyedFloor(r.keyed_floor));
 
   if (r.scale) parts.push(renderScale(r, r.scale));
 

@@ -17,11 +17,16 @@
  *   f. the COT history backfill: every CFTC file of ../shared/data/cftc/history and the current
  *      ones into an empty store (ingest, publish: time, peak RSS), then one weekly update.
  *   g. the first `npm start` on a fresh clone, cold and warm: seconds until it serves.
+ *   h. one series' keyed as_of page of 1,000 rows against its floor (the page computed from the
+ *      revisions in memory, keyed-floor.ts): in-process with and without the revision cache, over
+ *      HTTP; throughput with a new as_of per request at concurrency 1, 4, 16 against bare
+ *      node:http; serve RSS with the revision cache full.
  *
  * Writes BENCHMARKS.md and bench-results/latest.json. Options:
- *   --sections a,b,c,d,e,f,g run only these (then BENCHMARKS.md is left alone)
+ *   --sections a,b,c,d,e,f,g,h run only these (then BENCHMARKS.md is left alone)
  *   --scales 1M,10M,100M the store sizes of section c (default all three; fewer also leave
  *                        BENCHMARKS.md alone)
+ *   --floor-scales 1M    the store sizes of section h (default 1M; 10M and 100M as in c)
  *   --keep               keep the work directory
  *   --out <file>         the JSON results (default bench-results/latest.json)
  *   --report-only        only write BENCHMARKS.md again from the results file
@@ -53,6 +58,7 @@ import { measureCotHistory } from './cot-history.ts';
 import { measureFirstStart } from './first-start.ts';
 import { generateSyntheticStore } from './generate-synthetic.ts';
 import { measureKeyTiming } from './key-timing.ts';
+import { measureKeyedFloor } from './keyed-floor.ts';
 import { createHttpCaller, type LoadResult, runInterleaved, runWrk, type WrkSettings } from './load.ts';
 import { startMmdsNginx, startPlainNginx } from './nginx.ts';
 import { REPO_ROOT, runMmds, type ServerProcess, startMmdsServe, startServer } from './processes.ts';
@@ -62,7 +68,8 @@ import { ensureTools, readMachine, readVersions } from './tools.ts';
 
 const { values: flags } = parseArgs({
   options: {
-    sections: { type: 'string', default: 'a,b,c,d,e,f,g' },
+    sections: { type: 'string', default: 'a,b,c,d,e,f,g,h' },
+    'floor-scales': { type: 'string', default: '1M' },
     scales: { type: 'string', default: '1M,10M,100M' },
     'publish-limit': { type: 'string', default: String(25 * 60) },
     report: { type: 'string' },
@@ -71,7 +78,7 @@ const { values: flags } = parseArgs({
     'report-only': { type: 'boolean', default: false },
   },
 });
-const sections = new Set((flags.sections ?? 'a,b,c,d,e,f,g').split(','));
+const sections = new Set((flags.sections ?? 'a,b,c,d,e,f,g,h').split(','));
 
 /** Client settings shared by every throughput comparison. */
 const WRK: Omit<WrkSettings, 'scriptArgs'> = { threads: 2, connections: 32, seconds: 4 };
@@ -89,12 +96,15 @@ const SCALES = [
   { label: '10M', series: 10_000, periods: 250, revisions: 4 },
   { label: '100M', series: 100_000, periods: 250, revisions: 4 },
 ];
-const scales = (flags.scales ?? '1M,10M,100M').split(',').map((label) => {
-  const scale = SCALES.find((s) => s.label === label.trim());
-  if (!scale)
-    throw new Error(`--scales: unknown size "${label}" (one of ${SCALES.map((s) => s.label).join(', ')})`);
-  return scale;
-});
+const readScales = (flag: string, list: string) =>
+  list.split(',').map((label) => {
+    const scale = SCALES.find((s) => s.label === label.trim());
+    if (!scale)
+      throw new Error(`${flag}: unknown size "${label}" (one of ${SCALES.map((s) => s.label).join(', ')})`);
+    return scale;
+  });
+const scales = readScales('--scales', flags.scales ?? '1M,10M,100M');
+const floorScales = readScales('--floor-scales', flags['floor-scales'] ?? '1M');
 /** Only a run of every section at every size rewrites the repository's BENCHMARKS.md. */
 const fullRun =
   ['a', 'b', 'c', 'd', 'e'].every((s) => sections.has(s)) && SCALES.every((s) => scales.includes(s));
@@ -173,6 +183,22 @@ async function main(): Promise<void> {
   if (sections.has('g')) {
     results.first_start = await measureFirstStart(join(work, 'first-start'), log, servers);
     saveResults(results);
+  }
+  if (sections.has('h')) {
+    if (!sections.has('a') && !sections.has('b')) ensureTools(log);
+    results.keyed_floor = {};
+    for (const scale of floorScales) {
+      const { label, ...shape } = scale;
+      results.keyed_floor[label] = await measureKeyedFloor(label, join(work, `floor-${label}`), shape, {
+        seconds: LATENCY_SECONDS,
+        log,
+        servers,
+        wrkSeconds: WRK.seconds,
+        rounds: 3,
+      });
+      results.load_average.push({ after: `h ${label}`, load: loadavg()[0]! });
+      saveResults(results);
+    }
   }
   if (sections.has('c')) await measureScales(results);
   const out = saveResults(results);

@@ -6,7 +6,12 @@
 --                      distinct across threads: with MMDS_TRUSTED_PROXIES=1, mmds serve sees n
 --                      clients, none of them past the anonymous limit of 60 per minute
 --   keys <k1> <k2> ... one pre-built request per API key (Authorization: Bearer <k>), in turn
--- Requests are built once in init(); request() only hands out the next one.
+--   asof <epoch> <threads> <k1> <k2> ...
+--                      a new as_of on every request (the URL's query gets &as_of=, one second
+--                      after the previous one from <epoch>, distinct across the <threads> threads
+--                      of -t), the keys in turn: no two requests are the same, so no response
+--                      cache answers
+-- Requests are built once in init() (except asof's); request() only hands out the next one.
 -- done() prints one line "WRK_JSON {...}" with counts and latency percentiles in microseconds.
 
 local thread_count = 0
@@ -19,6 +24,9 @@ end
 local requests = {}
 local request_count = 0
 local position = 0
+local as_of_next = nil
+local as_of_step = 1
+local as_of_headers = {}
 
 function init(args)
   local mode = args[1] or "plain"
@@ -31,6 +39,14 @@ function init(args)
       requests[k] = wrk.format(nil, nil, { ["X-Forwarded-For"] = address })
     end
     request_count = count
+  elseif mode == "asof" then
+    -- Threads take turns by second: thread n of N sends epoch + n - 1, + N + n - 1, ...
+    as_of_next = (tonumber(args[2]) or 0) + (number - 1)
+    as_of_step = tonumber(args[3]) or 1
+    for k = 4, #args do
+      as_of_headers[k - 3] = { ["Authorization"] = "Bearer " .. args[k] }
+    end
+    request_count = #args - 3
   elseif mode == "keys" then
     for k = 2, #args do
       requests[k - 1] = wrk.format(nil, nil, { ["Authorization"] = "Bearer " .. args[k] })
@@ -44,6 +60,11 @@ end
 
 function request()
   position = position % request_count + 1
+  if as_of_next then
+    local path = wrk.path .. "&as_of=" .. os.date("!%Y-%m-%dT%H:%M:%SZ", as_of_next)
+    as_of_next = as_of_next + as_of_step
+    return wrk.format(nil, path, as_of_headers[position])
+  end
   return requests[position]
 end
 

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { parseAllowHosts } from '../hooks/address-policy.ts';
 import { DEFAULT_ATTEMPT_TIMEOUT_MS, parseRetrySchedule } from '../hooks/retry-schedule.ts';
 import { editDistance } from '../lib/edit-distance.ts';
+import { DEFAULT_REVISION_CACHE_MB } from '../query/revision-cache.ts';
 import { DEFAULT_IPV6_PREFIX } from '../rate-limit/client-ip.ts';
 import { DEFAULT_PARTITION_ROWS } from '../store/partitions.ts';
 
@@ -61,6 +62,11 @@ export interface Config {
    */
   hooks: Readonly<{ allowHosts: string; retrySchedule: readonly number[] | null; timeoutMs: number }>;
   /**
+   * Megabytes of series revisions `mmds serve` keeps in memory for point-in-time pages
+   * (MMDS_REVISION_CACHE_MB, default 64; 0 reads every page with DuckDB). See src/query/revision-cache.ts.
+   */
+  revisionCacheMb: number;
+  /**
    * What the environment holds that looks meant for mmds but is not read (a misspelt
    * MMDS_DATA_DIR silently means ./data): one line each, for the CLI to print as warnings.
    */
@@ -112,6 +118,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, cw
       perAddress: readInteger(env, 'MMDS_EVENTS_STREAMS_PER_ADDRESS', 2, 0, 10_000),
     }),
     hooks: Object.freeze(readHookSettings(env)),
+    revisionCacheMb: readInteger(env, 'MMDS_REVISION_CACHE_MB', DEFAULT_REVISION_CACHE_MB, 0, 1_000_000),
     warnings: Object.freeze(readUnknownSettings(env)),
   });
 }
@@ -141,6 +148,7 @@ export const MMDS_SETTINGS: readonly string[] = Object.freeze([
   'MMDS_HOOKS_ALLOW_HOSTS',
   'MMDS_HOOKS_RETRY_SCHEDULE',
   'MMDS_HOOKS_TIMEOUT_MS',
+  'MMDS_REVISION_CACHE_MB',
 ]);
 
 /** Variables named MMDS_* that mmds does not read, with the setting each was probably meant as. */

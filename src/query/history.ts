@@ -12,6 +12,7 @@ import {
   cotAnalyticsSql,
   SERVED_WINDOWS,
 } from './cot.ts';
+import { readCachedObservationHistory } from './revision-cache.ts';
 import type { SnapshotDb } from './snapshot-db.ts';
 import { rfc3339 } from './sql.ts';
 
@@ -272,8 +273,24 @@ function memoize(build: (relation: string) => string): (relation: string) => str
 const OBSERVATION_PAGE = memoize(observationPage);
 const OBSERVATION_PAGE_JSON = memoize(observationPageJson);
 
-/** Reads one page of a series' observation revisions ordered by period and revision (see OBSERVATION_PAGE). */
+/**
+ * Reads one page of a series' observation revisions ordered by period and revision: from the
+ * series' revisions held in memory (revision-cache.ts) when the snapshot keeps them, else, or
+ * when that path cannot answer exactly, by OBSERVATION_PAGE in DuckDB.
+ */
 export async function readObservationHistory(
+  db: SnapshotDb,
+  seriesKey: string,
+  query: HistoryQuery,
+): Promise<HistoryPage<ObservationRow>> {
+  return (
+    (await readCachedObservationHistory(db, seriesKey, query)) ??
+    readObservationHistoryInDuckDb(db, seriesKey, query)
+  );
+}
+
+/** The same page computed by DuckDB over the series' Parquet partition (see OBSERVATION_PAGE). */
+export async function readObservationHistoryInDuckDb(
   db: SnapshotDb,
   seriesKey: string,
   query: HistoryQuery,

@@ -14,6 +14,7 @@ import { readManifest, SCHEMA_VERSION, type SnapshotManifest } from '../store/ma
 import { relationOf } from '../store/partitions.ts';
 import { TABLES } from '../store/tables.ts';
 import { createSeriesRights } from './derived-tables.ts';
+import { DEFAULT_REVISION_CACHE_MB } from './revision-cache.ts';
 
 /** Options for opening a snapshot for reading. */
 export interface OpenSnapshotOptions {
@@ -24,6 +25,11 @@ export interface OpenSnapshotOptions {
   threads?: number;
   /** DuckDB memory_limit of the instance (default 1GB, as MMDS_MEMORY_LIMIT). */
   memoryLimit?: string;
+  /**
+   * Bytes of series revisions kept in memory for point-in-time pages (revision-cache.ts; default
+   * DEFAULT_REVISION_CACHE_MB, as MMDS_REVISION_CACHE_MB); 0 reads every page with DuckDB.
+   */
+  revisionCacheBytes?: number;
 }
 
 /** A query ran past its deadline and was interrupted. */
@@ -40,6 +46,8 @@ export interface SnapshotDb {
   readonly manifest: SnapshotManifest;
   /** The store the snapshot was opened from (the change feed reads other snapshots' manifests). */
   readonly layout: StoreLayout;
+  /** The budget of the snapshot's revision cache in bytes (0: none; see revision-cache.ts). */
+  readonly revisionCacheBytes: number;
   /** Runs a read statement with bound values on a pooled connection (prepared once per connection). */
   query<T extends object>(sql: string, params?: SqlParams): Promise<T[]>;
   /**
@@ -261,6 +269,7 @@ function createPool(
     id,
     manifest,
     layout,
+    revisionCacheBytes: options.revisionCacheBytes ?? DEFAULT_REVISION_CACHE_MB * 2 ** 20,
     async query<T extends object>(sql: string, params?: SqlParams): Promise<T[]> {
       if (closed) throw new Error('snapshot closed');
       inFlight += 1;

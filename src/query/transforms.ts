@@ -1,3 +1,4 @@
+import { readCachedValuesInForce } from './revision-cache.ts';
 import type { SnapshotDb } from './snapshot-db.ts';
 import { rfc3339 } from './sql.ts';
 
@@ -29,8 +30,23 @@ const inForceJson = (relation: string) => `SELECT to_json(list({'period': period
           'revision_number': revision_number, 'observed_at': observed_at} ORDER BY period))::VARCHAR AS rows
      FROM (${inForceRows(relation)})`;
 
-/** Reads the values in force at as_of (null: the latest) of every period of one series, oldest first. */
+/**
+ * Reads the values in force at as_of (null: the latest) of every period of one series, oldest
+ * first: from the series' revisions held in memory (revision-cache.ts) when the snapshot keeps
+ * them, else by DuckDB.
+ */
 export async function readValuesInForceAsOf(
+  db: SnapshotDb,
+  seriesKey: string,
+  asOf: string | null,
+): Promise<InForceRow[]> {
+  return (
+    (await readCachedValuesInForce(db, seriesKey, asOf)) ?? readValuesInForceInDuckDb(db, seriesKey, asOf)
+  );
+}
+
+/** The same rows computed by DuckDB over the series' Parquet partition. */
+export async function readValuesInForceInDuckDb(
   db: SnapshotDb,
   seriesKey: string,
   asOf: string | null,

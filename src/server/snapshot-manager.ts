@@ -1,3 +1,4 @@
+import { dropRevisionCache } from '../query/revision-cache.ts';
 import type { SnapshotDb } from '../query/snapshot-db.ts';
 import type { StoreLayout } from '../store/layout.ts';
 import { readCurrentId } from '../store/manifest.ts';
@@ -48,7 +49,12 @@ export async function createSnapshotManager(options: SnapshotManagerOptions): Pr
       active = next;
       failed.delete(id);
       options.log({ event: 'snapshot_switched', snapshot: id, previous: previous?.id ?? null });
-      if (previous) void previous.close();
+      if (previous) {
+        // Its revision blocks are memory the new snapshot's cache will need (requests in flight
+        // on it fall back to DuckDB, which the close waits for).
+        dropRevisionCache(previous);
+        void previous.close();
+      }
       for (const listener of listeners) {
         try {
           listener(next);
@@ -100,6 +106,7 @@ export async function createSnapshotManager(options: SnapshotManagerOptions): Pr
       listeners.clear();
       if (timer) clearInterval(timer);
       await refreshing;
+      if (active) dropRevisionCache(active);
       await active?.close();
       active = null;
     },

@@ -110,6 +110,7 @@ export async function startServer(
         poolSize: 4,
         queryTimeoutMs: 10_000,
         memoryLimit: config.memoryLimit,
+        revisionCacheBytes: config.revisionCacheMb * 2 ** 20,
       });
       const settings = await db.readSecuritySettings();
       if (settings.enable_external_access || !settings.lock_configuration) {
