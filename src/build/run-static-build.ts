@@ -13,6 +13,7 @@ import { renderStaticBody } from '../api/v1/render.ts';
 import { listStaticRequests, type RequestInputs, type StaticRequest } from '../api/v1/static-requests.ts';
 import { createOpenApiDocument, OPENAPI_MAX_AGE, OPENAPI_PATH } from '../contract/openapi.ts';
 import { CSV_PATH_SUFFIX } from '../contract/routes.ts';
+import { memoizeQueries } from '../query/memo-queries.ts';
 import { openSnapshotDb } from '../query/snapshot-db.ts';
 import { createSiteData } from '../site/site-data.ts';
 import type { StoreLayout } from '../store/layout.ts';
@@ -96,7 +97,8 @@ export async function runStaticBuild(options: StaticBuildOptions): Promise<Stati
     return summarise(existing, 'unchanged', started);
   }
   assertReplaceable(options.outDir);
-  const db = await openSnapshotDb(options.layout, options.snapshotId);
+  // Most files repeat the same small lookups (a source's licence, the latest rates): asked once.
+  const db = memoizeQueries(await openSnapshotDb(options.layout, options.snapshotId));
   const staging = `${options.outDir}.staging`;
   const bulkStaging = `${options.outDir}.bulk-staging`;
   rmSync(staging, { recursive: true, force: true });
