@@ -6,6 +6,7 @@ import { openDuckDb, quotedString, readRows, withConnection } from '../db/duckdb
 import { type StoreLayout, snapshotDir } from '../store/layout.ts';
 import { readManifest, type SnapshotManifest } from '../store/manifest.ts';
 import type { BuildManifest } from './build-manifest.ts';
+import { isBulkFile } from './bulk-files.ts';
 import type { BuiltFile } from './finish-dist.ts';
 
 /**
@@ -209,4 +210,46 @@ export function takeFile(base: ReuseBase, file: string, staging: string): BuiltF
     }
   }
   return entry;
+}
+
+/**
+ * Which snapshot each taken file was rendered from, where that is not the new one: the earlier
+ * build's own record, else its snapshot. The next build checks what changed since each of them.
+ */
+export function renderedFromOf(
+  previous: BuildManifest,
+  taken: ReadonlySet<string>,
+  snapshot: string,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const file of [...taken].sort()) {
+    const from = previous.rendered_from?.[file] ?? previous.snapshot;
+    if (from !== snapshot) out[file] = from;
+  }
+  return out;
+}
+
+/**
+ * The bulk files carried over from the earlier dist/ (hard links, src/build/bulk-files.ts) with
+ * the earlier build's description: the same bytes need not be read and hashed again.
+ */
+export function carriedBulkFiles(
+  previous: BuildManifest | null,
+  previousDir: string,
+  staging: string,
+): Map<string, BuiltFile> {
+  const carried = new Map<string, BuiltFile>();
+  for (const entry of previous?.files ?? []) {
+    const file = entry.file.slice(1);
+    if (!isBulkFile(file)) continue;
+    try {
+      const before = statSync(join(previousDir, file));
+      const after = statSync(join(staging, file));
+      if (before.ino === after.ino && before.dev === after.dev && before.size === entry.bytes)
+        carried.set(file, entry);
+    } catch {
+      // Not carried over (a pruned snapshot's files): nothing to take.
+    }
+  }
+  return carried;
 }

@@ -1,14 +1,5 @@
-import {
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { renderStaticBody } from '../api/v1/render.ts';
 import { listStaticRequests, type RequestInputs, type StaticRequest } from '../api/v1/static-requests.ts';
 import { createOpenApiDocument, OPENAPI_MAX_AGE, OPENAPI_PATH } from '../contract/openapi.ts';
@@ -28,17 +19,25 @@ import {
 } from './build-manifest.ts';
 import {
   BULK_DIR,
-  isBulkFile,
   listBulkRedirectRules,
   renderBulkHeaderRules,
   writeBulkFiles,
   writeBulkListings,
 } from './bulk-files.ts';
 import { compressedCopiesDir, openCompressedCopies } from './compressed-copies.ts';
+import { assertReplaceable, readExistingManifest, swapInto, writeBody } from './dist-tree.ts';
 import { type BuiltFile, compressAndDescribe } from './finish-dist.ts';
 import { renderHeadersFile, renderRedirectsFile } from './host-rules.ts';
 import { renderNginxConf } from './nginx-conf.ts';
-import { canReuse, digestRenderInputs, planReuse, type ReusePlan, takeFile } from './reuse.ts';
+import {
+  canReuse,
+  carriedBulkFiles,
+  digestRenderInputs,
+  planReuse,
+  type ReusePlan,
+  renderedFromOf,
+  takeFile,
+} from './reuse.ts';
 import { invalidFilterError, listStaticErrors } from './static-errors.ts';
 import { withBuildLock } from './with-build-lock.ts';
 
@@ -284,95 +283,6 @@ function listStaticRoutes(requests: readonly StaticRequest[]): StaticRoute[] {
       ...(request.query.format === 'csv' ? [{ ...base, path: `${path}${CSV_PATH_SUFFIX}`, query: {} }] : []),
     ] as StaticRoute[];
   });
-}
-
-/**
- * Which snapshot each taken file was rendered from, where that is not the new one: the earlier
- * build's own record, else its snapshot. The next build checks what changed since each of them.
- */
-function renderedFromOf(
-  previous: BuildManifest,
-  taken: ReadonlySet<string>,
-  snapshot: string,
-): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const file of [...taken].sort()) {
-    const from = previous.rendered_from?.[file] ?? previous.snapshot;
-    if (from !== snapshot) out[file] = from;
-  }
-  return out;
-}
-
-/**
- * The bulk files carried over from the earlier dist/ (hard links, src/build/bulk-files.ts) with
- * the earlier build's description: the same bytes need not be read and hashed again.
- */
-function carriedBulkFiles(
-  previous: BuildManifest | null,
-  previousDir: string,
-  staging: string,
-): Map<string, BuiltFile> {
-  const carried = new Map<string, BuiltFile>();
-  for (const entry of previous?.files ?? []) {
-    const file = entry.file.slice(1);
-    if (!isBulkFile(file)) continue;
-    try {
-      const before = statSync(join(previousDir, file));
-      const after = statSync(join(staging, file));
-      if (before.ino === after.ino && before.dev === after.dev && before.size === entry.bytes)
-        carried.set(file, entry);
-    } catch {
-      // Not carried over (a pruned snapshot's files): nothing to take.
-    }
-  }
-  return carried;
-}
-
-function writeBody(root: string, file: string, body: string): void {
-  const path = join(root, file);
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, body);
-}
-
-function readExistingManifest(outDir: string): BuildManifest | null {
-  const path = join(outDir, BUILD_MANIFEST_FILE);
-  if (!existsSync(path)) return null;
-  try {
-    return JSON.parse(readFileSync(path, 'utf8')) as BuildManifest;
-  } catch {
-    return null;
-  }
-}
-
-/** The output directory is something the build must not replace. */
-export class OutputDirError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'OutputDirError';
-  }
-}
-
-/**
- * The build replaces its output directory whole, so it must only ever replace an earlier build:
- * never a file, a device, or a directory someone else filled.
- */
-function assertReplaceable(outDir: string): void {
-  if (!existsSync(outDir)) return;
-  const stat = statSync(outDir);
-  const empty = stat.isDirectory() && readdirSync(outDir).length === 0;
-  if (!stat.isDirectory() || (!empty && !existsSync(join(outDir, BUILD_MANIFEST_FILE)))) {
-    throw new OutputDirError(
-      `${outDir} exists and is not an earlier mmds build; choose another --out or remove it`,
-    );
-  }
-}
-
-function swapInto(staging: string, outDir: string): void {
-  const old = `${outDir}.old`;
-  rmSync(old, { recursive: true, force: true });
-  if (existsSync(outDir)) renameSync(outDir, old);
-  renameSync(staging, outDir);
-  rmSync(old, { recursive: true, force: true });
 }
 
 function summarise(

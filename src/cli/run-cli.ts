@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { OutputDirError } from '../build/run-static-build.ts';
+import { OutputDirError } from '../build/dist-tree.ts';
 import { ConfigError } from '../config/load-config.ts';
 import { FetchError } from '../fetch/fetch-error.ts';
 import { InputError } from '../ingest/input-error.ts';
