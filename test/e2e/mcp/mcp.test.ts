@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -15,6 +17,9 @@ const REAL_CLOCK = () => new Date();
 const PAYROLLS = 'bls.CES0000000001';
 /** An instant inside the sample's history: July 2025 payrolls were revised after it. */
 const AS_OF = '2026-01-01T00:00:00Z';
+
+/** The MCP Inspector's CLI (a tool we did not write), run by the project's Node. */
+const INSPECTOR = join(REPO_ROOT, 'node_modules/@modelcontextprotocol/inspector/cli/build/cli.js');
 
 type Body = { data: unknown; meta: Record<string, unknown> };
 
@@ -214,5 +219,39 @@ describe('MCP server over Streamable HTTP (POST /mcp) and stdio (mmds mcp)', () 
     expect(structured.summary.rows).toBeGreaterThan(5);
     expect(structured.summary.how_to_page).toMatch(/limit=\d+.*cursor/);
     JSON.parse((large.content as { text: string }[])[1]!.text);
+  });
+
+  it('is listed and called by the MCP Inspector CLI over HTTP, with a key in a header', async () => {
+    const inspect = async (...args: string[]) => {
+      const { stdout } = await promisify(execFile)(process.execPath, [
+        INSPECTOR,
+        '--cli',
+        `${server.url}/mcp`,
+        '--transport',
+        'http',
+        '--header',
+        `Authorization: Bearer ${observationsKey}`,
+        ...args,
+      ]);
+      return JSON.parse(stdout) as Record<string, unknown>;
+    };
+    const listed = (await inspect('--method', 'tools/list')) as { tools: { name: string }[] };
+    expect(listed.tools.map((tool) => tool.name).sort()).toEqual(MCP_TOOLS.map((tool) => tool.name).sort());
+    const called = (await inspect(
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'get_observations',
+      '--tool-arg',
+      `series=${PAYROLLS}`,
+      'from=2025-07',
+      'to=2025-07',
+      `as_of=${AS_OF}`,
+    )) as { structuredContent: Body };
+    const expected = await rest(
+      `/api/v1/observations?series=${PAYROLLS}&from=2025-07&to=2025-07&as_of=${AS_OF}`,
+      observationsKey,
+    );
+    expect(comparable(called.structuredContent)).toEqual(comparable(expected.body));
   });
 });
