@@ -36,9 +36,9 @@ describe('MCP server over Streamable HTTP (POST /mcp) and stdio (mmds mcp)', () 
   let bulkOnlyKey: string;
   const clients: Client[] = [];
 
-  const issue = async (scopes: string): Promise<string> => {
+  const issue = async (scopes: string, extra: string[] = []): Promise<string> => {
     const run = await runMmds(
-      ['--json', 'keys', 'issue', '--org', 'MCP Org', '--scopes', scopes],
+      ['--json', 'keys', 'issue', '--org', 'MCP Org', '--scopes', scopes, ...extra],
       fixture.env,
       REAL_CLOCK,
     );
@@ -186,6 +186,11 @@ describe('MCP server over Streamable HTTP (POST /mcp) and stdio (mmds mcp)', () 
     expect(foreign.status).toBe(403);
     const get = await fetch(`${server.url}/mcp`);
     expect(get.status).toBe(405);
+    // A key's own limit: past it the REST 429, before any MCP message is read.
+    const slow = await issue('observations:read', ['--rate-limit', '2']);
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await post({ Authorization: `Bearer ${slow}` })).status);
+    expect(statuses).toEqual([200, 200, 429]);
   });
 
   it('serves the tools over stdio (mmds mcp) with MMDS_API_KEY, within the response budget', async () => {
