@@ -8,7 +8,7 @@ import type { ResponseHeaders } from './response-headers.ts';
 /** The path of the MCP endpoint (Streamable HTTP, stateless): docs/mcp.md. */
 export const MCP_PATH = '/mcp';
 
-/** Requests larger than this are refused before the JSON-RPC layer reads them. */
+/** Request bodies larger than this are refused (413) before the JSON-RPC layer sees them. */
 const MAX_MCP_BODY_BYTES = 65_536;
 
 /**
@@ -32,9 +32,13 @@ export async function serveMcp(
       },
     );
   if (!sameOrigin(request)) return jsonRpcRefusal(403, 'the Origin header names another site', headers);
-  const length = Number(request.headers.get('content-length') ?? '0');
-  if (length > MAX_MCP_BODY_BYTES)
-    throw new ApiError('payload_too_large', `an MCP request body is at most ${MAX_MCP_BODY_BYTES} bytes`);
+  let parsedBody: unknown;
+  try {
+    parsedBody = JSON.parse(await readBody(request));
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    return jsonRpcRefusal(400, 'Parse error: the body is not JSON', headers, -32700);
+  }
   const requestId = headers.get('x-request-id') ?? '';
   const server = createMcpServer({
     snapshot: deps.snapshots.current,
@@ -49,7 +53,7 @@ export async function serveMcp(
   });
   try {
     await server.connect(transport);
-    const response = await transport.handleRequest(request);
+    const response = await transport.handleRequest(request, { parsedBody });
     const body = Buffer.from(await response.arrayBuffer());
     headers.set('Cache-Control', 'no-store');
     for (const [name, value] of response.headers) headers.set(name, value);
@@ -70,9 +74,32 @@ function sameOrigin(request: Request): boolean {
   }
 }
 
+/**
+ * The request body as text, read here rather than by the SDK (which reads any length): a body
+ * over MAX_MCP_BODY_BYTES, declared or streamed, is the contract's 413 once the limit is passed.
+ */
+async function readBody(request: Request): Promise<string> {
+  const tooLarge = () =>
+    new ApiError('payload_too_large', `an MCP request body is at most ${MAX_MCP_BODY_BYTES} bytes`);
+  if (Number(request.headers.get('content-length') ?? '0') > MAX_MCP_BODY_BYTES) throw tooLarge();
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  const reader = request.body?.getReader();
+  while (reader) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    bytes += value.byteLength;
+    // Not cancelled: node:http discards the rest of the body, so the client reads the 413
+    // instead of a reset connection.
+    if (bytes > MAX_MCP_BODY_BYTES) throw tooLarge();
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 /** A refusal in the JSON-RPC error form MCP clients read, as the SDK's transport answers its own. */
-function jsonRpcRefusal(status: number, message: string, headers: ResponseHeaders): Response {
-  const body = Buffer.from(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+function jsonRpcRefusal(status: number, message: string, headers: ResponseHeaders, code = -32000): Response {
+  const body = Buffer.from(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
   headers.set('Content-Type', 'application/json; charset=utf-8');
   headers.set('Cache-Control', 'no-store');
   return createResponse(status, headers.toPairs(), body);

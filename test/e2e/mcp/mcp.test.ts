@@ -186,6 +186,12 @@ describe('MCP server over Streamable HTTP (POST /mcp) and stdio (mmds mcp)', () 
     expect(foreign.status).toBe(403);
     const get = await fetch(`${server.url}/mcp`);
     expect(get.status).toBe(405);
+    const notJson = await fetch(`${server.url}/mcp`, { method: 'POST', body: '{"jsonrpc":' });
+    expect(notJson.status).toBe(400);
+    expect(((await notJson.json()) as { error: { code: number } }).error.code).toBe(-32700);
+    const huge = await fetch(`${server.url}/mcp`, { method: 'POST', body: ' '.repeat(70_000) });
+    expect(huge.status).toBe(413);
+    expect(((await huge.json()) as { error: { code: string } }).error.code).toBe('payload_too_large');
     // A key's own limit: past it the REST 429, before any MCP message is read.
     const slow = await issue('observations:read', ['--rate-limit', '2']);
     const statuses = [];
