@@ -21,6 +21,7 @@ export const DATA_DIR_USE: Readonly<Record<string, DataDirUse>> = Object.freeze(
   verify: 'reads',
   build: 'reads',
   serve: 'reads',
+  mcp: 'reads',
   'keys issue': 'creates',
   'keys list': 'reads',
   'keys rotate': 'reads',

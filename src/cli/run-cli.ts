@@ -15,6 +15,7 @@ import { registerHooks } from './commands/hooks.ts';
 import { registerIngest } from './commands/ingest.ts';
 import { registerIngestPlan } from './commands/ingest-plan.ts';
 import { registerKeys } from './commands/keys.ts';
+import { registerMcp } from './commands/mcp.ts';
 import { registerPublish } from './commands/publish.ts';
 import { registerServe } from './commands/serve.ts';
 import { registerUpdate } from './commands/update.ts';
@@ -92,6 +93,7 @@ Configuration (environment, read once at start):
   MMDS_DIST_DIR         where build writes and serve reads the static files (default ./dist)
   MMDS_KEEP_SNAPSHOTS   snapshots publish keeps besides the current one and its parent (default 5)
   MMDS_KEY_PEPPER       secret mixed into stored key hashes (HMAC-SHA-256)
+  MMDS_API_KEY          the API key mmds mcp acts with (anonymous when unset)
   MMDS_TRUSTED_PROXIES  X-Forwarded-For hops to trust for the client IP (default 0)
   MMDS_RATE_LIMIT_IPV6_PREFIX  IPv6 clients are rate-limited per network of this many bits
                         (default 64; 128 counts each address; IPv4 always per address)
@@ -155,6 +157,7 @@ Examples:
   registerDeliver(program, getContext);
   registerBuild(program, getContext);
   registerServe(program, getContext);
+  registerMcp(program, getContext);
   for (const command of program.commands) command.exitOverride();
   return program;
 }

@@ -24,6 +24,8 @@ export interface Config {
   ipv6RateLimitPrefix: number;
   /** Server-side pepper for key hashes (MMDS_KEY_PEPPER); keys hash with SHA-256 alone when unset. */
   keyPepper: string | null;
+  /** The API key `mmds mcp` (stdio) acts with (MMDS_API_KEY); anonymous when unset. Never logged. */
+  apiKey: string | null;
   /** Snapshots kept besides the current one and its parent. */
   keepSnapshots: number;
   /** Where `mmds build` writes and `mmds serve` reads the public files. */
@@ -101,6 +103,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, cw
     trustedProxies: readInteger(env, 'MMDS_TRUSTED_PROXIES', 0, 0, 10),
     ipv6RateLimitPrefix: readInteger(env, 'MMDS_RATE_LIMIT_IPV6_PREFIX', DEFAULT_IPV6_PREFIX, 1, 128),
     keyPepper: env.MMDS_KEY_PEPPER || null,
+    apiKey: env.MMDS_API_KEY?.trim() || null,
     keepSnapshots: readInteger(env, 'MMDS_KEEP_SNAPSHOTS', 5, 1, 1000),
     distDir: resolve(cwd, env.MMDS_DIST_DIR || './dist'),
     blsApiKey: env.MMDS_BLS_API_KEY || null,

@@ -1,15 +1,10 @@
 import { API_INDEX_PATHS } from '../api/v1/api-index.ts';
 import { filtersOf } from '../api/v1/events.ts';
-import { ApiError, insufficientScope, notFound, unauthorized, unavailable } from '../contract/errors.ts';
+import { ApiError, notFound, unauthorized, unavailable } from '../contract/errors.ts';
 import { OPENAPI_PATH } from '../contract/openapi.ts';
-import { parseRequest, type RequestParams } from '../contract/parse-request.ts';
-import {
-  COT_HISTORY_SCOPE,
-  CSV_PATH_SUFFIX,
-  csvQuery,
-  matchRoute,
-  type RouteDefinition,
-} from '../contract/routes.ts';
+import { parseRequest } from '../contract/parse-request.ts';
+import { COT_HISTORY_SCOPE, csvQuery, matchRoute } from '../contract/routes.ts';
+import { authorise } from './authorise.ts';
 import { invalidHost, refusedHost } from './check-host.ts';
 import { wantsEventStream } from './event-streams.ts';
 import type { Caller, HandlerDeps, RequestState } from './handler-deps.ts';
@@ -20,6 +15,7 @@ import { representRoute } from './represent-route.ts';
 import { ALLOW, type ResponseHeaders } from './response-headers.ts';
 import { isBulkDownloadPath, serveBulkDownload } from './serve-bulk-download.ts';
 import { isBulkFullFilePath, serveBulkFullFile } from './serve-bulk-full.ts';
+import { MCP_PATH, serveMcp } from './serve-mcp.ts';
 import {
   isSiteFilePath,
   isStatusPagePath,
@@ -50,7 +46,9 @@ export async function dispatchRequest(
     headers.set('Access-Control-Max-Age', '86400');
     return createResponse(204, headers.toPairs());
   }
-  if (request.method !== 'GET' && request.method !== 'HEAD') {
+  // The MCP endpoint takes POST (JSON-RPC): its method is checked by serveMcp, after the rate limit.
+  const mcp = isMcpRequest(request.url);
+  if (!mcp && request.method !== 'GET' && request.method !== 'HEAD') {
     throw new ApiError(
       'method_not_allowed',
       `method ${request.method.slice(0, 20)} is not allowed; use GET`,
@@ -65,7 +63,7 @@ export async function dispatchRequest(
   state.path = url.pathname;
   // The site's built pages and assets are not counted (docs/rate-limits.md): a request with a
   // key is still authenticated and counted below, so a bad key is a 401 on any path.
-  if (isSiteFilePath(url.pathname) && request.headers.get('authorization') === null) {
+  if (!mcp && isSiteFilePath(url.pathname) && request.headers.get('authorization') === null) {
     const host = refusedHost(request);
     if (host !== undefined) throw invalidHost(host);
     return serveFile(request, url, headers, deps, null);
@@ -75,6 +73,7 @@ export async function dispatchRequest(
   // After the rate limit, so that a bad Host is counted and logged like any other refusal.
   const host = refusedHost(request);
   if (host !== undefined) throw invalidHost(host);
+  if (mcp) return serveMcp(request, headers, deps, caller);
   if (isStatusPagePath(url.pathname)) return serveStatusPage(request, headers, deps, caller);
   // The OpenAPI document is a built file under /api/, not a route of the table.
   if (!url.pathname.startsWith('/api/') || url.pathname === OPENAPI_PATH)
@@ -123,6 +122,12 @@ export async function dispatchRequest(
   }
 }
 
+/** Whether a request is for MCP_PATH (with or without a query). */
+function isMcpRequest(href: string): boolean {
+  const path = href.replace(/^[a-z]+:\/\/[^/]*/i, '');
+  return path === MCP_PATH || path.startsWith(`${MCP_PATH}?`);
+}
+
 /**
  * The request's URL with its path and query as sent, whatever the Host header held: the handler
  * reads only the path and query, and a URL built on a bad Host (`x:99999`, `1.2.3.256`) would
@@ -155,35 +160,6 @@ async function identify(
   if (!decision.allowed) throw rateLimited(decision);
   if (refusal !== null) throw unauthorized(refusal);
   return caller;
-}
-
-/**
- * Applies the route's access rule; returns whether the caller gets the keyed view. `csv`: the
- * request came by the `.csv` path, whose implied format=csv the caller never wrote.
- */
-function authorise(
-  route: RouteDefinition,
-  params: RequestParams,
-  caller: Caller | null,
-  csv: boolean,
-): boolean {
-  if (route.access.kind === 'public') return false;
-  const scope = route.access.scope;
-  const holdsScope = caller?.scopes.includes(scope) ?? false;
-  if (route.access.kind === 'scope' || params.keyedParams.length > 0) {
-    if (!caller) {
-      const [first] = params.keyedParams;
-      const what =
-        route.access.kind === 'scope'
-          ? 'this endpoint'
-          : csv && first === 'format'
-            ? `the CSV form of this endpoint (${CSV_PATH_SUFFIX})`
-            : `parameter ${first}`;
-      throw unauthorized(`${what} needs an API key with scope ${scope}: send Authorization: Bearer <key>`);
-    }
-    if (!holdsScope) throw insufficientScope(scope);
-  }
-  return holdsScope;
 }
 
 /** A built file by its own path (pages, assets, the OpenAPI document). */

@@ -1,0 +1,90 @@
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Command } from 'commander';
+import { unauthorized } from '../../contract/errors.ts';
+import { createStateStorage } from '../../keys/create-storage.ts';
+import { createKeyStore } from '../../keys/key-store.ts';
+import { createMcpServer, DEFAULT_TOKEN_BUDGET } from '../../mcp/server.ts';
+import { openSnapshotDb } from '../../query/snapshot-db.ts';
+import type { Caller } from '../../server/handler-deps.ts';
+import { describeKeyRefusal } from '../../server/key-refusal.ts';
+import { createRequestId } from '../../server/request-id.ts';
+import { resolveLayout } from '../../store/layout.ts';
+import { readCurrentId } from '../../store/manifest.ts';
+import type { CommandContext } from '../context.ts';
+import { ReportedFailure } from '../reported-failure.ts';
+import { UsageError } from '../usage-error.ts';
+
+/** Registers `mmds mcp`. */
+export function registerMcp(program: Command, getContext: () => CommandContext): void {
+  program
+    .command('mcp')
+    .description('serve the MCP tools over stdio for a desktop agent (Claude Desktop, VS Code)')
+    .option(
+      '--budget <tokens>',
+      `response budget of one tool call in tokens, 4 characters each (default ${DEFAULT_TOKEN_BUDGET})`,
+    )
+    .addHelpText(
+      'after',
+      `
+Speaks the Model Context Protocol on stdin and stdout: the tools of docs/mcp.md, each answering
+as the REST endpoint it names does, from the current snapshot of MMDS_DATA_DIR as it was when the
+command started. With MMDS_API_KEY set, tools act with that key's scopes (checked at start and on
+every call: a revoked key stops working); without it, as an anonymous caller. No rate limit: the
+process reads the local store. Logs nothing on stdout but protocol messages.
+
+Examples:
+  mmds mcp
+  MMDS_API_KEY=mmds_... mmds mcp --budget 8000
+  npx @modelcontextprotocol/inspector --cli npx mmds mcp --method tools/list`,
+    )
+    .action(async (flags: { budget?: string }) => {
+      const context = getContext();
+      const budgetTokens = flags.budget === undefined ? DEFAULT_TOKEN_BUDGET : Number(flags.budget);
+      if (!Number.isInteger(budgetTokens) || budgetTokens < 500 || budgetTokens > 1_000_000)
+        throw new UsageError(
+          `--budget must be a whole number of tokens from 500 to 1000000, got "${flags.budget}"`,
+        );
+      const { config } = context;
+      const layout = resolveLayout(config.dataDir);
+      const snapshotId = readCurrentId(layout);
+      if (snapshotId === null)
+        throw new ReportedFailure(
+          `no snapshot has been published in ${config.dataDir}; run mmds publish first`,
+        );
+      const storage = config.apiKey ? createStateStorage(config.storage, config.dataDir) : null;
+      const keys = storage ? createKeyStore(storage) : null;
+      const caller = async (): Promise<Caller | null> => {
+        if (!keys || !config.apiKey) return null;
+        const result = await keys.authenticate(config.apiKey, context.now(), config.keyPepper);
+        if (!result.ok) throw unauthorized(`MMDS_API_KEY: ${describeKeyRefusal(result.log.reason)}`);
+        const { record } = result;
+        return { keyId: record.id, org: record.org, scopes: record.scopes, rateLimit: record.rate_limit };
+      };
+      const db = await openSnapshotDb(layout, snapshotId, { poolSize: 2 });
+      try {
+        // A bad key is a one-line failure at start, not a surprise at the first tool call.
+        await caller().catch((error: Error) => {
+          throw new ReportedFailure(error.message);
+        });
+        const server = createMcpServer({
+          snapshot: () => db,
+          caller,
+          now: context.now,
+          requestId: createRequestId,
+          log: (entry) => context.stderr.write(`${JSON.stringify(entry)}\n`),
+          budgetTokens,
+        });
+        const transport = new StdioServerTransport(process.stdin, context.stdout);
+        const closed = new Promise<void>((resolve) => {
+          transport.onclose = resolve;
+          process.stdin.once('end', resolve);
+        });
+        await server.connect(transport);
+        await closed;
+        await server.close();
+      } finally {
+        await db.close();
+        await storage?.dispose();
+      }
+    });
+}

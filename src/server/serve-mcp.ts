@@ -1,0 +1,106 @@
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { ApiError } from '../contract/errors.ts';
+import { createMcpServer } from '../mcp/server.ts';
+import type { Caller, HandlerDeps } from './handler-deps.ts';
+import { createResponse } from './http-response.ts';
+import type { ResponseHeaders } from './response-headers.ts';
+
+/** The path of the MCP endpoint (Streamable HTTP, stateless): docs/mcp.md. */
+export const MCP_PATH = '/mcp';
+
+/** Request bodies larger than this are refused (413) before the JSON-RPC layer sees them. */
+const MAX_MCP_BODY_BYTES = 65_536;
+
+/**
+ * Answers one POST /mcp, already authenticated and counted by the rate limiter like any API
+ * request: a new MCP server and stateless transport for this request only (any instance answers
+ * any request; nothing outlives the request), JSON responses rather than an SSE stream. A
+ * browser page of another site is refused (DNS rebinding: the Origin must be this server's).
+ */
+export async function serveMcp(
+  request: Request,
+  headers: ResponseHeaders,
+  deps: HandlerDeps,
+  caller: Caller | null,
+): Promise<Response> {
+  if (request.method !== 'POST')
+    throw new ApiError(
+      'method_not_allowed',
+      `method ${request.method.slice(0, 20)} is not allowed on ${MCP_PATH}; use POST`,
+      {
+        headers: { Allow: 'POST, OPTIONS' },
+      },
+    );
+  if (!sameOrigin(request)) return jsonRpcRefusal(403, 'the Origin header names another site', headers);
+  let parsedBody: unknown;
+  try {
+    parsedBody = JSON.parse(await readBody(request));
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    return jsonRpcRefusal(400, 'Parse error: the body is not JSON', headers, -32700);
+  }
+  const requestId = headers.get('x-request-id') ?? '';
+  const server = createMcpServer({
+    snapshot: deps.snapshots.current,
+    caller: async () => caller,
+    now: deps.now,
+    requestId: () => requestId,
+    log: deps.log,
+  });
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
+  try {
+    await server.connect(transport);
+    const response = await transport.handleRequest(request, { parsedBody });
+    const body = Buffer.from(await response.arrayBuffer());
+    headers.set('Cache-Control', 'no-store');
+    for (const [name, value] of response.headers) headers.set(name, value);
+    return createResponse(response.status, headers.toPairs(), body.length > 0 ? body : null);
+  } finally {
+    await server.close();
+  }
+}
+
+/** Whether a request has no Origin (not a browser page) or one whose host is the request's Host. */
+function sameOrigin(request: Request): boolean {
+  const origin = request.headers.get('origin');
+  if (origin === null) return true;
+  try {
+    return new URL(origin).host === request.headers.get('host');
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The request body as text, read here rather than by the SDK (which reads any length): a body
+ * over MAX_MCP_BODY_BYTES, declared or streamed, is the contract's 413 once the limit is passed.
+ */
+async function readBody(request: Request): Promise<string> {
+  const tooLarge = () =>
+    new ApiError('payload_too_large', `an MCP request body is at most ${MAX_MCP_BODY_BYTES} bytes`);
+  if (Number(request.headers.get('content-length') ?? '0') > MAX_MCP_BODY_BYTES) throw tooLarge();
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  const reader = request.body?.getReader();
+  while (reader) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    bytes += value.byteLength;
+    // Not cancelled: node:http discards the rest of the body, so the client reads the 413
+    // instead of a reset connection.
+    if (bytes > MAX_MCP_BODY_BYTES) throw tooLarge();
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** A refusal in the JSON-RPC error form MCP clients read, as the SDK's transport answers its own. */
+function jsonRpcRefusal(status: number, message: string, headers: ResponseHeaders, code = -32000): Response {
+  const body = Buffer.from(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+  headers.set('Content-Type', 'application/json; charset=utf-8');
+  headers.set('Cache-Control', 'no-store');
+  return createResponse(status, headers.toPairs(), body);
+}

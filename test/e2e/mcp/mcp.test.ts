@@ -1,0 +1,268 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MCP_TOOLS } from '../../../src/mcp/tools.ts';
+import { REPO_ROOT } from '../../helpers/paths.ts';
+import { runMmds } from '../../helpers/run-cli.ts';
+import { startTestServer, type TestServer } from '../../helpers/server-fixture.ts';
+import { type SharedSampleFixture, useSharedSample } from '../../helpers/shared-sample-build.ts';
+
+// The server checks key expiry against the real clock, so keys are issued with it too.
+const REAL_CLOCK = () => new Date();
+const PAYROLLS = 'bls.CES0000000001';
+/** An instant inside the sample's history: July 2025 payrolls were revised after it. */
+const AS_OF = '2026-01-01T00:00:00Z';
+
+/** The MCP Inspector's CLI (a tool we did not write), run by the project's Node. */
+const INSPECTOR = join(REPO_ROOT, 'node_modules/@modelcontextprotocol/inspector/cli/build/cli.js');
+
+type Body = { data: unknown; meta: Record<string, unknown> };
+
+/** A body without the render time, which differs between two renders of one answer. */
+function comparable(body: Body): Body {
+  const { generated_at: _ignored, ...meta } = body.meta;
+  return { data: body.data, meta };
+}
+
+describe('MCP server over Streamable HTTP (POST /mcp) and stdio (mmds mcp)', () => {
+  let fixture: SharedSampleFixture;
+  let server: TestServer;
+  let observationsKey: string;
+  let bulkOnlyKey: string;
+  const clients: Client[] = [];
+
+  const issue = async (scopes: string, extra: string[] = []): Promise<string> => {
+    const run = await runMmds(
+      ['--json', 'keys', 'issue', '--org', 'MCP Org', '--scopes', scopes, ...extra],
+      fixture.env,
+      REAL_CLOCK,
+    );
+    expect(run.code, run.stderr).toBe(0);
+    return (JSON.parse(run.stdout) as { key: string }).key;
+  };
+
+  const httpClient = async (key?: string): Promise<Client> => {
+    const client = new Client({ name: 'mmds-test', version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+      requestInit: key ? { headers: { Authorization: `Bearer ${key}` } } : {},
+    });
+    await client.connect(transport);
+    clients.push(client);
+    return client;
+  };
+
+  const rest = async (path: string, key?: string): Promise<{ status: number; body: Body }> => {
+    const response = await fetch(`${server.url}${path}`, {
+      headers: key ? { Authorization: `Bearer ${key}` } : {},
+    });
+    return { status: response.status, body: (await response.json()) as Body };
+  };
+
+  const callTool = async (client: Client, name: string, args: Record<string, unknown>) =>
+    (await client.callTool({ name, arguments: args })) as CallToolResult;
+
+  beforeAll(async () => {
+    fixture = await useSharedSample();
+    server = await startTestServer({
+      dataDir: fixture.dataDir,
+      distDir: fixture.distDir,
+      anonymousLimit: 10_000,
+    });
+    observationsKey = await issue('observations:read');
+    bulkOnlyKey = await issue('bulk:read');
+  }, 600_000);
+
+  afterAll(async () => {
+    for (const client of clients) await client.close();
+    await server?.close();
+    fixture?.remove();
+  });
+
+  it('lists one tool per route of the tool table, each with input and output schemas', async () => {
+    const client = await httpClient();
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual(MCP_TOOLS.map((tool) => tool.name).sort());
+    for (const tool of tools) {
+      expect(tool.name).toMatch(/^[A-Za-z0-9_./-]{1,64}$/);
+      expect(tool.inputSchema.type).toBe('object');
+      expect(tool.outputSchema?.type).toBe('object');
+    }
+    const observations = tools.find((tool) => tool.name === 'get_observations')!;
+    expect(Object.keys(observations.inputSchema.properties ?? {})).toContain('as_of');
+    expect(observations.inputSchema.required).toEqual(['series']);
+  });
+
+  it('answers public tools anonymously with the REST body', async () => {
+    const client = await httpClient();
+    for (const [name, args, path] of [
+      ['list_series', { country: 'US' }, '/api/v1/series?country=US'],
+      ['get_fx_rates', { currency: 'USD,JPY', base: 'GBP' }, '/api/v1/fx/ecb?currency=USD,JPY&base=GBP'],
+      ['get_cot_summary', {}, '/api/v1/markets/cot'],
+      ['get_cot_market', { slug: 'gold' }, '/api/v1/markets/cot/gold'],
+    ] as const) {
+      const result = await callTool(client, name, args);
+      expect(result.isError, `${name}: ${JSON.stringify(result.content)}`).toBeFalsy();
+      const expected = await rest(path);
+      expect(expected.status, path).toBe(200);
+      expect(comparable(result.structuredContent as Body), name).toEqual(comparable(expected.body));
+      // The text carries the same envelope for clients that do not read structuredContent.
+      const text = (result.content as { text: string }[]).map((part) => part.text);
+      expect(comparable(JSON.parse(text[1]!) as Body)).toEqual(comparable(expected.body));
+      expect(text[0]).toContain('latest knowledge');
+    }
+  });
+
+  it('refuses keyed tools as the REST API does: 401 without a key, 403 without the scope', async () => {
+    const anonymous = await callTool(await httpClient(), 'get_observations', { series: PAYROLLS });
+    expect(anonymous.isError).toBe(true);
+    const refusal = JSON.parse((anonymous.content as { text: string }[])[0]!.text);
+    expect(refusal.status).toBe(401);
+    expect(refusal.error.code).toBe('unauthorized');
+    const rest401 = await rest(`/api/v1/observations?series=${PAYROLLS}`);
+    expect(refusal.error.message).toBe(
+      (rest401.body as unknown as { error: { message: string } }).error.message,
+    );
+    const noScope = await callTool(await httpClient(bulkOnlyKey), 'get_observations', { series: PAYROLLS });
+    expect(noScope.isError).toBe(true);
+    expect(JSON.parse((noScope.content as { text: string }[])[0]!.text).error.code).toBe(
+      'insufficient_scope',
+    );
+    // A parameter the route refuses is the REST 400, not a protocol error.
+    const bad = await callTool(await httpClient(observationsKey), 'get_observations', {
+      series: PAYROLLS,
+      as_of: 'yesterday',
+    });
+    expect(JSON.parse((bad.content as { text: string }[])[0]!.text).error.code).toBe('invalid_parameter');
+  });
+
+  it('answers get_observations with as_of exactly as the REST API, nothing known after as_of', async () => {
+    const client = await httpClient(observationsKey);
+    const july = { series: PAYROLLS, from: '2025-07', to: '2025-07' };
+    const latest = await callTool(client, 'get_observations', july);
+    const atAsOf = await callTool(client, 'get_observations', { ...july, as_of: AS_OF });
+    expect(atAsOf.isError, JSON.stringify(atAsOf.content)).toBeFalsy();
+    const expected = await rest(
+      `/api/v1/observations?series=${PAYROLLS}&from=2025-07&to=2025-07&as_of=${AS_OF}`,
+      observationsKey,
+    );
+    expect(expected.status).toBe(200);
+    expect(comparable(atAsOf.structuredContent as Body)).toEqual(comparable(expected.body));
+    const rows = (atAsOf.structuredContent as { data: { observed_at: string }[] }).data;
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) expect(Date.parse(row.observed_at)).toBeLessThanOrEqual(Date.parse(AS_OF));
+    expect((atAsOf.content as { text: string }[])[0]!.text).toContain(`as known at ${AS_OF}`);
+    // The latest knowledge differs (values published after as_of) and says so.
+    expect((latest.structuredContent as Body).data).not.toEqual(rows);
+    expect((latest.content as { text: string }[])[0]!.text).toContain('no as_of was given');
+  });
+
+  it("counts POST /mcp against the caller's rate limit and refuses a bad key, a foreign Origin and GET", async () => {
+    const list = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} };
+    const post = (headers: Record<string, string>) =>
+      fetch(`${server.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+          ...headers,
+        },
+        body: JSON.stringify(list),
+      });
+    const ok = await post({});
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get('x-request-id')).toMatch(/^[\w-]{8,}$/);
+    expect(Number(ok.headers.get('x-ratelimit-limit'))).toBe(10_000);
+    const remaining = Number(ok.headers.get('x-ratelimit-remaining'));
+    expect(Number((await post({})).headers.get('x-ratelimit-remaining'))).toBe(remaining - 1);
+    const badKey = await post({ Authorization: 'Bearer abc' });
+    expect(badKey.status).toBe(401);
+    expect(((await badKey.json()) as { error: { code: string } }).error.code).toBe('unauthorized');
+    const foreign = await post({ Origin: 'http://evil.example' });
+    expect(foreign.status).toBe(403);
+    const get = await fetch(`${server.url}/mcp`);
+    expect(get.status).toBe(405);
+    const notJson = await fetch(`${server.url}/mcp`, { method: 'POST', body: '{"jsonrpc":' });
+    expect(notJson.status).toBe(400);
+    expect(((await notJson.json()) as { error: { code: number } }).error.code).toBe(-32700);
+    const huge = await fetch(`${server.url}/mcp`, { method: 'POST', body: ' '.repeat(70_000) });
+    expect(huge.status).toBe(413);
+    expect(((await huge.json()) as { error: { code: string } }).error.code).toBe('payload_too_large');
+    // A key's own limit: past it the REST 429, before any MCP message is read.
+    const slow = await issue('observations:read', ['--rate-limit', '2']);
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await post({ Authorization: `Bearer ${slow}` })).status);
+    expect(statuses).toEqual([200, 200, 429]);
+  });
+
+  it('serves the tools over stdio (mmds mcp) with MMDS_API_KEY, within the response budget', async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [join(REPO_ROOT, 'bin/mmds.js'), 'mcp', '--budget', '2000'],
+      env: { PATH: process.env.PATH ?? '', ...fixture.env, MMDS_API_KEY: observationsKey },
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'mmds-test', version: '1.0.0' });
+    await client.connect(transport);
+    clients.push(client);
+    const { tools } = await client.listTools();
+    expect(tools).toHaveLength(MCP_TOOLS.length);
+    const small = await callTool(client, 'get_observations', { series: PAYROLLS, as_of: AS_OF, limit: 5 });
+    const expected = await rest(
+      `/api/v1/observations?series=${PAYROLLS}&as_of=${AS_OF}&limit=5`,
+      observationsKey,
+    );
+    expect(comparable(small.structuredContent as Body)).toEqual(comparable(expected.body));
+    // The whole history is far over 2000 tokens: a summary and how to page, never a cut JSON.
+    const large = await callTool(client, 'get_observations', { series: PAYROLLS });
+    expect(large.isError).toBeFalsy();
+    const text = (large.content as { text: string }[]).map((part) => part.text).join('');
+    expect(Math.ceil(text.length / 4)).toBeLessThanOrEqual(2000);
+    const structured = large.structuredContent as {
+      data: unknown;
+      summary: { rows: number; how_to_page: string };
+    };
+    expect(structured.data).toBeNull();
+    expect(structured.summary.rows).toBeGreaterThan(5);
+    expect(structured.summary.how_to_page).toMatch(/limit=\d+.*cursor/);
+    JSON.parse((large.content as { text: string }[])[1]!.text);
+  });
+
+  it('is listed and called by the MCP Inspector CLI over HTTP, with a key in a header', async () => {
+    const inspect = async (...args: string[]) => {
+      const { stdout } = await promisify(execFile)(process.execPath, [
+        INSPECTOR,
+        '--cli',
+        `${server.url}/mcp`,
+        '--transport',
+        'http',
+        '--header',
+        `Authorization: Bearer ${observationsKey}`,
+        ...args,
+      ]);
+      return JSON.parse(stdout) as Record<string, unknown>;
+    };
+    const listed = (await inspect('--method', 'tools/list')) as { tools: { name: string }[] };
+    expect(listed.tools.map((tool) => tool.name).sort()).toEqual(MCP_TOOLS.map((tool) => tool.name).sort());
+    const called = (await inspect(
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'get_observations',
+      '--tool-arg',
+      `series=${PAYROLLS}`,
+      'from=2025-07',
+      'to=2025-07',
+      `as_of=${AS_OF}`,
+    )) as { structuredContent: Body };
+    const expected = await rest(
+      `/api/v1/observations?series=${PAYROLLS}&from=2025-07&to=2025-07&as_of=${AS_OF}`,
+      observationsKey,
+    );
+    expect(comparable(called.structuredContent)).toEqual(comparable(expected.body));
+  });
+});
