@@ -36,9 +36,9 @@ import { REAL_DATA_STEPS } from '../../test/helpers/snapshot-fixture.ts';
 import { percentile } from './load.ts';
 import { runMmds, runMmdsMeasured, SERVE_BIN, type ServerProcess, startServer } from './processes.ts';
 
-/** Latency figures of one measure over the releases (ms). */
+/** Latency figures of one measure over the releases (ms); `samples` in release order. */
 export interface LatencyFigures {
-  samples: number;
+  samples: number[];
   p50: number;
   p99: number;
   max: number;
@@ -118,9 +118,9 @@ function startMmds(
 const figures = (values: number[]): LatencyFigures => {
   const sorted = [...values].sort((a, b) => a - b);
   return {
-    samples: sorted.length,
-    p50: percentile(sorted, 0.5),
-    p99: percentile(sorted, 0.99),
+    samples: values,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
     max: sorted.at(-1) ?? Number.NaN,
   };
 };
