@@ -617,9 +617,13 @@ ${table(
   rows,
 )}
 
-\`serve --deliver\`: the server's deliverer, woken when the server switches to the new snapshot;
-\`mmds deliver\`: a separate process beside a plain \`mmds serve\`. "publish exit" is when the
-publish command ended after its switch (pruning old snapshots, exiting).`;
+\`serve --deliver\`: the server's deliverer; \`mmds deliver\`: a separate process beside a plain
+\`mmds serve\`. Both deliverers and the server watch the data directory for the rename of CURRENT
+(src/store/watch-current.ts) and keep their 1 s poll only as a safety net. A deliverer reads the
+event log as soon as CURRENT names the new snapshot; a stream sends the release once the server
+has switched to that snapshot (its files verified and opened), so that a client reading the data
+after the event gets the release. "publish exit" is when the publish command ended after its
+switch (pruning old snapshots, exiting).`;
 }
 
 function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
