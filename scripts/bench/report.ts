@@ -2,6 +2,7 @@
 
 import { DEFAULT_REVISION_CACHE_MB as DEFAULT_CACHE_MB } from '../../src/query/revision-cache.ts';
 import type { CotHistoryResult } from './cot-history.ts';
+import type { EventLatencyResult, LatencyFigures } from './event-latency.ts';
 import type { FirstStartResult } from './first-start.ts';
 import type { KeyTimingResult } from './key-timing.ts';
 import type { KeyedFloorResult } from './keyed-floor.ts';
@@ -83,6 +84,8 @@ export interface BenchResults {
   key_timing?: KeyTimingResult;
   /** Section h: the keyed as_of page against its floor, per store size. */
   keyed_floor?: Record<string, KeyedFloorResult>;
+  /** Section i: from the switch of CURRENT to webhook receivers and SSE clients. */
+  event_latency?: EventLatencyResult;
   targets?: TargetCheck[];
 }
 
@@ -577,6 +580,52 @@ throughput runs, ${mb(h.server_rss_cache_full_bytes)} after ${int(h.series_reque
   return parts.join('\n\n');
 }
 
+/** Section i of BENCHMARKS.md. */
+function renderEventLatency(e: EventLatencyResult): string {
+  const pair = (f: LatencyFigures) => `${int(f.p50)} / ${int(f.p99)}`;
+  const rows = e.rows.map((row) => [
+    row.mode,
+    int(row.subscriptions),
+    pair(row.webhook_first),
+    pair(row.webhook_all),
+    pair(row.sse_first),
+    pair(row.sse_all),
+    pair(row.publish_exit_after_switch),
+  ]);
+  return `## i. Release events: from the switch of CURRENT to webhooks and SSE (scripts/bench/event-latency.ts)
+
+The real ECB history without its newest ${e.days.length} days is published first; then each release
+is one of those days (${e.days[0]} to ${e.days.at(-1)}), cut verbatim from eurofxref-hist.csv, ingested
+and published through the CLI. ${e.releases_per_row} measured releases per row (one more before them
+warms up and is not counted; with so few, p99 is the slowest release). N webhook subscriptions
+(added through the subscription store, each posting to its own path of one local receiver) and N
+SSE streams (plain fetch streams, each from its own client address) take the ECB's
+\`release.published\`: one delivery per subscription and release. The switch: ${e.switch_timestamp}.
+The receiver and the streams run in the harness process, which waits on the publish without
+blocking. "first" is the first subscription or stream reached, "all" the last one.
+
+${table(
+  [
+    'delivery',
+    'N',
+    'webhook first p50 / p99 ms',
+    'webhook all p50 / p99 ms',
+    'SSE first p50 / p99 ms',
+    'SSE all p50 / p99 ms',
+    'publish exit p50 / p99 ms',
+  ],
+  rows,
+)}
+
+\`serve --deliver\`: the server's deliverer; \`mmds deliver\`: a separate process beside a plain
+\`mmds serve\`. Both deliverers and the server watch the data directory for the rename of CURRENT
+(src/store/watch-current.ts) and keep their 1 s poll only as a safety net. A deliverer reads the
+event log as soon as CURRENT names the new snapshot; a stream sends the release once the server
+has switched to that snapshot (its files verified and opened), so that a client reading the data
+after the event gets the release. "publish exit" is when the publish command ended after its
+switch (pruning old snapshots, exiting).`;
+}
+
 function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
   return [
     `| ${header.join(' | ')} |`,
@@ -1059,6 +1108,8 @@ Until its full build is in place, \`npm start\` serves \`mmds build --site-only\
 bulk files): the server answers every public route from the snapshot with the body the full build
 writes (test/e2e/build/site-only-build.test.ts).`);
   }
+
+  if (r.event_latency) parts.push(renderEventLatency(r.event_latency));
 
   parts.push(LIMITS);
   if (before) parts.push(renderBeforeAfter(before, r));

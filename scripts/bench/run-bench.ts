@@ -21,12 +21,17 @@
  *      revisions in memory, keyed-floor.ts): in-process with and without the revision cache, over
  *      HTTP; throughput with a new as_of per request at concurrency 1, 4, 16 against bare
  *      node:http; serve RSS with the revision cache full.
+ *   i. release events (issue 24): from the switch of CURRENT by a publish of one real ECB day to
+ *      the first webhook attempt at a local receiver and the first event at an SSE client, p50
+ *      and p99 over repeated releases, for 1, 100 and 1,000 subscriptions and streams, with
+ *      `mmds serve --deliver` and with a separate `mmds deliver` (event-latency.ts).
  *
  * Writes BENCHMARKS.md and bench-results/latest.json. Options:
- *   --sections a,b,c,d,e,f,g,h run only these (then BENCHMARKS.md is left alone)
+ *   --sections a,b,c,d,e,f,g,h,i run only these (then BENCHMARKS.md is left alone)
  *   --scales 1M,10M,100M the store sizes of section c (default all three; fewer also leave
  *                        BENCHMARKS.md alone)
  *   --floor-scales 1M    the store sizes of section h (default 1M; 10M and 100M as in c)
+ *   --event-releases 6   measured releases per row of section i (one more warms up)
  *   --keep               keep the work directory
  *   --out <file>         the JSON results (default bench-results/latest.json)
  *   --report-only        only write BENCHMARKS.md again from the results file
@@ -55,6 +60,7 @@ import { readCurrentId } from '../../src/store/manifest.ts';
 import { SHARED_DATA } from '../../test/helpers/paths.ts';
 import { REAL_DATA_STEPS } from '../../test/helpers/snapshot-fixture.ts';
 import { measureCotHistory } from './cot-history.ts';
+import { measureEventLatency } from './event-latency.ts';
 import { measureFirstStart } from './first-start.ts';
 import { generateSyntheticStore } from './generate-synthetic.ts';
 import { measureKeyTiming } from './key-timing.ts';
@@ -68,7 +74,8 @@ import { ensureTools, readMachine, readVersions } from './tools.ts';
 
 const { values: flags } = parseArgs({
   options: {
-    sections: { type: 'string', default: 'a,b,c,d,e,f,g,h' },
+    sections: { type: 'string', default: 'a,b,c,d,e,f,g,h,i' },
+    'event-releases': { type: 'string', default: '6' },
     'floor-scales': { type: 'string', default: '1M' },
     scales: { type: 'string', default: '1M,10M,100M' },
     'publish-limit': { type: 'string', default: String(25 * 60) },
@@ -78,7 +85,12 @@ const { values: flags } = parseArgs({
     'report-only': { type: 'boolean', default: false },
   },
 });
-const sections = new Set((flags.sections ?? 'a,b,c,d,e,f,g,h').split(','));
+const sections = new Set((flags.sections ?? 'a,b,c,d,e,f,g,h,i').split(','));
+const eventReleases = Number(flags['event-releases']);
+if (!Number.isInteger(eventReleases) || eventReleases < 1)
+  throw new Error('--event-releases: a whole number of releases, 1 or more');
+/** Subscriptions (and SSE streams) of section i. */
+const EVENT_SUBSCRIPTIONS = [1, 100, 1000];
 
 /** Client settings shared by every throughput comparison. */
 const WRK: Omit<WrkSettings, 'scriptArgs'> = { threads: 2, connections: 32, seconds: 4 };
@@ -199,6 +211,17 @@ async function main(): Promise<void> {
       results.load_average.push({ after: `h ${label}`, load: loadavg()[0]! });
       saveResults(results);
     }
+  }
+  if (sections.has('i')) {
+    results.event_latency = await measureEventLatency(join(work, 'event-latency'), {
+      log,
+      servers,
+      sharedData: SHARED_DATA,
+      releases: eventReleases,
+      subscriptions: EVENT_SUBSCRIPTIONS,
+    });
+    results.load_average.push({ after: 'i', load: loadavg()[0]! });
+    saveResults(results);
   }
   if (sections.has('c')) await measureScales(results);
   const out = saveResults(results);

@@ -1,6 +1,8 @@
 import type { Config } from '../config/load-config.ts';
 import type { EventFeed } from '../events/event.ts';
 import { checkStateStorage, createStateStorage } from '../keys/create-storage.ts';
+import { resolveLayout } from '../store/layout.ts';
+import { watchCurrent } from '../store/watch-current.ts';
 import { parseAllowHosts } from './address-policy.ts';
 import { createDeliverer, type Deliverer } from './deliverer.ts';
 
@@ -39,9 +41,12 @@ export async function startDelivery(
     pepper: config.keyPepper,
     log,
   });
+  // A publish's events go out at once rather than at the next poll (the poll stays as a safety net).
+  const watcher = watchCurrent(resolveLayout(config.dataDir), () => deliverer.wake());
   return {
     deliverer,
     async close() {
+      watcher.close();
       await deliverer.stop();
       await storage.dispose();
     },

@@ -2,6 +2,7 @@ import { dropRevisionCache } from '../query/revision-cache.ts';
 import type { SnapshotDb } from '../query/snapshot-db.ts';
 import type { StoreLayout } from '../store/layout.ts';
 import { readCurrentId } from '../store/manifest.ts';
+import { watchCurrent } from '../store/watch-current.ts';
 
 /** Keeps the server on the current snapshot and switches without failing requests in flight. */
 export interface SnapshotManager {
@@ -24,6 +25,11 @@ export interface SnapshotManagerOptions {
   log: (event: Record<string, unknown>) => void;
   /** How often CURRENT is checked, in ms (0: only on refresh()). */
   pollMs: number;
+  /**
+   * Also check CURRENT as soon as the data directory reports a change to it (watch-current.ts),
+   * so that a switch is not up to a poll late; the poll stays as the safety net.
+   */
+  watch?: boolean;
   /** After a snapshot failed to open, wait this long before trying it again. */
   retryFailedMs?: number;
 }
@@ -84,9 +90,17 @@ export async function createSnapshotManager(options: SnapshotManagerOptions): Pr
     await switchTo(id);
   }
 
+  let closed = false;
+  // A change reported while a refresh is under way (which may have read CURRENT before it):
+  // one more refresh follows it.
+  let changedMeanwhile = false;
   const guardedRefresh = () => {
     refreshing ??= refresh().finally(() => {
       refreshing = null;
+      if (changedMeanwhile && !closed) {
+        changedMeanwhile = false;
+        void guardedRefresh();
+      }
     });
     return refreshing;
   };
@@ -94,6 +108,12 @@ export async function createSnapshotManager(options: SnapshotManagerOptions): Pr
   await guardedRefresh();
   const timer = options.pollMs > 0 ? setInterval(() => void guardedRefresh(), options.pollMs) : null;
   timer?.unref();
+  const watcher = options.watch
+    ? watchCurrent(options.layout, () => {
+        if (refreshing) changedMeanwhile = true;
+        else void guardedRefresh();
+      })
+    : null;
 
   return {
     current: () => active,
@@ -103,8 +123,10 @@ export async function createSnapshotManager(options: SnapshotManagerOptions): Pr
       return () => listeners.delete(listener);
     },
     async close() {
+      closed = true;
       listeners.clear();
       if (timer) clearInterval(timer);
+      watcher?.close();
       await refreshing;
       if (active) dropRevisionCache(active);
       await active?.close();

@@ -121,6 +121,8 @@ export async function startServer(
     },
     log,
     pollMs: options.pollMs ?? 1000,
+    // pollMs 0 (tests) switches only when told; otherwise a publish is seen at once.
+    watch: (options.pollMs ?? 1000) > 0,
   });
   const site = watchStaticSite(config.distDir, options.pollMs ?? 1000, log);
   const eventStreams = createEventStreams({ snapshots, layout, log }, config.eventStreams);

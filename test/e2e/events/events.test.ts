@@ -257,6 +257,7 @@ describe('event log over HTTP: SSE with resume, JSON pages, rights, limits', () 
     // over the same data directory takes over, and the client reconnects to it by itself.
     await server.close();
     const t3 = '2026-11-22T10:00:00Z';
+    const t4 = '2026-11-23T10:00:00Z';
     await run(
       [
         'ingest',
@@ -270,10 +271,11 @@ describe('event log over HTTP: SSE with resume, JSON pages, rights, limits', () 
     await run(['ingest', 'cftc', join(SAMPLE_DATA, 'cftc/tff_futures_only_2026_selected_markets.txt')], t3);
     await run(['publish'], t3);
     const s3 = readCurrentId(layout)!;
+    // A poll of an hour: the second server hears of the publish below only by its watch of CURRENT.
     second = await startTestServer({
       dataDir,
       distDir: join(temp.dir, 'no-dist'),
-      pollMs: 100,
+      pollMs: 3_600_000,
       eventStreams: STREAMS,
     });
     server = second;
@@ -282,6 +284,21 @@ describe('event log over HTTP: SSE with resume, JSON pages, rights, limits', () 
     expect(third.every((e) => e.snapshot === s3)).toBe(true);
     await anonymous.until((events) => events.length >= expectedPublic.length + third.length, 30_000);
     expect(anonymous.events).toEqual([...expectedPublic, ...third]);
+
+    // A publish while it listens reaches the stream without waiting for the server's poll: the
+    // server watches CURRENT (src/store/watch-current.ts).
+    // BLS release vintages: public events (a COT year this old would be outside the public window).
+    await run(
+      [
+        'ingest',
+        'bls',
+        join(SAMPLE_DATA, 'bls/ces_total_nonfarm_change_release_vintages_2025-12_to_2026-07.json'),
+      ],
+      t4,
+    );
+    await run(['publish'], t4);
+    const s4 = readCurrentId(layout)!;
+    await anonymous.until((events) => events.some((e) => e.snapshot === s4), 30_000);
     const ids = anonymous.events.map((e) => e.id);
     expect(new Set(ids).size).toBe(ids.length);
     anonymous.source.close();

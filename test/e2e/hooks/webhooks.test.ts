@@ -5,11 +5,14 @@ import { join } from 'node:path';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import type { Storage } from 'unstorage';
 import { afterEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../src/config/load-config.ts';
 import type { EventType, ReleaseEvent } from '../../../src/events/event.ts';
 import { parseAllowHosts, STRICT_POLICY } from '../../../src/hooks/address-policy.ts';
 import { createDeliverer, type Deliverer, type DelivererOptions } from '../../../src/hooks/deliverer.ts';
 import { createHookStore } from '../../../src/hooks/hook-store.ts';
 import { createLease } from '../../../src/hooks/lease.ts';
+import { startDelivery } from '../../../src/hooks/start-delivery.ts';
+import { openStoreEventFeed } from '../../../src/hooks/store-feed.ts';
 import type { HookRecord, PublicHookRecord } from '../../../src/hooks/subscription-record.ts';
 import { createStateStorage } from '../../../src/keys/create-storage.ts';
 import { formatTimestamp } from '../../../src/lib/zoned-time.ts';
@@ -693,5 +696,44 @@ describe.skipIf(!existsSync(join(REPO_ROOT, 'src/events/event-log.ts')))('mmds d
     for (const event of events) expect(event.snapshot).toBe(snapshot);
     expect(run.stdout).toContain('"event":"webhook_attempt"');
     expect(run.stdout).not.toContain(hook.secret);
+  });
+  it("wakes on a publish's switch of CURRENT, not at its next poll (mmds deliver, serve --deliver)", async () => {
+    const s = await setup();
+    const dataDir = s.env.MMDS_DATA_DIR!;
+    // The ECB sample without its newest day, published; that day follows as a release.
+    const [header, newest, ...older] = readFileSync(
+      join(SAMPLE_DATA, 'ecb/eurofxref-hist_2025-01-02_to_2026-04-13.csv'),
+      'utf8',
+    ).split('\n');
+    const inputs = createTempDir('mmds-hooks-input-');
+    cleanups.push(() => inputs.remove());
+    const history = join(inputs.dir, 'ecb-without-newest-day.csv');
+    writeFileSync(history, [header, ...older].join('\n'));
+    const release = join(inputs.dir, 'ecb-newest-day.csv');
+    writeFileSync(release, `${header}\n${newest}\n`);
+    for (const argv of [
+      ['ingest', 'catalog', join(REPO_ROOT, 'data/catalog/catalog.yaml')],
+      ['ingest', 'ecb', history],
+      ['publish'],
+    ]) {
+      const run = await runMmds(argv, s.env, now);
+      expect(run.code, run.stderr).toBe(0);
+    }
+    const key = await s.key('observations:read');
+    await s.hook(key, '/watch', 'ecb.*', 'release.published');
+    const config = loadConfig(s.env, dataDir);
+    // A poll of an hour: only the watch of CURRENT can start the pass that delivers.
+    const delivery = await startDelivery(config, await openStoreEventFeed(dataDir), () => {}, {
+      pollMs: 3_600_000,
+    });
+    cleanups.push(() => delivery.close());
+    delivery.deliverer.start();
+    await delivery.deliverer.runOnce(); // nothing to send yet: the loop now sleeps
+    expect(s.receiver.at('/watch')).toHaveLength(0);
+    for (const argv of [['ingest', 'ecb', release], ['publish']]) {
+      const run = await runMmds(argv, s.env, now);
+      expect(run.code, run.stderr).toBe(0);
+    }
+    await waitUntil('the delivery after the publish', () => s.receiver.at('/watch').length === 1, 20_000);
   });
 });
