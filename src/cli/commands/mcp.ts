@@ -8,6 +8,7 @@ import { openSnapshotDb } from '../../query/snapshot-db.ts';
 import type { Caller } from '../../server/handler-deps.ts';
 import { describeKeyRefusal } from '../../server/key-refusal.ts';
 import { createRequestId } from '../../server/request-id.ts';
+import { createSnapshotManager } from '../../server/snapshot-manager.ts';
 import { resolveLayout } from '../../store/layout.ts';
 import { readCurrentId } from '../../store/manifest.ts';
 import type { CommandContext } from '../context.ts';
@@ -27,8 +28,8 @@ export function registerMcp(program: Command, getContext: () => CommandContext):
       'after',
       `
 Speaks the Model Context Protocol on stdin and stdout: the tools of docs/mcp.md, each answering
-as the REST endpoint it names does, from the current snapshot of MMDS_DATA_DIR as it was when the
-command started. With MMDS_API_KEY set, tools act with that key's scopes (checked at start and on
+as the REST endpoint it names does, from the current snapshot of MMDS_DATA_DIR (a publish during
+the session is followed, as mmds serve follows it). With MMDS_API_KEY set, tools act with that key's scopes (checked at start and on
 every call: a revoked key stops working); without it, as an anonymous caller. No rate limit: the
 process reads the local store. Logs nothing on stdout but protocol messages.
 
@@ -60,14 +61,21 @@ Examples:
         const { record } = result;
         return { keyId: record.id, org: record.org, scopes: record.scopes, rateLimit: record.rate_limit };
       };
-      const db = await openSnapshotDb(layout, snapshotId, { poolSize: 2 });
+      // A session follows CURRENT, as mmds serve does: a publish during it is seen at once.
+      const snapshots = await createSnapshotManager({
+        layout,
+        open: (id) => openSnapshotDb(layout, id, { poolSize: 2 }),
+        log: (entry) => context.stderr.write(`${JSON.stringify(entry)}\n`),
+        pollMs: 1_000,
+        watch: true,
+      });
       try {
         // A bad key is a one-line failure at start, not a surprise at the first tool call.
         await caller().catch((error: Error) => {
           throw new ReportedFailure(error.message);
         });
         const server = createMcpServer({
-          snapshot: () => db,
+          snapshot: () => snapshots.current(),
           caller,
           now: context.now,
           requestId: createRequestId,
@@ -83,7 +91,7 @@ Examples:
         await closed;
         await server.close();
       } finally {
-        await db.close();
+        await snapshots.close();
         await storage?.dispose();
       }
     });
