@@ -45,7 +45,9 @@ export interface ChaosOutcome {
   deliverKills: number;
   /** SIGKILL and restart of redis-server. */
   redisRestarts: number;
-  /** Deliverer exits nobody asked for (a crash on a lost Redis connection, say). */
+  /** Deliverers that refused to start because Redis was away at that moment (started again). */
+  startRefusals: number;
+  /** Other deliverer exits nobody asked for (a crash on a lost Redis connection, say). */
   unexpectedExits: string[];
   /** Deliveries whose signature did not verify, or whose id did not match its payload. */
   badSignatures: string[];
@@ -162,6 +164,7 @@ export async function runWebhookChaos(options: {
   let deliverErrors = 0;
   let deliverKills = 0;
   let redisRestarts = 0;
+  let startRefusals = 0;
   const deliverers: Array<ChildProcess | null> = [null, null];
   /** Attempts each running deliverer has logged since it started. */
   const attempts = [0, 0];
@@ -190,8 +193,16 @@ export async function runWebhookChaos(options: {
       stderr = (stderr + chunk.toString()).slice(-2000);
     });
     child.once('exit', (code, signal) => {
-      if (!stopping.has(child))
-        unexpectedExits.push(`deliverer ${slot} exited (${code ?? signal}): ${stderr}`);
+      if (stopping.has(child)) return;
+      // `mmds deliver` refuses to start while Redis is away (exit 69, by design): a supervisor
+      // starts it again, and so does this run.
+      if (code === 69 && stderr.includes('cannot reach Redis')) {
+        startRefusals++;
+        if (deliverers[slot] === child)
+          setTimeout(() => deliverers[slot] === child && spawnDeliverer(slot), 300);
+        return;
+      }
+      unexpectedExits.push(`deliverer ${slot} exited (${code ?? signal}): ${stderr}`);
     });
     deliverers[slot] = child;
     attempts[slot] = 0;
@@ -330,6 +341,7 @@ export async function runWebhookChaos(options: {
       subscriptions: SUBSCRIBERS.map((s) => measure(s.path, expected.get(s.path)!, receiver.at(s.path))),
       deliverKills,
       redisRestarts,
+      startRefusals,
       unexpectedExits,
       badSignatures,
       deliverErrors,
@@ -389,6 +401,7 @@ export function describeChaos(outcome: ChaosOutcome): string {
     `${sum((s) => s.lost.length)} lost, ${sum((s) => s.outOfOrder)} out of order, ` +
     `${sum((s) => s.duplicates)} duplicates, ${sum((s) => s.unexpected.length)} unexpected; ` +
     `${outcome.deliverKills} deliverer SIGKILLs, ${outcome.redisRestarts} Redis restarts, ` +
+    `${outcome.startRefusals} deliverer starts refused while Redis was away, ` +
     `${outcome.unexpectedExits.length} deliverer crashes, ${outcome.deliverErrors} logged delivery errors; ` +
     `${outcome.seconds} s`
   );
