@@ -112,6 +112,9 @@ Configuration (environment, read once at start):
                         private (e.g. 127.0.0.1,hooks.internal,10.1.0.0/16); http allowed for them
   MMDS_HOOKS_RETRY_SCHEDULE  waits before each webhook retry (default 5s,5m,30m,2h,5h,10h,10h)
   MMDS_HOOKS_TIMEOUT_MS  time-out of one webhook attempt in ms (default 15000)
+  MMDS_HOOKS_LEASE_MS   how long a deliverer holds a subscription unrenewed: another instance
+                        takes over a killed one's after it (default 60000; > the time-out)
+  MMDS_HOOKS_POLL_MS    wait between two delivery passes over the subscriptions in ms (default 1000)
   MMDS_REVISION_CACHE_MB  series revisions serve keeps in memory for as_of pages (default 64; 0: none)
   MMDS_EVENTS_HEARTBEAT_MS  a comment on open event streams every this many ms (default 15000)
   MMDS_EVENTS_STREAMS_PER_KEY  open event streams per API key and instance (default 5)

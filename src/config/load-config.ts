@@ -59,10 +59,21 @@ export interface Config {
   /**
    * Webhook delivery (issue 24): MMDS_HOOKS_ALLOW_HOSTS (hosts, addresses and networks that may
    * receive webhooks although loopback, private or link-local; comma-separated), and for tests and
-   * operators MMDS_HOOKS_RETRY_SCHEDULE (waits before each retry, `5s,5m,30m,2h,5h,10h,10h`) and
-   * MMDS_HOOKS_TIMEOUT_MS (one attempt's time-out, default 15000).
+   * operators MMDS_HOOKS_RETRY_SCHEDULE (waits before each retry, `5s,5m,30m,2h,5h,10h,10h`),
+   * MMDS_HOOKS_TIMEOUT_MS (one attempt's time-out, default 15000), MMDS_HOOKS_LEASE_MS (how long a
+   * deliverer's lease on a subscription lasts unrenewed, so how soon another instance takes over
+   * from a killed one; default the larger of 60 s and twice the time-out, and always longer than
+   * the time-out) and MMDS_HOOKS_POLL_MS (the wait between two passes over the subscriptions,
+   * default 1000).
    */
-  hooks: Readonly<{ allowHosts: string; retrySchedule: readonly number[] | null; timeoutMs: number }>;
+  hooks: Readonly<{
+    allowHosts: string;
+    retrySchedule: readonly number[] | null;
+    timeoutMs: number;
+    /** null: the deliverer's default (src/hooks/deliverer.ts). */
+    leaseMs: number | null;
+    pollMs: number;
+  }>;
   /**
    * Megabytes of series revisions `mmds serve` keeps in memory for point-in-time pages
    * (MMDS_REVISION_CACHE_MB, default 64; 0 reads every page with DuckDB). See src/query/revision-cache.ts.
@@ -151,6 +162,8 @@ export const MMDS_SETTINGS: readonly string[] = Object.freeze([
   'MMDS_HOOKS_ALLOW_HOSTS',
   'MMDS_HOOKS_RETRY_SCHEDULE',
   'MMDS_HOOKS_TIMEOUT_MS',
+  'MMDS_HOOKS_LEASE_MS',
+  'MMDS_HOOKS_POLL_MS',
   'MMDS_REVISION_CACHE_MB',
 ]);
 
@@ -213,10 +226,22 @@ function readHookSettings(env: Readonly<Record<string, string | undefined>>): Co
   const schedule = env.MMDS_HOOKS_RETRY_SCHEDULE;
   try {
     parseAllowHosts(allowHosts);
+    const timeoutMs = readInteger(env, 'MMDS_HOOKS_TIMEOUT_MS', DEFAULT_ATTEMPT_TIMEOUT_MS, 100, 600_000);
+    const leaseMs = env.MMDS_HOOKS_LEASE_MS
+      ? readInteger(env, 'MMDS_HOOKS_LEASE_MS', 0, 200, 3_600_000)
+      : null;
+    // A lease that can run out during an attempt would let a second instance post the same
+    // subscription's next event meanwhile: out of order.
+    if (leaseMs !== null && leaseMs <= timeoutMs)
+      throw new ConfigError(
+        `MMDS_HOOKS_LEASE_MS (${leaseMs}) must be longer than MMDS_HOOKS_TIMEOUT_MS (${timeoutMs})`,
+      );
     return {
       allowHosts,
       retrySchedule: schedule ? Object.freeze(parseRetrySchedule(schedule)) : null,
-      timeoutMs: readInteger(env, 'MMDS_HOOKS_TIMEOUT_MS', DEFAULT_ATTEMPT_TIMEOUT_MS, 100, 600_000),
+      timeoutMs,
+      leaseMs,
+      pollMs: readInteger(env, 'MMDS_HOOKS_POLL_MS', 1_000, 10, 600_000),
     };
   } catch (error) {
     if (error instanceof ConfigError) throw error;

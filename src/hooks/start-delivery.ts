@@ -37,7 +37,8 @@ export async function startDelivery(
     policy: parseAllowHosts(config.hooks.allowHosts),
     schedule: config.hooks.retrySchedule ?? undefined,
     timeoutMs: config.hooks.timeoutMs,
-    pollMs: options.pollMs,
+    leaseMs: config.hooks.leaseMs ?? undefined,
+    pollMs: options.pollMs ?? config.hooks.pollMs,
     pepper: config.keyPepper,
     log,
   });

@@ -8,7 +8,10 @@ export interface RedisServer {
   port: number;
   /** Kills the process and waits until it has exited. */
   stop(): Promise<void>;
-  /** Starts it again on the same port (empty: nothing is persisted) and waits for PING. */
+  /**
+   * Starts it again on the same port and waits for PING: empty, unless started with `dir`, then
+   * with every write acknowledged before the kill (appendonly, fsync per write).
+   */
   restart(): Promise<void>;
 }
 
@@ -16,15 +19,22 @@ const INSTALL_HINT =
   'redis-server is not installed: install it with `apt-get update && apt-get install -y redis-server` ' +
   '(Debian/Ubuntu) or put it on PATH; the Redis tests run against a real server';
 
-/** Starts a throwaway redis-server (no persistence) on a random free port and waits until it answers PING. */
-export async function startRedis(): Promise<RedisServer> {
+/**
+ * Starts a throwaway redis-server on a random free port and waits until it answers PING; without
+ * persistence, or with `dir`, an append-only file there fsynced on every write, so that a
+ * SIGKILL loses nothing it acknowledged (a chaos test restarts it under load).
+ */
+export async function startRedis(options: { dir?: string } = {}): Promise<RedisServer> {
+  const persistence = options.dir
+    ? ['--dir', options.dir, '--appendonly', 'yes', '--appendfsync', 'always', '--save', '']
+    : ['--save', '', '--appendonly', 'no'];
   // Another process may take the port between the probe and redis-server's bind: try a few.
   let port = 0;
   let child: ChildProcess | undefined;
   for (let attempt = 1; !child; attempt++) {
     port = await findFreePort();
     try {
-      child = await spawnRedis(port);
+      child = await spawnRedis(port, persistence);
     } catch (error) {
       if (attempt >= 3 || !(error instanceof Error) || !error.message.includes('in use')) throw error;
     }
@@ -36,7 +46,7 @@ export async function startRedis(): Promise<RedisServer> {
     stop: () => killProcess(current),
     restart: async () => {
       await killProcess(current);
-      current = await spawnRedis(port);
+      current = await spawnRedis(port, persistence);
     },
   };
 }
@@ -53,12 +63,10 @@ export async function findFreePort(): Promise<number> {
   return address.port;
 }
 
-async function spawnRedis(port: number): Promise<ChildProcess> {
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+async function spawnRedis(port: number, persistence: readonly string[]): Promise<ChildProcess> {
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', ...persistence], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const collect = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-4000);

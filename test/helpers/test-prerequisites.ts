@@ -55,6 +55,7 @@ export const PREREQUISITES: readonly Prerequisite[] = [
       ],
       'test/e2e/pipeline/update-publisher.ts': ['startUpdatePublisher'],
       'test/helpers/cot-analytics-oracle.ts': ['LAYOUTS'],
+      'test/helpers/webhook-chaos.ts': ['runWebhookChaos'],
     },
     notice: (skipped) =>
       `${process.env.MMDS_SHARED_DATA ? SHARED_DATA.slice(0, -1) : '../shared/data'} not found: ` +
@@ -66,7 +67,10 @@ export const PREREQUISITES: readonly Prerequisite[] = [
   {
     name: 'redis-server',
     present: !without.has('redis-server') && installed('redis-server', ['--version']),
-    readers: { 'test/helpers/redis-server.ts': ['startRedis'] },
+    readers: {
+      'test/helpers/redis-server.ts': ['startRedis'],
+      'test/helpers/webhook-chaos.ts': ['runWebhookChaos'],
+    },
     notice: (skipped) =>
       `redis-server not installed (apt-get install redis-server, or run .ci/run): ${skippedFiles(skipped, 'test file', ['that starts Redis', 'that start Redis'])}`,
   },

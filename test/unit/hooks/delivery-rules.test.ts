@@ -53,21 +53,40 @@ describe('retry schedule', () => {
   });
 
   it('is configured through MMDS_HOOKS_*; a bad value is a configuration error', () => {
-    expect(loadConfig({}, '/tmp').hooks).toEqual({ allowHosts: '', retrySchedule: null, timeoutMs: 15_000 });
+    expect(loadConfig({}, '/tmp').hooks).toEqual({
+      allowHosts: '',
+      retrySchedule: null,
+      timeoutMs: 15_000,
+      leaseMs: null,
+      pollMs: 1_000,
+    });
     const config = loadConfig(
       {
         MMDS_HOOKS_ALLOW_HOSTS: '127.0.0.1',
         MMDS_HOOKS_RETRY_SCHEDULE: '1s,2m',
         MMDS_HOOKS_TIMEOUT_MS: '500',
+        MMDS_HOOKS_LEASE_MS: '2000',
+        MMDS_HOOKS_POLL_MS: '50',
       },
       '/tmp',
     );
-    expect(config.hooks).toEqual({ allowHosts: '127.0.0.1', retrySchedule: [1000, 120_000], timeoutMs: 500 });
+    expect(config.hooks).toEqual({
+      allowHosts: '127.0.0.1',
+      retrySchedule: [1000, 120_000],
+      timeoutMs: 500,
+      leaseMs: 2000,
+      pollMs: 50,
+    });
     expect(config.warnings).toEqual([]);
     for (const env of [
       { MMDS_HOOKS_ALLOW_HOSTS: '10.0.0.0/40' },
       { MMDS_HOOKS_RETRY_SCHEDULE: 'soon' },
       { MMDS_HOOKS_TIMEOUT_MS: '0' },
+      { MMDS_HOOKS_POLL_MS: '0' },
+      { MMDS_HOOKS_LEASE_MS: 'long' },
+      // A lease that can run out during an attempt would let a second deliverer overtake it.
+      { MMDS_HOOKS_LEASE_MS: '15000' },
+      { MMDS_HOOKS_LEASE_MS: '1000', MMDS_HOOKS_TIMEOUT_MS: '2000' },
     ])
       expect(() => loadConfig(env, '/tmp'), JSON.stringify(env)).toThrow(ConfigError);
   });

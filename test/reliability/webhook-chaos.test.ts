@@ -1,0 +1,37 @@
+import { expect, it } from 'vitest';
+import { describeChaos, runWebhookChaos } from '../helpers/webhook-chaos.ts';
+
+/**
+ * Webhook delivery under chaos, small (issue 24 item 5): 15 real ECB releases published with the
+ * CLI while two `mmds deliver` processes sharing Redis are SIGKILLed and restarted and Redis
+ * itself is restarted. The long run (200 releases) is test/reliability-long/webhook-chaos.test.ts.
+ */
+
+it('loses no event and keeps each subscription in order while deliverers and Redis are killed', async () => {
+  const outcome = await runWebhookChaos({ releases: 15 });
+  console.log(describeChaos(outcome));
+  expect(outcome.badSignatures).toEqual([]);
+  expect(outcome.unexpectedExits).toEqual([]);
+  expect(outcome.deliverKills).toBeGreaterThan(0);
+  for (const subscription of outcome.subscriptions) {
+    expect({ path: subscription.path, lost: subscription.lost }).toEqual({
+      path: subscription.path,
+      lost: [],
+    });
+    expect({
+      path: subscription.path,
+      unexpected: subscription.unexpected,
+      outOfOrder: subscription.outOfOrder,
+    }).toEqual({
+      path: subscription.path,
+      unexpected: [],
+      outOfOrder: 0,
+    });
+  }
+  const byPath = Object.fromEntries(outcome.subscriptions.map((s) => [s.path, s.expected]));
+  // Each release: its release.published and one series.released per currency quoted that day.
+  expect(byPath['/releases']).toBe(15);
+  expect(byPath['/all']).toBe(outcome.events);
+  expect(byPath['/usd']).toBeGreaterThanOrEqual(30);
+  expect(byPath['/none']).toBe(0);
+});
