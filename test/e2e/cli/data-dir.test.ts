@@ -46,6 +46,7 @@ const ARGS: Record<string, string[]> = {
   'hooks remove': ['hooks', 'remove', SOME_KEY_ID],
   'hooks replay': ['hooks', 'replay', SOME_KEY_ID, '--since', 'x:1'],
   deliver: ['deliver', '--once'],
+  mcp: ['mcp'],
 };
 
 /** The full names of the commands the program registers that run an action. */
