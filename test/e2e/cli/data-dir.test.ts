@@ -120,6 +120,7 @@ describe('MMDS_DATA_DIR', () => {
         'hooks remove',
         'hooks replay',
         'deliver',
+        'mcp',
       ].sort(),
     );
     for (const [name] of reading) {
