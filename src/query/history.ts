@@ -205,7 +205,7 @@ function toPage<T>(rows: T[], limit: number): HistoryPage<T> {
 }
 
 /** The columns of an observation row, in the order of ObservationRow. */
-const OBSERVATION_COLUMNS = [
+export const OBSERVATION_COLUMNS = [
   'id',
   'series_key',
   'period',

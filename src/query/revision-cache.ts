@@ -1,6 +1,12 @@
 import { resolvePeriodRange } from '../contract/period-range.ts';
 // history.ts imports this module too: only functions are taken from it, called after both loaded.
-import { bindPeriodRange, type HistoryPage, type HistoryQuery, type ObservationRow } from './history.ts';
+import {
+  bindPeriodRange,
+  type HistoryPage,
+  type HistoryQuery,
+  OBSERVATION_COLUMNS,
+  type ObservationRow,
+} from './history.ts';
 import type { SnapshotDb } from './snapshot-db.ts';
 import { rfc3339 } from './sql.ts';
 import type { InForceRow } from './transforms.ts';
@@ -41,28 +47,13 @@ export const DEFAULT_REVISION_CACHE_MB = 64;
  */
 const chargeFor = (jsonChars: number, rows: number) => jsonChars + rows * 8 + 256;
 
-/** The columns of a cached row: ObservationRow without in_force, in its order. */
-const ROW_COLUMNS = [
-  'id',
-  'series_key',
-  'period',
-  'value',
-  'source_ref',
-  'observed_at',
-  'observed_at_method',
-  'footnotes',
-  'collector_version',
-  'verification_status',
-  'confidence',
-  'data_class',
-  'revision_number',
-  'supersedes_id',
-] as const;
+/** The columns of a cached row: ObservationRow without in_force (computed per page), in its order. */
+const rowColumns = () => OBSERVATION_COLUMNS.filter((column) => column !== 'in_force');
 
 /** Every revision of one series as one JSON array (observed_at also as epoch microseconds). */
-const blockSql = (relation: string) => `SELECT to_json(list({${ROW_COLUMNS.map((c) =>
-  c === 'observed_at' ? `'observed_at': ${rfc3339('observed_at')}` : `'${c}': ${c}`,
-).join(', ')}, '_us': epoch_us(observed_at)}
+const blockSql = (relation: string) => `SELECT to_json(list({${rowColumns()
+  .map((c) => (c === 'observed_at' ? `'observed_at': ${rfc3339('observed_at')}` : `'${c}': ${c}`))
+  .join(', ')}, '_us': epoch_us(observed_at)}
          ORDER BY period, revision_number))::VARCHAR AS rows
   FROM ${relation} AS observations
  WHERE series_key = $series`;
