@@ -10,6 +10,7 @@ import {
   type FactCandidate,
   factKey,
   hashCanonical,
+  METHOD_RANK,
   planRevisions,
   type RevisionDecision,
   type StoredFact,
@@ -128,7 +129,9 @@ function rowOf(table: TableDefinition, record: Draft, extra: object, stored = fa
 function distinctStored(stored: readonly StoredRecord[]): StoredRecord[] {
   const seen = new Set<string>();
   return stored.filter((r) => {
-    const id = `${r.key}/${r.instant}/${r.method ?? 'collected'}/${r.batch}`;
+    // By rank, not name: `estimated` and `release_rule` share a rank (two such records at one
+    // instant would tie, a state the store refuses to reach).
+    const id = `${r.key}/${r.instant}/${METHOD_RANK[r.method ?? 'collected']}/${r.batch}`;
     if (seen.has(id)) return false;
     seen.add(id);
     return true;
