@@ -35,6 +35,7 @@ import { readCurrentId } from '../../src/store/manifest.ts';
 import { generateSyntheticStore, type SyntheticShape, syntheticSeriesKey } from './generate-synthetic.ts';
 import { createHttpCaller, type LoadResult, runClosedLoop, runWrk } from './load.ts';
 import {
+  issueBenchKey,
   REPO_ROOT,
   readMemory,
   runMmds,
@@ -135,28 +136,7 @@ export async function measureKeyedFloor(
   );
   const batch = await generateSyntheticStore(dataDir, shape, { catalogSeries: true, now: new Date() });
   runMmds(['publish'], env);
-  const keys = Array.from(
-    { length: 8 },
-    () =>
-      (
-        JSON.parse(
-          runMmds(
-            [
-              'keys',
-              'issue',
-              '--org',
-              'bench',
-              '--scopes',
-              'observations:read',
-              '--rate-limit',
-              '100000',
-              '--json',
-            ],
-            env,
-          ).stdout,
-        ) as { key: string }
-      ).key,
-  );
+  const keys = Array.from({ length: 8 }, () => issueBenchKey(env, 'observations:read'));
   const layout = resolveLayout(dataDir);
   const snapshotId = readCurrentId(layout)!;
   const server = await startMmdsServe(`mmds serve (h ${label})`, env);

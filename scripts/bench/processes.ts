@@ -302,6 +302,15 @@ export function runMmds(args: readonly string[], env: Record<string, string>): C
   return { seconds, stdout: result.stdout, stderr: result.stderr };
 }
 
+/** Issues a benchmark key through the CLI (`--rate-limit 100000`, so limits never refuse) and returns it. */
+export function issueBenchKey(env: Record<string, string>, scopes: string): string {
+  const issued = runMmds(
+    ['keys', 'issue', '--org', 'bench', '--scopes', scopes, '--rate-limit', '100000', '--json'],
+    env,
+  );
+  return (JSON.parse(issued.stdout) as { key: string }).key;
+}
+
 /** Runs a command and returns its stdout (trimmed), or null when it is missing or fails. */
 export function tryCommand(command: string, args: readonly string[]): string | null {
   const result = spawnSync(command, [...args], { encoding: 'utf8' });

@@ -67,7 +67,14 @@ import { measureKeyTiming } from './key-timing.ts';
 import { measureKeyedFloor } from './keyed-floor.ts';
 import { createHttpCaller, type LoadResult, runInterleaved, runWrk, type WrkSettings } from './load.ts';
 import { startMmdsNginx, startPlainNginx } from './nginx.ts';
-import { REPO_ROOT, runMmds, type ServerProcess, startMmdsServe, startServer } from './processes.ts';
+import {
+  issueBenchKey,
+  REPO_ROOT,
+  runMmds,
+  type ServerProcess,
+  startMmdsServe,
+  startServer,
+} from './processes.ts';
 import { type BenchResults, type BuildFigures, evaluateTargets, renderReport } from './report.ts';
 import { measureScale, prepareEcbInputs, type ScaleLimits } from './scale.ts';
 import { ensureTools, readMachine, readVersions } from './tools.ts';
@@ -321,24 +328,9 @@ async function prepareRealData(results: BenchResults): Promise<RealData> {
   const next = runMmds(['build', '--json'], env);
   results.build.real_after_one_ecb_day = buildFigures(next.stdout, next.seconds, distDir);
   results.real_data = { ingest_s: ingestS, publish_s: publish.seconds };
-  const keys: string[] = [];
-  for (let i = 0; i < 8; i++) {
-    const issued = runMmds(
-      [
-        'keys',
-        'issue',
-        '--org',
-        'bench',
-        '--scopes',
-        'observations:read,cot:history,macro:history',
-        '--rate-limit',
-        '100000',
-        '--json',
-      ],
-      env,
-    );
-    keys.push((JSON.parse(issued.stdout) as { key: string }).key);
-  }
+  const keys = Array.from({ length: 8 }, () =>
+    issueBenchKey(env, 'observations:read,cot:history,macro:history'),
+  );
   return { env, dataDir, distDir, snapshotId: readCurrentId(resolveLayout(dataDir))!, keys };
 }
 

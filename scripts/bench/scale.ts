@@ -19,10 +19,10 @@ import { resolveLayout, snapshotDir } from '../../src/store/layout.ts';
 import { type SyntheticShape, syntheticObservedAt, syntheticSeriesKey } from './generate-synthetic.ts';
 import { createHttpCaller, type LoadResult, runClosedLoop, runInterleaved } from './load.ts';
 import {
+  issueBenchKey,
   type MeasuredRun,
   readMemory,
   runMeasured,
-  runMmds,
   runMmdsMeasured,
   type ServerProcess,
   startMmdsServe,
@@ -374,24 +374,7 @@ export async function measureScale(
 
   let apiKey: string | null = null;
   try {
-    apiKey = (
-      JSON.parse(
-        runMmds(
-          [
-            'keys',
-            'issue',
-            '--org',
-            'bench',
-            '--scopes',
-            'observations:read',
-            '--rate-limit',
-            '100000',
-            '--json',
-          ],
-          env,
-        ).stdout,
-      ) as { key: string }
-    ).key;
+    apiKey = issueBenchKey(env, 'observations:read');
   } catch (error) {
     fail('keys issue', { error: (error as Error).message });
   }

@@ -1,11 +1,9 @@
 import { join } from 'node:path';
-import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { getAlignedObservations } from '../../src/api/v1/aligned.ts';
 import { parseRequest } from '../../src/contract/parse-request.ts';
 import { ROUTES } from '../../src/contract/routes.ts';
-import { openDuckDb } from '../../src/db/duckdb.ts';
 import { openSnapshotDb } from '../../src/query/snapshot-db.ts';
 import { resolveLayout } from '../../src/store/layout.ts';
 import { publishSnapshot } from '../../src/store/publish.ts';
@@ -19,7 +17,7 @@ import {
   modelSeries,
   resolveInstant,
 } from '../helpers/as-of-reference.ts';
-import { createTempDir } from '../helpers/temp-dir.ts';
+import { useScratchDuckDb } from '../helpers/scratch-duckdb.ts';
 
 /**
  * Property: for any revision logs of a monthly and a daily series, /observations/aligned at as_of
@@ -148,21 +146,8 @@ function model(
 const route = ROUTES.find((r) => r.id === 'observations-aligned')!;
 
 describe('alignment at as_of against a model of the revisions known then', () => {
-  let duck: DuckDBInstance;
-  let connection: DuckDBConnection;
-  let temp: ReturnType<typeof createTempDir>;
+  const scratch = useScratchDuckDb('mmds-aligned-');
   let runs = 0;
-
-  beforeAll(async () => {
-    duck = await openDuckDb({ threads: 1 });
-    connection = await duck.connect();
-    temp = createTempDir('mmds-aligned-');
-  });
-  afterAll(() => {
-    connection?.closeSync();
-    duck?.closeSync();
-    temp?.remove();
-  });
 
   it('equals the model for w and m, ffill and none, both column orders', async () => {
     await fc.assert(
@@ -172,14 +157,14 @@ describe('alignment at as_of against a model of the revisions known then', () =>
         fc.array(requestArbitrary, { minLength: 1, maxLength: 3 }),
         async (chains, picks, requests) => {
           runs += 1;
-          const layout = resolveLayout(join(temp.dir, `run-${runs}`));
+          const layout = resolveLayout(join(scratch.dir, `run-${runs}`));
           await appendChains(
             layout,
-            connection,
+            scratch.connection,
             [modelSeries(MONTHLY), { ...modelSeries(DAILY), frequency: 'daily' }],
             chains,
           );
-          const published = await publishSnapshot(layout, connection, {
+          const published = await publishSnapshot(layout, scratch.connection, {
             now: new Date(MODEL_NOW.getTime() + 2000),
             pipelineVersion: 'test',
             keep: 0,

@@ -1,11 +1,10 @@
 import { join } from 'node:path';
-import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { getObservations } from '../../src/api/v1/observations.ts';
 import { parseRequest } from '../../src/contract/parse-request.ts';
 import { ROUTES } from '../../src/contract/routes.ts';
-import { openDuckDb } from '../../src/db/duckdb.ts';
 import type { SeriesEntry } from '../../src/model/records.ts';
 import { openSnapshotDb, type SnapshotDb } from '../../src/query/snapshot-db.ts';
 import { resolveLayout, type StoreLayout } from '../../src/store/layout.ts';
@@ -25,7 +24,7 @@ import {
   project,
   resolveInstant,
 } from '../helpers/as-of-reference.ts';
-import { createTempDir } from '../helpers/temp-dir.ts';
+import { useScratchDuckDb } from '../helpers/scratch-duckdb.ts';
 
 /**
  * Property: for any revision log the store accepts, getObservations with as_of returns exactly
@@ -81,21 +80,8 @@ async function readAll(db: SnapshotDb, seriesKey: string, asOf: string | null, l
 }
 
 describe('as_of against a reference model', () => {
-  let duck: DuckDBInstance;
-  let connection: DuckDBConnection;
-  let temp: ReturnType<typeof createTempDir>;
+  const scratch = useScratchDuckDb('mmds-as-of-');
   let runs = 0;
-
-  beforeAll(async () => {
-    duck = await openDuckDb({ threads: 1 });
-    connection = await duck.connect();
-    temp = createTempDir('mmds-as-of-');
-  });
-  afterAll(() => {
-    connection?.closeSync();
-    duck?.closeSync();
-    temp?.remove();
-  });
 
   it('returns what was known at as_of with the revision then in force marked', async () => {
     await fc.assert(
@@ -105,9 +91,9 @@ describe('as_of against a reference model', () => {
         pageSizeArbitrary,
         async (chains, picks, pageSize) => {
           runs += 1;
-          const layout = resolveLayout(join(temp.dir, `run-${runs}`));
-          await writeLog(layout, connection, chains);
-          const published = await publishSnapshot(layout, connection, {
+          const layout = resolveLayout(join(scratch.dir, `run-${runs}`));
+          await writeLog(layout, scratch.connection, chains);
+          const published = await publishSnapshot(layout, scratch.connection, {
             now: new Date(NOW.getTime() + 2000),
             pipelineVersion: 'test',
             keep: 0,

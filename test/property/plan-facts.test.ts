@@ -1,9 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDuckDb, quotedIdentifier, readRows } from '../../src/db/duckdb.ts';
+import { describe, expect, it } from 'vitest';
+import { quotedIdentifier, readRows } from '../../src/db/duckdb.ts';
 import { KNOWLEDGE_METHODS, type KnowledgeMethod } from '../../src/model/records.ts';
 import { dropFactPlan, fillPlannedFacts, planFacts } from '../../src/store/plan-facts.ts';
 import {
@@ -17,7 +17,7 @@ import {
 } from '../../src/store/revisions.ts';
 import { getTable, type TableDefinition } from '../../src/store/tables.ts';
 import { copyToParquet, createScratchTable, loadRows } from '../../src/store/write-parquet.ts';
-import { createTempDir } from '../helpers/temp-dir.ts';
+import { useScratchDuckDb } from '../helpers/scratch-duckdb.ts';
 
 /**
  * Property: the SQL planner (plan-facts.ts) decides every candidate as planRevisions, the
@@ -255,21 +255,8 @@ const EXAMPLES: Example[] = [
 ];
 
 describe('SQL revision planning against planRevisions', () => {
-  let duck: DuckDBInstance;
-  let connection: DuckDBConnection;
-  let temp: ReturnType<typeof createTempDir>;
+  const scratch = useScratchDuckDb('mmds-plan-facts-');
   let runs = 0;
-
-  beforeAll(async () => {
-    duck = await openDuckDb({ threads: 1 });
-    connection = await duck.connect();
-    temp = createTempDir('mmds-plan-facts-');
-  });
-  afterAll(() => {
-    connection?.closeSync();
-    duck?.closeSync();
-    temp?.remove();
-  });
 
   it('decides every candidate as the reference model does', async () => {
     await fc.assert(
@@ -280,9 +267,9 @@ describe('SQL revision planning against planRevisions', () => {
         async (tableName: string, storedDraft: StoredRecord[], candidates: Candidate[]) => {
           runs += 1;
           const table = getTable(tableName);
-          const dir = join(temp.dir, `run-${runs}`);
+          const dir = join(scratch.dir, `run-${runs}`);
           const stored = distinctStored(storedDraft);
-          const files = await writeStored(connection, table, stored, dir);
+          const files = await writeStored(scratch.connection, table, stored, dir);
           const rows = candidates.map((c, n) =>
             rowOf(table, c, {
               source_ref: `candidate:${n}`,
@@ -291,16 +278,16 @@ describe('SQL revision planning against planRevisions', () => {
                 : {}),
             }),
           );
-          const plan = await planFacts(connection, table, rows, {
+          const plan = await planFacts(scratch.connection, table, rows, {
             files,
-            ndjsonFile: join(temp.dir, 'plan.ndjson'),
+            ndjsonFile: join(scratch.dir, 'plan.ndjson'),
           });
           try {
             const expected = referenceOf(table, stored, candidates);
-            expect(await readDecisions(connection, plan.tables.decisions, rows.length)).toEqual(
+            expect(await readDecisions(scratch.connection, plan.tables.decisions, rows.length)).toEqual(
               expected.map(withoutId),
             );
-            expect(await readIds(connection, plan)).toEqual(idsOf(expected));
+            expect(await readIds(scratch.connection, plan)).toEqual(idsOf(expected));
             const appended = expected.filter((d) => d.kind === 'append');
             expect(plan.counts).toEqual({
               added: appended.length,
@@ -311,7 +298,7 @@ describe('SQL revision planning against planRevisions', () => {
             const refusals = expected.flatMap((d) => (d.kind === 'refused' ? [d.reason] : []));
             expect(plan.refusals).toEqual({ reasons: refusals.slice(0, 5), total: refusals.length });
           } finally {
-            await dropFactPlan(connection, plan.tables);
+            await dropFactPlan(scratch.connection, plan.tables);
           }
         },
       ),

@@ -1,8 +1,6 @@
 import { join } from 'node:path';
-import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDuckDb } from '../../src/db/duckdb.ts';
+import { describe, expect, it } from 'vitest';
 import {
   type HistoryQuery,
   readObservationHistory,
@@ -25,7 +23,7 @@ import {
   pageSizeArbitrary,
   resolveInstant,
 } from '../helpers/as-of-reference.ts';
-import { createTempDir } from '../helpers/temp-dir.ts';
+import { useScratchDuckDb } from '../helpers/scratch-duckdb.ts';
 
 /**
  * Differential property: a page computed from the series' revisions held in memory
@@ -99,21 +97,8 @@ const queryArbitrary = fc.record({
 });
 
 describe('revision cache against DuckDB', () => {
-  let duck: DuckDBInstance;
-  let connection: DuckDBConnection;
-  let temp: ReturnType<typeof createTempDir>;
+  const scratch = useScratchDuckDb('mmds-revision-cache-');
   let runs = 0;
-
-  beforeAll(async () => {
-    duck = await openDuckDb({ threads: 1 });
-    connection = await duck.connect();
-    temp = createTempDir('mmds-revision-cache-');
-  });
-  afterAll(() => {
-    connection?.closeSync();
-    duck?.closeSync();
-    temp?.remove();
-  });
 
   it('computes every page exactly as the DuckDB path does', async () => {
     let cachedPages = 0;
@@ -123,9 +108,9 @@ describe('revision cache against DuckDB', () => {
         fc.array(queryArbitrary, { minLength: 4, maxLength: 10 }),
         async (chains, queries) => {
           runs += 1;
-          const layout = resolveLayout(join(temp.dir, `run-${runs}`));
-          await appendChains(layout, connection, SERIES_KEYS.map(modelSeries), chains);
-          const published = await publishSnapshot(layout, connection, {
+          const layout = resolveLayout(join(scratch.dir, `run-${runs}`));
+          await appendChains(layout, scratch.connection, SERIES_KEYS.map(modelSeries), chains);
+          const published = await publishSnapshot(layout, scratch.connection, {
             now: new Date(MODEL_NOW.getTime() + 2000),
             pipelineVersion: 'test',
             keep: 0,
@@ -176,14 +161,14 @@ describe('revision cache against DuckDB', () => {
   }, 300_000);
 
   it('stays within its byte budget and is dropped when the snapshot manager switches', async () => {
-    const layout = resolveLayout(join(temp.dir, 'bounded'));
+    const layout = resolveLayout(join(scratch.dir, 'bounded'));
     const shape = { hours: [0, 2, 5], steps: [1, 2, 1, 1], start: 1, split: 2, lateFirst: true };
     // Six series of the same size (keys of the same length): their blocks are charged alike.
     const keys = ['t.1', 't.2', 't.3', 't.4', 't.5', 't.6'];
     const chains = keys.flatMap((key) => PERIODS.map((period) => chainOf(key, period, shape)));
-    await appendChains(layout, connection, keys.map(modelSeries), chains);
+    await appendChains(layout, scratch.connection, keys.map(modelSeries), chains);
     const publish = (seconds: number) =>
-      publishSnapshot(layout, connection, {
+      publishSnapshot(layout, scratch.connection, {
         now: new Date(MODEL_NOW.getTime() + seconds * 1000),
         pipelineVersion: 'test',
         keep: 0,
@@ -240,7 +225,7 @@ describe('revision cache against DuckDB', () => {
       await readObservationHistory(db, 't.1', query);
       expect(revisionCacheUsage(db).entries).toBe(1);
       // A new snapshot: the manager switches and the old one's blocks are gone, for good.
-      await appendChains(layout, connection, [], [chainOf('t.1', '2025-02', shape)]);
+      await appendChains(layout, scratch.connection, [], [chainOf('t.1', '2025-02', shape)]);
       const second = await publish(4);
       // A request still in flight on the old snapshot (its lease keeps it open) reads with DuckDB.
       const release = db.lease();

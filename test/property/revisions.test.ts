@@ -1,11 +1,9 @@
 import { join } from 'node:path';
-import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { getObservationRevisions } from '../../src/api/v1/revisions.ts';
 import { parseRequest } from '../../src/contract/parse-request.ts';
 import { ROUTES } from '../../src/contract/routes.ts';
-import { openDuckDb } from '../../src/db/duckdb.ts';
 import { openSnapshotDb, type SnapshotDb } from '../../src/query/snapshot-db.ts';
 import { resolveLayout } from '../../src/store/layout.ts';
 import { publishSnapshot } from '../../src/store/publish.ts';
@@ -20,7 +18,7 @@ import {
   pageSizeArbitrary,
   resolveInstant,
 } from '../helpers/as-of-reference.ts';
-import { createTempDir } from '../helpers/temp-dir.ts';
+import { useScratchDuckDb } from '../helpers/scratch-duckdb.ts';
 
 /**
  * Property: for any revision log the store accepts, the revisions of a series at as_of (the list
@@ -143,21 +141,8 @@ const close = (actual: number | null, expected: number | null, what: string) => 
 };
 
 describe('revisions at as_of against a model of the revisions known then', () => {
-  let duck: DuckDBInstance;
-  let connection: DuckDBConnection;
-  let temp: ReturnType<typeof createTempDir>;
+  const scratch = useScratchDuckDb('mmds-revisions-');
   let runs = 0;
-
-  beforeAll(async () => {
-    duck = await openDuckDb({ threads: 1 });
-    connection = await duck.connect();
-    temp = createTempDir('mmds-revisions-');
-  });
-  afterAll(() => {
-    connection?.closeSync();
-    duck?.closeSync();
-    temp?.remove();
-  });
 
   it('the list and the triangle, over every page, equal the model', async () => {
     await fc.assert(
@@ -167,9 +152,9 @@ describe('revisions at as_of against a model of the revisions known then', () =>
         pageSizeArbitrary,
         async (chains, picks, limit) => {
           runs += 1;
-          const layout = resolveLayout(join(temp.dir, `run-${runs}`));
-          await appendChains(layout, connection, [modelSeries(KEY)], chains);
-          const published = await publishSnapshot(layout, connection, {
+          const layout = resolveLayout(join(scratch.dir, `run-${runs}`));
+          await appendChains(layout, scratch.connection, [modelSeries(KEY)], chains);
+          const published = await publishSnapshot(layout, scratch.connection, {
             now: new Date(MODEL_NOW.getTime() + 2000),
             pipelineVersion: 'test',
             keep: 0,

@@ -1,12 +1,10 @@
 import { join } from 'node:path';
-import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { getObservations } from '../../src/api/v1/observations.ts';
 import { parseRequest } from '../../src/contract/parse-request.ts';
 import { ROUTES } from '../../src/contract/routes.ts';
 import { AVERAGE_EXTRA_DECIMALS } from '../../src/contract/transforms.ts';
-import { openDuckDb } from '../../src/db/duckdb.ts';
 import { openSnapshotDb } from '../../src/query/snapshot-db.ts';
 import { resolveLayout } from '../../src/store/layout.ts';
 import { publishSnapshot } from '../../src/store/publish.ts';
@@ -20,7 +18,7 @@ import {
   modelSeries,
   resolveInstant,
 } from '../helpers/as-of-reference.ts';
-import { createTempDir } from '../helpers/temp-dir.ts';
+import { useScratchDuckDb } from '../helpers/scratch-duckdb.ts';
 
 /**
  * Property: for any revision log the store accepts, the transformed view of /observations at
@@ -156,21 +154,8 @@ function model(
 const route = ROUTES.find((r) => r.id === 'observations')!;
 
 describe('transforms at as_of against a model of the revisions known then', () => {
-  let duck: DuckDBInstance;
-  let connection: DuckDBConnection;
-  let temp: ReturnType<typeof createTempDir>;
+  const scratch = useScratchDuckDb('mmds-transforms-');
   let runs = 0;
-
-  beforeAll(async () => {
-    duck = await openDuckDb({ threads: 1 });
-    connection = await duck.connect();
-    temp = createTempDir('mmds-transforms-');
-  });
-  afterAll(() => {
-    connection?.closeSync();
-    duck?.closeSync();
-    temp?.remove();
-  });
 
   it('equals the model for every units, frequency and aggregation', async () => {
     await fc.assert(
@@ -180,9 +165,9 @@ describe('transforms at as_of against a model of the revisions known then', () =
         fc.array(requestArbitrary, { minLength: 1, maxLength: 3 }),
         async (chains, picks, requests) => {
           runs += 1;
-          const layout = resolveLayout(join(temp.dir, `run-${runs}`));
-          await appendChains(layout, connection, [modelSeries(KEY)], chains);
-          const published = await publishSnapshot(layout, connection, {
+          const layout = resolveLayout(join(scratch.dir, `run-${runs}`));
+          await appendChains(layout, scratch.connection, [modelSeries(KEY)], chains);
+          const published = await publishSnapshot(layout, scratch.connection, {
             now: new Date(MODEL_NOW.getTime() + 2000),
             pipelineVersion: 'test',
             keep: 0,
