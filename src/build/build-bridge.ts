@@ -21,8 +21,11 @@ export interface BuildBridge {
   files: readonly BridgeFile[];
   /** The data of the documentation site's pages (src/pages/*.astro). */
   site: SiteData;
-  /** The bulk files of dist/, newest snapshot first (src/build/bulk-files.ts), for the bulk page. */
-  bulk?: readonly BulkSnapshot[];
+  /**
+   * The bulk files of dist/, newest snapshot first (src/build/bulk-files.ts), for the bulk page
+   * and the pages' download links: written while Astro renders the payloads, which come first.
+   */
+  bulk?: Promise<readonly BulkSnapshot[]>;
   /**
    * Whether a page of one of many (a market's, a series') is rendered, given what it is computed
    * from; false: the build takes the earlier build's file (src/build/reuse.ts). Absent: all are.

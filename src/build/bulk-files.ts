@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { copyFileSync, createReadStream, existsSync, linkSync, mkdirSync, readdirSync } from 'node:fs';
+import { createReadStream, existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   BULK_FILE_CACHE_CONTROL,
@@ -13,10 +13,11 @@ import {
   renderBulkListing,
   renderBulkSnapshot,
 } from '../api/v1/bulk.ts';
-import { BULK_FORMATS, exportBulkDatasets } from '../query/bulk-export.ts';
+import { BULK_DATASETS, BULK_FORMATS, exportBulkDatasets } from '../query/bulk-export.ts';
 import { SNAPSHOT_ID_PATTERN, type StoreLayout, snapshotDir } from '../store/layout.ts';
 import { readManifest } from '../store/manifest.ts';
 import { publicCacheControl, type StaticRoute } from './build-manifest.ts';
+import { linkOrCopy } from './dist-tree.ts';
 
 /** The directory of the bulk files under dist/ (no leading slash). */
 export const BULK_DIR = BULK_PATH.slice(1);
@@ -37,6 +38,11 @@ export interface WriteBulkFilesOptions {
   /** The dist/ being replaced, and the bulk snapshots its manifest listed (carried over). */
   previousDir: string;
   previous: readonly BulkSnapshot[];
+  /**
+   * Datasets whose rows equal those of an earlier snapshot whose files the old dist/ holds
+   * (src/build/reuse.ts unchangedBulkDatasets): their files are linked, not exported again.
+   */
+  unchanged?: { snapshot: string; datasets: ReadonlySet<string> };
   memoryLimit?: string;
 }
 
@@ -49,13 +55,14 @@ export interface WriteBulkFilesOptions {
 export async function writeBulkFiles(options: WriteBulkFilesOptions): Promise<BulkSnapshot[]> {
   const dir = join(options.stagingDir, BULK_DIR, options.snapshotId);
   mkdirSync(dir, { recursive: true });
+  const files = linkUnchangedDatasets(options, dir);
   const exported = await exportBulkDatasets({
     layout: options.layout,
     snapshotId: options.snapshotId,
     outDir: dir,
     memoryLimit: options.memoryLimit,
+    skip: new Set(files.map((file) => file.dataset)),
   });
-  const files: BulkFile[] = [];
   for (const dataset of exported) {
     for (const format of BULK_FORMATS) {
       const name = dataset.files[format];
@@ -74,10 +81,13 @@ export async function writeBulkFiles(options: WriteBulkFilesOptions): Promise<Bu
       });
     }
   }
+  // The order an export of every dataset gives: by dataset, then by format.
+  const rank = (file: BulkFile) =>
+    BULK_DATASETS.indexOf(file.dataset) * BULK_FORMATS.length + BULK_FORMATS.indexOf(file.format);
   const current: BulkSnapshot = {
     snapshot: options.snapshotId,
     created_at: readManifest(options.layout, options.snapshotId).created_at,
-    files,
+    files: files.sort((a, b) => rank(a) - rank(b)),
   };
   const kept = options.previous.filter(
     (earlier) =>
@@ -101,6 +111,28 @@ function describeLicence(sources: ReadonlyArray<{ id: string; licence: string }>
   return sources.map((source) => `${source.id}: ${source.licence}`).join('; ');
 }
 
+/**
+ * Links the files of the unchanged datasets from the earlier snapshot's bulk directory into the
+ * new one, described as the earlier listing describes them (rows, sha256, licence) under the new
+ * snapshot's path. A dataset whose earlier files are not all there is left to the export.
+ */
+function linkUnchangedDatasets(options: WriteBulkFilesOptions, dir: string): BulkFile[] {
+  const { unchanged } = options;
+  const earlier = options.previous.find((listing) => listing.snapshot === unchanged?.snapshot);
+  if (!unchanged || !earlier) return [];
+  const fromDir = join(options.previousDir, BULK_DIR, earlier.snapshot);
+  return [...unchanged.datasets].flatMap((dataset) => {
+    const files = earlier.files.filter((file) => file.dataset === dataset);
+    const names = files.map((file) => file.path.slice(file.path.lastIndexOf('/') + 1));
+    if (files.length !== BULK_FORMATS.length || !names.every((name) => existsSync(join(fromDir, name))))
+      return [];
+    return files.map((file, i) => {
+      linkOrCopy(join(fromDir, names[i]!), join(dir, names[i]!));
+      return { ...file, path: bulkFilePath(options.snapshotId, names[i]!) };
+    });
+  });
+}
+
 /** Copies (hard-links where it can) an earlier snapshot's bulk directory into the new dist/; false when it is gone. */
 function carryOver(previousDir: string, stagingDir: string, earlier: BulkSnapshot): boolean {
   const from = join(previousDir, BULK_DIR, earlier.snapshot);
@@ -109,14 +141,9 @@ function carryOver(previousDir: string, stagingDir: string, earlier: BulkSnapsho
   if (!earlier.files.every((file) => names.has(file.path.slice(file.path.lastIndexOf('/') + 1))))
     return false;
   const to = join(stagingDir, BULK_DIR, earlier.snapshot);
-  mkdirSync(to, { recursive: true });
   for (const file of earlier.files) {
     const name = file.path.slice(file.path.lastIndexOf('/') + 1);
-    try {
-      linkSync(join(from, name), join(to, name));
-    } catch {
-      copyFileSync(join(from, name), join(to, name));
-    }
+    linkOrCopy(join(from, name), join(to, name));
   }
   return true;
 }

@@ -1,6 +1,8 @@
 // The output tree of `mmds build`: read the earlier one, write the new one beside it, swap it in.
 import {
+  copyFileSync,
   existsSync,
+  linkSync,
   mkdirSync,
   readdirSync,
   readFileSync,
@@ -17,6 +19,29 @@ export function writeBody(root: string, file: string, body: string): void {
   const path = join(root, file);
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, body);
+}
+
+/**
+ * Puts a file of one tree into another: a hard link (a built file is never written in place;
+ * the next build writes a new tree), a copy where linking fails (another device). The folder is
+ * made only when the link finds none (a build takes thousands of files into a few folders).
+ */
+export function linkOrCopy(from: string, to: string): void {
+  try {
+    linkSync(from, to);
+    return;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || !existsSync(from)) {
+      copyFileSync(from, to);
+      return;
+    }
+  }
+  mkdirSync(dirname(to), { recursive: true });
+  try {
+    linkSync(from, to);
+  } catch {
+    copyFileSync(from, to);
+  }
 }
 
 export function readExistingManifest(outDir: string): BuildManifest | null {

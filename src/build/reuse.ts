@@ -1,12 +1,14 @@
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { keyPrefix, type RequestInputs } from '../api/v1/static-requests.ts';
 import { openDuckDb, quotedString, readRows, withConnection } from '../db/duckdb.ts';
+import { BULK_DATASETS, FACT_BULK_DATASETS } from '../query/bulk-export.ts';
 import { type StoreLayout, snapshotDir } from '../store/layout.ts';
 import { readManifest, type SnapshotManifest } from '../store/manifest.ts';
 import type { BuildManifest } from './build-manifest.ts';
 import { isBulkFile } from './bulk-files.ts';
+import { linkOrCopy } from './dist-tree.ts';
 import type { BuiltFile } from './finish-dist.ts';
 
 /**
@@ -53,6 +55,8 @@ export interface ReuseBase {
 interface Changes {
   /** The key prefixes (sources of fact partitions) whose facts differ. */
   prefixes: ReadonlySet<string>;
+  /** The fact tables with a partition that differs. */
+  tables: ReadonlySet<string>;
   /** The changed prefixes hold the same series (a catalogue filter's members are the same). */
   sameSeries: boolean;
 }
@@ -108,11 +112,12 @@ async function changedSince(
   from: string,
   target: SnapshotManifest,
 ): Promise<Changes | null> {
-  if (from === target.id) return { prefixes: new Set(), sameSeries: true };
+  if (from === target.id) return { prefixes: new Set(), tables: new Set(), sameSeries: true };
   if (!existsSync(join(snapshotDir(layout, from), 'manifest.json'))) return null;
   const old = readManifest(layout, from);
   if (old.schema_version !== target.schema_version) return null;
   const changed = new Set<string>();
+  const tables = new Set<string>();
   for (const [name, table] of Object.entries(target.tables)) {
     const before = old.tables[name];
     if (!before) return null;
@@ -124,15 +129,18 @@ async function changedSince(
     const after = filesByPrefix(table.files);
     const earlier = filesByPrefix(before.files);
     for (const prefix of new Set([...after.keys(), ...earlier.keys()]))
-      if (after.get(prefix) !== earlier.get(prefix)) changed.add(prefix);
+      if (after.get(prefix) !== earlier.get(prefix)) {
+        changed.add(prefix);
+        tables.add(name);
+      }
   }
-  if (changed.size === 0) return { prefixes: changed, sameSeries: true };
+  if (changed.size === 0) return { prefixes: changed, tables, sameSeries: true };
   if (!old.derived?.series_latest || !target.derived?.series_latest)
-    return { prefixes: changed, sameSeries: false };
+    return { prefixes: changed, tables, sameSeries: false };
   const series = (manifest: SnapshotManifest) =>
     readSeriesKeys(join(snapshotDir(layout, manifest.id), manifest.derived.series_latest!.file), changed);
   const [a, b] = await Promise.all([series(old), series(target)]);
-  return { prefixes: changed, sameSeries: a === b };
+  return { prefixes: changed, tables, sameSeries: a === b };
 }
 
 function filesByPrefix(files: SnapshotManifest['tables'][string]['files']): Map<string, string> {
@@ -191,9 +199,26 @@ function listedPrefixes(path: string): string[] | null {
 }
 
 /**
- * Puts the earlier build's file and its compressed copies into the new tree: hard links (a
- * built tree is never written in place; the next build writes a new one), copies across devices.
+ * The bulk datasets (src/query/bulk-export.ts) whose rows cannot differ from those of the
+ * earlier build's own snapshot: a fact table's dataset when none of its partitions changed, a
+ * reference list's whenever the plan has a base (no reference table changed). The build links
+ * their files instead of exporting them again; the bytes are the same (DuckDB writes them alike).
  */
+export function unchangedBulkDatasets(
+  base: ReuseBase | null,
+): { snapshot: string; datasets: ReadonlySet<string> } | undefined {
+  const changes = base?.changed.get(base.manifest.snapshot);
+  if (!base || !changes) return undefined;
+  const facts: readonly string[] = FACT_BULK_DATASETS;
+  return {
+    snapshot: base.manifest.snapshot,
+    datasets: new Set(
+      BULK_DATASETS.filter((dataset) => !facts.includes(dataset) || !changes.tables.has(dataset)),
+    ),
+  };
+}
+
+/** Puts the earlier build's file and its compressed copies into the new tree (linkOrCopy). */
 export function takeFile(base: ReuseBase, file: string, staging: string): BuiltFile {
   const entry = base.files.get(file)!;
   for (const suffix of [
@@ -201,13 +226,7 @@ export function takeFile(base: ReuseBase, file: string, staging: string): BuiltF
     ...(entry.gzip_bytes !== null ? ['.gz'] : []),
     ...(entry.br_bytes !== null ? ['.br'] : []),
   ]) {
-    const target = join(staging, `${file}${suffix}`);
-    mkdirSync(dirname(target), { recursive: true });
-    try {
-      linkSync(join(base.dir, `${file}${suffix}`), target);
-    } catch {
-      copyFileSync(join(base.dir, `${file}${suffix}`), target);
-    }
+    linkOrCopy(join(base.dir, `${file}${suffix}`), join(staging, `${file}${suffix}`));
   }
   return entry;
 }

@@ -1,5 +1,6 @@
 import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { BulkSnapshot } from '../api/v1/bulk.ts';
 import { renderStaticBody } from '../api/v1/render.ts';
 import { listStaticRequests, type RequestInputs, type StaticRequest } from '../api/v1/static-requests.ts';
 import { createOpenApiDocument, OPENAPI_MAX_AGE, OPENAPI_PATH } from '../contract/openapi.ts';
@@ -37,6 +38,7 @@ import {
   type ReusePlan,
   renderedFromOf,
   takeFile,
+  unchangedBulkDatasets,
 } from './reuse.ts';
 import { invalidFilterError, listStaticErrors } from './static-errors.ts';
 import { withBuildLock } from './with-build-lock.ts';
@@ -102,6 +104,7 @@ export async function runStaticBuild(options: StaticBuildOptions): Promise<Stati
   const bulkStaging = `${options.outDir}.bulk-staging`;
   rmSync(staging, { recursive: true, force: true });
   rmSync(bulkStaging, { recursive: true, force: true });
+  let bulkFiles: Promise<BulkSnapshot[]> | undefined;
   try {
     options.progress?.('build: listing public requests…');
     const requests = options.siteOnly ? [] : await listStaticRequests(db);
@@ -131,18 +134,22 @@ export async function runStaticBuild(options: StaticBuildOptions): Promise<Stati
         render: () => renderStaticBody(db, request, options.now),
       }));
     files.push({ file: OPENAPI_FILE, render: async () => JSON.stringify(createOpenApiDocument()) });
-    options.progress?.('build: writing the bulk files…');
-    const bulk = await writeBulkFiles({
+    // The bulk export (DuckDB's threads, seconds on real data) runs while Astro renders the
+    // payloads on this thread; the pages that list or link the files wait for it.
+    bulkFiles = writeBulkFiles({
       layout: options.layout,
       snapshotId: options.snapshotId,
       stagingDir: bulkStaging,
       previousDir: options.outDir,
       previous: existing?.bulk ?? [],
+      unchanged: unchangedBulkDatasets(plan.base),
     });
+    // Awaited after Astro, where a failure is thrown; marked handled until then.
+    bulkFiles.catch(() => undefined);
     setBuildBridge({
       files: countRenders(files, options.progress),
       site: createSiteData(db, options.now),
-      bulk,
+      bulk: bulkFiles,
       ...(plan.base === null ? {} : { renders }),
     });
     options.progress?.(`build: rendering ${files.length} files with Astro…`);
@@ -164,6 +171,8 @@ export async function runStaticBuild(options: StaticBuildOptions): Promise<Stati
     } finally {
       work.remove();
     }
+    options.progress?.('build: writing the bulk files…');
+    const bulk = await bulkFiles;
     const taken = new Map<string, BuiltFile>();
     if (plan.base !== null) {
       options.progress?.(`build: taking ${reused.size} unchanged files from the earlier build…`);
@@ -235,6 +244,8 @@ export async function runStaticBuild(options: StaticBuildOptions): Promise<Stati
     };
   } finally {
     setBuildBridge(null);
+    // A failed build still lets the export end before its folder goes.
+    await bulkFiles?.catch(() => undefined);
     rmSync(staging, { recursive: true, force: true });
     rmSync(bulkStaging, { recursive: true, force: true });
     await db.close();

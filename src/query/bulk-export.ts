@@ -48,6 +48,8 @@ export interface ExportBulkOptions {
   /** Directory the files are written to (created by the caller). */
   outDir: string;
   memoryLimit?: string;
+  /** Datasets not to write (the build links them from an earlier snapshot: src/build/reuse.ts). */
+  skip?: ReadonlySet<string>;
 }
 
 /**
@@ -69,10 +71,12 @@ const REFERENCE_DATASETS: ReadonlyArray<{ table: string; sources: readonly strin
   { table: 'sectors', sources: [] },
 ];
 
+/** The datasets of a fact table's rows (the others are reference lists). */
+export const FACT_BULK_DATASETS = ['observations', 'cot_reports'] as const;
+
 /** Every dataset name a bulk snapshot can hold, in listing order. */
 export const BULK_DATASETS: readonly string[] = [
-  'observations',
-  'cot_reports',
+  ...FACT_BULK_DATASETS,
   ...REFERENCE_DATASETS.map((d) => d.table),
 ];
 
@@ -101,12 +105,15 @@ export async function exportBulkDatasets(options: ExportBulkOptions): Promise<Ex
       }
       await createBulkRights(connection);
       const exported: ExportedDataset[] = [];
-      for (const table of ['observations', 'cot_reports'] as const) {
+      const skip = options.skip ?? new Set<string>();
+      for (const table of FACT_BULK_DATASETS) {
+        if (skip.has(table)) continue;
         const select = table === 'observations' ? observationsInForce() : await cotReportsInForce(connection);
         const sources = await readRowSources(connection, table);
         exported.push(await writeDataset(connection, options.outDir, table, select, sources));
       }
       for (const reference of REFERENCE_DATASETS) {
+        if (skip.has(reference.table)) continue;
         const sources = await readSourceTerms(connection, reference.sources);
         if (sources.length !== reference.sources.length) continue;
         const where =

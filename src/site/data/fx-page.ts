@@ -1,9 +1,9 @@
 import { getEcbRates } from '../../api/v1/fx.ts';
-import { readObservationHistory } from '../../query/history.ts';
+import { readValuesInForce } from '../../query/series-history.ts';
 import { renderLineChart } from '../charts/line-chart.ts';
 import { type DownloadLink, readHistorySlugs, seriesDownloads } from '../downloads.ts';
 import { formatNumber } from '../format.ts';
-import { readPublicData, readWholeHistory, type SiteContext } from './site-context.ts';
+import { readPublicData, type SiteContext } from './site-context.ts';
 
 /** One currency's latest reference rate. */
 export interface FxRateRow {
@@ -56,10 +56,9 @@ export async function readFxPage(context: SiteContext): Promise<FxPage> {
   const charts: FxChart[] = [];
   const historySlugs = await readHistorySlugs(context.db);
   for (const rate of rates) {
-    const rows = await readWholeHistory((query) =>
-      readObservationHistory(context.db, rate.series_key, query),
-    );
-    const points = rows.filter((row) => row.in_force).map((row) => ({ x: row.period, y: row.value }));
+    // The values the series' history file holds: one query, asked once per build (memo-queries.ts).
+    const rows = await readValuesInForce(context.db, rate.series_key);
+    const points = rows.map((row) => ({ x: row.period, y: row.value }));
     const name = rate.currency_name ?? rate.currency;
     const slug = historySlugs.get(rate.series_key);
     charts.push({

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUILD_MANIFEST_FILE, type BuildManifest } from '../../../src/build/build-manifest.ts';
@@ -151,6 +151,23 @@ describe('mmds build on top of an earlier build', () => {
       const body = JSON.parse(readFileSync(join(fixture.distDir, file), 'utf8'));
       expect({ file, snapshot: body.meta.snapshot }).toEqual({ file, snapshot: from });
     }
+  });
+
+  it('links the bulk datasets whose rows did not change, and lists them as the full build does', () => {
+    const [current, before] = incremental.bulk ?? [];
+    expect(current?.snapshot).toBe(incremental.snapshot);
+    expect(before?.snapshot).toBe(earlier.snapshot);
+    // Same files, bytes (sha256), rows and terms as the full build wrote them.
+    expect(current).toEqual(full.bulk?.[0]);
+    const inode = (path: string) => statSync(join(fixture.distDir, path)).ino;
+    const linked = current!.files
+      .filter((file) => inode(file.path) === inode(file.path.replace(incremental.snapshot, earlier.snapshot)))
+      .map((file) => file.path.slice(file.path.lastIndexOf('/') + 1));
+    // Only the ECB's rows changed: the observations are written again, the rest is linked.
+    expect(linked).toContain('cot_reports.parquet');
+    expect(linked).toContain('currencies.csv.gz');
+    expect(linked.filter((name) => name.startsWith('observations.'))).toEqual([]);
+    expect(linked.length).toBe(current!.files.length - 2);
   });
 
   it('keeps what a taken page links: the bulk files of the snapshot it was rendered from', () => {
