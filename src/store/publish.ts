@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { execute, quotedString, readRows } from '../db/duckdb.ts';
 import { writeEventFile } from '../events/event-file.ts';
-import { noticedEventsLock } from '../events/noticed-events.ts';
+import { noticedEventsDir, noticedEventsLock } from '../events/noticed-events.ts';
 import { computeSnapshotEvents } from '../events/snapshot-events.ts';
 import { formatTimestamp } from '../lib/zoned-time.ts';
 import { type BatchRecord, listBatches, listTableFiles } from './batches.ts';
@@ -291,6 +291,8 @@ export function pruneSnapshots(layout: StoreLayout, keep: number): string[] {
     const doomed = join(layout.snapshotsDir, `.staging-pruned-${id}`);
     renameSync(snapshotDir(layout, id), doomed);
     rmSync(doomed, { recursive: true, force: true });
+    // Its events noticed between snapshots leave the log with it (they follow its own events).
+    rmSync(join(noticedEventsDir(layout), `${id}.ndjson`), { force: true });
   }
   return removed;
 }

@@ -209,6 +209,11 @@ describe('event log over HTTP: SSE with resume, JSON pages, rights, limits', () 
     expect(bySource.length).toBeGreaterThan(1);
     const pattern = await readAll('&series=bls.CES*,testvendor.*&type=series.released', key);
     expect(pattern.map((e) => e.series).sort()).toEqual(['bls.CES0000000001', LICENSED_KEY]);
+    // The rule of hooks add --series: a release event matches by the pattern's source part; `*` is everything.
+    const releases = await readAll('&series=ecb.*&type=release.published', key);
+    expect(releases.length).toBeGreaterThan(0);
+    expect(releases).toEqual(all.filter((e) => e.source === 'ecb' && e.type === 'release.published'));
+    expect(await readAll('&series=*', key)).toEqual(all);
     const types = await readAll('&type=release.published', null);
     expect(types.length).toBeGreaterThan(0);
     expect(types.every((e) => e.type === 'release.published' && e.public)).toBe(true);
