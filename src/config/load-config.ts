@@ -54,8 +54,17 @@ export interface Config {
    * Server-Sent Events of /api/v1/events: a comment every heartbeatMs (MMDS_EVENTS_HEARTBEAT_MS,
    * default 15,000) and at most perKey open streams per key (MMDS_EVENTS_STREAMS_PER_KEY, default
    * 5) and perAddress per anonymous client address (MMDS_EVENTS_STREAMS_PER_ADDRESS, default 2).
+   * `release.delayed`: a release the calendar expected is delayed once delayMinutes have passed
+   * without it landing (MMDS_EVENTS_DELAY_MINUTES, default 30; 0 turns the check off), checked
+   * every delayCheckMs (MMDS_EVENTS_DELAY_CHECK_MS, default 60,000) by `mmds serve`.
    */
-  eventStreams: { heartbeatMs: number; perKey: number; perAddress: number };
+  eventStreams: {
+    heartbeatMs: number;
+    perKey: number;
+    perAddress: number;
+    delayMinutes: number;
+    delayCheckMs: number;
+  };
   /**
    * Webhook delivery (issue 24): MMDS_HOOKS_ALLOW_HOSTS (hosts, addresses and networks that may
    * receive webhooks although loopback, private or link-local; comma-separated), and for tests and
@@ -130,6 +139,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, cw
       heartbeatMs: readInteger(env, 'MMDS_EVENTS_HEARTBEAT_MS', 15_000, 10, 3_600_000),
       perKey: readInteger(env, 'MMDS_EVENTS_STREAMS_PER_KEY', 5, 0, 10_000),
       perAddress: readInteger(env, 'MMDS_EVENTS_STREAMS_PER_ADDRESS', 2, 0, 10_000),
+      delayMinutes: readInteger(env, 'MMDS_EVENTS_DELAY_MINUTES', 30, 0, 7 * 24 * 60),
+      delayCheckMs: readInteger(env, 'MMDS_EVENTS_DELAY_CHECK_MS', 60_000, 10, 3_600_000),
     }),
     hooks: Object.freeze(readHookSettings(env)),
     revisionCacheMb: readInteger(env, 'MMDS_REVISION_CACHE_MB', DEFAULT_REVISION_CACHE_MB, 0, 1_000_000),
@@ -159,6 +170,8 @@ export const MMDS_SETTINGS: readonly string[] = Object.freeze([
   'MMDS_EVENTS_HEARTBEAT_MS',
   'MMDS_EVENTS_STREAMS_PER_KEY',
   'MMDS_EVENTS_STREAMS_PER_ADDRESS',
+  'MMDS_EVENTS_DELAY_MINUTES',
+  'MMDS_EVENTS_DELAY_CHECK_MS',
   'MMDS_HOOKS_ALLOW_HOSTS',
   'MMDS_HOOKS_RETRY_SCHEDULE',
   'MMDS_HOOKS_TIMEOUT_MS',

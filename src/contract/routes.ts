@@ -457,7 +457,8 @@ export const ROUTES: readonly RouteDefinition[] = [
     description:
       "The event log (docs/api/events.md): per snapshot, `release.published` (a source's release landed), " +
       '`series.released` (new periods of a series) and `series.revised` (changed values: period, old and new ' +
-      'value, knowledge times; links pinned by as_of when many), ids `<snapshot id>:<seq>`, kept as long as ' +
+      'value, knowledge times; links pinned by as_of when many), and between snapshots `release.delayed` (an ' +
+      'expected release that has not landed), ids `<snapshot id>:<seq>`, kept as long as ' +
       'the snapshot. With `Accept: text/event-stream`: Server-Sent Events (`id:` the event id, `event:` the ' +
       'type, `data:` the event as JSON), a comment every 15 s, new events as the server switches snapshot; ' +
       'resume with the `Last-Event-ID` header or `after` on any instance. Without it: JSON pages of `limit` ' +

@@ -1,4 +1,5 @@
 import type { EventType, ReleaseEvent } from './event.ts';
+import { matchesSeries } from './series-pattern.ts';
 
 /** What a caller may see of the log (the same rule as /api/v1/changes). */
 export interface EventView {
@@ -27,24 +28,14 @@ export function maySee(event: ReleaseEvent, view: EventView): boolean {
   );
 }
 
-/** A series pattern with `*` (any characters) as a regular expression. */
-function patternOf(pattern: string): RegExp {
-  return new RegExp(
-    `^${pattern
-      .split('*')
-      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-      .join('.*')}$`,
-  );
-}
-
 /** The test the stream and the JSON pages apply: visibility, then the filters asked for. */
 export function eventFilter(filters: EventFilters, view: EventView): (event: ReleaseEvent) => boolean {
   const sources = filters.source ? new Set(filters.source.split(',')) : null;
   const types = filters.type ? new Set(filters.type.split(',') as EventType[]) : null;
-  const series = filters.series ? filters.series.split(',').map(patternOf) : null;
+  const series = filters.series ? filters.series.split(',') : null;
   return (event) =>
     maySee(event, view) &&
     (sources === null || sources.has(event.source)) &&
     (types === null || types.has(event.type)) &&
-    (series === null || (event.series !== null && series.some((pattern) => pattern.test(event.series!))));
+    (series === null || matchesSeries(series, event));
 }

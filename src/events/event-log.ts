@@ -3,6 +3,7 @@ import { type StoreLayout, snapshotDir } from '../store/layout.ts';
 import { readCurrentId, readManifest, type SnapshotManifest } from '../store/manifest.ts';
 import type { EventFeed, ReleaseEvent } from './event.ts';
 import { readEventFile } from './event-file.ts';
+import { readNoticedEvents } from './noticed-events.ts';
 
 /** An event id (or a position `<snapshot id>:0`) the log does not hold: pruned, or never one of its ids. */
 export class EventGoneError extends Error {
@@ -50,7 +51,8 @@ const EVENTS = new Map<string, ReleaseEvent[]>();
 /**
  * Opens the log over a store. A snapshot's events are its `events.ndjson` (written by publish
  * into the snapshot, so kept exactly as long as it); the log follows the parent links from the
- * head back to the oldest snapshot still present. Ids are `<snapshot id>:<seq>` with seq from 1.
+ * head back to the oldest snapshot still present, each followed by the events noticed while it
+ * was current (noticed-events.ts: release.delayed). Ids are `<snapshot id>:<seq>` with seq from 1.
  */
 export function openEventLog(layout: StoreLayout, options: EventLogOptions = {}): EventLog {
   const head = options.head ?? (() => readCurrentId(layout));
@@ -71,7 +73,14 @@ export function openEventLog(layout: StoreLayout, options: EventLogOptions = {})
     return manifest;
   };
 
+  /** A snapshot's own events (immutable, cached), then those noticed while it was current. */
   const eventsOf = (id: string): ReleaseEvent[] => {
+    const own = ownEventsOf(id);
+    const noticed = readNoticedEvents(layout, id);
+    return noticed.length === 0 ? own : own.concat(noticed);
+  };
+
+  const ownEventsOf = (id: string): ReleaseEvent[] => {
     const dir = snapshotDir(layout, id);
     const cached = EVENTS.get(dir);
     if (cached) return cached;

@@ -1,11 +1,12 @@
 import { EVENT_TYPES, type EventType } from '../events/event.ts';
+import { describePatternProblem } from '../events/series-pattern.ts';
 import { isKeyId, randomId } from '../keys/key-codec.ts';
 import { getKeyStatus } from '../keys/key-record.ts';
 import type { KeyStore } from '../keys/key-store.ts';
 import { KeyManagementError, MAX_GRACE_SECONDS } from '../keys/manage-keys.ts';
 import { formatTimestamp } from '../lib/zoned-time.ts';
 import { type AddressPolicy, describeUrlProblem } from './address-policy.ts';
-import { describePatternProblem, MAX_PATTERNS } from './event-filter.ts';
+import { MAX_PATTERNS } from './event-filter.ts';
 import { HookNotFoundError, type HookStore, isHookId } from './hook-store.ts';
 import { createSigningSecret, SIGNATURE_SCHEMES, type SignatureScheme, schemeOf } from './signing-secret.ts';
 import type { HookRecord } from './subscription-record.ts';

@@ -6,6 +6,7 @@ import { PARAMS } from '../contract/params.ts';
 import type { ReleaseEvent } from '../events/event.ts';
 import { type EventFilters, type EventView, eventFilter } from '../events/event-filter.ts';
 import { EventGoneError, type EventLog, openEventLog } from '../events/event-log.ts';
+import { isUsableStatus, type KeyStatus } from '../keys/key-record.ts';
 import type { StoreLayout } from '../store/layout.ts';
 import type { ResponseHeaders } from './response-headers.ts';
 import type { SnapshotManager } from './snapshot-manager.ts';
@@ -39,6 +40,11 @@ export interface EventStreams {
   open(stream: StreamRequest): Promise<Response>;
   /** Streams open now, by slot (`key:<id>` or `ip:<bucket>`). */
   count(slot: string): number;
+  /**
+   * Reads the log again for every stream: events can come without a switch (release.delayed,
+   * noticed-events.ts), so the server calls this after each check for them.
+   */
+  wake(): void;
   /** Ends every stream (the server is closing). */
   close(): void;
 }
@@ -47,6 +53,14 @@ export interface EventStreams {
 const PAGE = 1000;
 /** How long a client waits before reconnecting after the stream ends (the `retry:` field). */
 const RETRY_MS = 3000;
+
+/** The `end` message of a stream whose key may no longer read it (docs/api/events.md). */
+function streamEnd(reason: string): { reason: string; message: string } {
+  return {
+    reason: `key_${reason}`,
+    message: `the key of this stream is ${reason}; the stream ends (reconnecting with it is refused with 401)`,
+  };
+}
 
 /** Whether the request asks for the stream (Accept names text/event-stream). */
 export function wantsEventStream(request: Request): boolean {
@@ -67,17 +81,30 @@ export function formatEventMessage(event: ReleaseEvent): string {
  * polling), the events after the last one looked at. Slots are counted in this process.
  */
 export function createEventStreams(
-  deps: { snapshots: SnapshotManager; layout: StoreLayout; log: (entry: Record<string, unknown>) => void },
+  deps: {
+    snapshots: SnapshotManager;
+    layout: StoreLayout;
+    log: (entry: Record<string, unknown>) => void;
+    /**
+     * The state of a stream's key now (null: the key is gone), asked at each heartbeat: a stream
+     * whose key was revoked, expired or rotated out ends within one heartbeat interval.
+     */
+    keyStatus?: (keyId: string) => Promise<KeyStatus | null>;
+  },
   limits: EventStreamLimits,
 ): EventStreams {
   const slots = new Map<string, number>();
-  const open = new Set<PassThrough>();
+  /** The open streams' bodies, each with its read of the log. */
+  const open = new Map<PassThrough, () => void>();
   const log: EventLog = openEventLog(deps.layout, { head: () => deps.snapshots.current()?.id ?? null });
 
   return {
     count: (slot) => slots.get(slot) ?? 0,
+    wake() {
+      for (const pump of open.values()) pump();
+    },
     close() {
-      for (const body of open) body.end();
+      for (const body of open.keys()) body.end();
       open.clear();
     },
     async open(stream) {
@@ -115,7 +142,6 @@ export function createEventStreams(
       const send = (text: string) => {
         if (!body.destroyed && !body.writableEnded) body.write(text);
       };
-      open.add(body);
       let pumping: Promise<void> = Promise.resolve();
       const pump = () => {
         pumping = pumping.then(async () => {
@@ -134,8 +160,29 @@ export function createEventStreams(
           }
         });
       };
+      open.set(body, pump);
       const unsubscribe = deps.snapshots.onSwitch(() => pump());
-      const heartbeat = setInterval(() => send(': heartbeat\n\n'), limits.heartbeatMs);
+      const { keyId } = stream;
+      const checkKey = async () => {
+        let status: KeyStatus | null;
+        try {
+          status = await deps.keyStatus!(keyId!);
+        } catch {
+          // The key store is unreachable: the stream goes on (requests are refused meanwhile).
+          return;
+        }
+        if (status !== null && isUsableStatus(status)) return;
+        const reason = status ?? 'removed';
+        send(
+          `: the key of this stream is ${reason}\nevent: end\ndata: ${JSON.stringify(streamEnd(reason))}\n\n`,
+        );
+        deps.log({ event: 'event_stream_ended', key_id: keyId, reason: `key_${reason}` });
+        body.end();
+      };
+      const heartbeat = setInterval(() => {
+        send(': heartbeat\n\n');
+        if (keyId !== null && deps.keyStatus) void checkKey();
+      }, limits.heartbeatMs);
       heartbeat.unref();
       body.once('close', () => {
         clearInterval(heartbeat);

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { eventLogOf } from '../api/v1/events.ts';
 import { renderReleasesIcs } from '../api/v1/releases-ics.ts';
 import { renderDataCsv, renderPayload } from '../api/v1/render.ts';
 import type { RequestParams } from '../contract/parse-request.ts';
@@ -31,7 +32,7 @@ export async function representRoute(
   const cacheKey =
     route.id === 'status'
       ? null
-      : `${db.id} ${keyed ? 'k' : 'p'}${cotHistory ? 'c' : ''} ${route.id} ${params.slug ?? ''} ${normaliseQuery(params)}${clockHour(route, deps)}`;
+      : `${db.id} ${keyed ? 'k' : 'p'}${cotHistory ? 'c' : ''} ${route.id} ${params.slug ?? ''} ${normaliseQuery(params)}${clockHour(route, deps)}${logEnd(route, db)}`;
   const cached = cacheKey ? deps.cache.get(cacheKey) : undefined;
   if (cached) return cached;
   const envelope = await renderPayload(db, route, params, { now: deps.now(), keyed, cotHistory });
@@ -63,6 +64,14 @@ export async function representRoute(
   };
   if (cacheKey) deps.cache.set(cacheKey, representation);
   return representation;
+}
+
+/**
+ * The events route's pages also change without a new snapshot (release.delayed is appended
+ * between snapshots: noticed-events.ts), so its key holds the position of the log's end.
+ */
+function logEnd(route: RouteDefinition, db: SnapshotDb): string {
+  return route.id === 'events' ? ` ${eventLogOf(db).end()}` : '';
 }
 
 /** The next page's URL as a Link header, when the payload has a next cursor. */

@@ -5,6 +5,7 @@ import type { Config } from '../config/load-config.ts';
 import { unavailable } from '../contract/errors.ts';
 import { createStateStorage, getRedisClient, keyRecordDirectory } from '../keys/create-storage.ts';
 import { followKeyChanges, type KeyChangeFeed, type KeyChangeSource } from '../keys/follow-key-changes.ts';
+import { getKeyStatus } from '../keys/key-record.ts';
 import { KeyRecordCache } from '../keys/key-record-cache.ts';
 import { createKeyStore, type KeyStore } from '../keys/key-store.ts';
 import { openSnapshotDb } from '../query/snapshot-db.ts';
@@ -21,6 +22,7 @@ import { VerifiedFiles, verifySnapshotFiles } from '../store/verify-files.ts';
 import { answerClientError } from './answer-client-error.ts';
 import { quarantineHost } from './check-host.ts';
 import { createApp } from './create-app.ts';
+import { watchDelayedReleases } from './delay-watch.ts';
 import { createEventStreams } from './event-streams.ts';
 import { createRequestHandler } from './handle-request.ts';
 import { describeKeyRefusal } from './key-refusal.ts';
@@ -38,6 +40,8 @@ export interface StartServerOptions {
   anonymousLimit?: number;
   /** Milliseconds a client may take to send its request headers (default 10 000); slower ones are cut off. */
   headersTimeoutMs?: number;
+  /** The clock of requests and of the check for delayed releases (tests move it; default the real one). */
+  now?: () => Date;
 }
 
 /** A listening server. */
@@ -125,7 +129,26 @@ export async function startServer(
     watch: (options.pollMs ?? 1000) > 0,
   });
   const site = watchStaticSite(config.distDir, options.pollMs ?? 1000, log);
-  const eventStreams = createEventStreams({ snapshots, layout, log }, config.eventStreams);
+  const now = options.now ?? (() => new Date());
+  const eventStreams = createEventStreams(
+    {
+      snapshots,
+      layout,
+      log,
+      keyStatus: async (id) => {
+        const record = await keys.get(id);
+        return record ? getKeyStatus(record, now()) : null;
+      },
+    },
+    config.eventStreams,
+  );
+  const delays =
+    config.eventStreams.delayMinutes > 0
+      ? watchDelayedReleases(
+          { snapshots, layout, now, log, onChecked: () => eventStreams.wake() },
+          { graceMinutes: config.eventStreams.delayMinutes, checkMs: config.eventStreams.delayCheckMs },
+        )
+      : null;
   const handle = createRequestHandler({
     snapshots,
     layout,
@@ -151,7 +174,7 @@ export async function startServer(
     anonymousBucket,
     cache: new ResponseCache(),
     eventStreams,
-    now: () => new Date(),
+    now,
     log,
   });
   const app = createApp(handle, (request) =>
@@ -202,6 +225,7 @@ export async function startServer(
     answerClientError(error, socket, NODE_SERVER_LIMITS.maxHeaderSize),
   );
   const release = async () => {
+    delays?.close();
     await keyChanges?.close();
     site.stop();
     await snapshots.close();

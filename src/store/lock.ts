@@ -23,6 +23,29 @@ export async function withStoreLock<T>(lockFile: string, fn: () => Promise<T>): 
   }
 }
 
+/**
+ * Takes a short-held lock (a file created only if absent) for a synchronous step, waiting up to
+ * `waitMs` for another process to let go of it: for steps of milliseconds that other processes
+ * must not interleave with, where failing at once (as withStoreLock does) would be wrong.
+ */
+export async function withShortLock<T>(lockFile: string, fn: () => T, waitMs = 10_000): Promise<T> {
+  mkdirSync(dirname(lockFile), { recursive: true });
+  for (const deadline = Date.now() + waitMs; ; ) {
+    try {
+      acquire(lockFile);
+      break;
+    } catch (error) {
+      if (!(error instanceof LockedError) || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+  try {
+    return fn();
+  } finally {
+    rmSync(lockFile, { force: true });
+  }
+}
+
 function acquire(lockFile: string): void {
   for (let attempt = 0; attempt < 2; attempt++) {
     try {

@@ -4,13 +4,14 @@ import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { execute, quotedString, readRows } from '../db/duckdb.ts';
 import { writeEventFile } from '../events/event-file.ts';
+import { noticedEventsDir, noticedEventsLock } from '../events/noticed-events.ts';
 import { computeSnapshotEvents } from '../events/snapshot-events.ts';
 import { formatTimestamp } from '../lib/zoned-time.ts';
 import { type BatchRecord, listBatches, listTableFiles } from './batches.ts';
 import { DERIVED_TABLES, type DerivedTable, writeDerivedTables } from './derived-tables.ts';
 import { fsyncPath, renameDurably, writeFileAtomic } from './durable-fs.ts';
 import { SNAPSHOT_ID_PATTERN, type StoreLayout, snapshotDir } from './layout.ts';
-import { withStoreLock } from './lock.ts';
+import { withShortLock, withStoreLock } from './lock.ts';
 import { readCurrentId, readManifest, SCHEMA_VERSION, type SnapshotManifest } from './manifest.ts';
 import { DEFAULT_PARTITION_ROWS } from './partitions.ts';
 import { TABLES } from './tables.ts';
@@ -156,7 +157,8 @@ export async function publishSnapshot(
       // after its rename (CURRENT naming it would have made this publish 'unchanged'): replace it.
       rmSync(snapshotDir(layout, id), { recursive: true, force: true });
       renameDurably(staging, snapshotDir(layout, id));
-      writeFileAtomic(layout.currentFile, `${id}\n`);
+      // Under the lock of the events noticed between snapshots: none is appended to the old one after.
+      await withShortLock(noticedEventsLock(layout), () => writeFileAtomic(layout.currentFile, `${id}\n`));
       const pruned = pruneSnapshots(layout, options.keep);
       return {
         status: 'published',
@@ -289,6 +291,8 @@ export function pruneSnapshots(layout: StoreLayout, keep: number): string[] {
     const doomed = join(layout.snapshotsDir, `.staging-pruned-${id}`);
     renameSync(snapshotDir(layout, id), doomed);
     rmSync(doomed, { recursive: true, force: true });
+    // Its events noticed between snapshots leave the log with it (they follow its own events).
+    rmSync(join(noticedEventsDir(layout), `${id}.ndjson`), { force: true });
   }
   return removed;
 }

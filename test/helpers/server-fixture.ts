@@ -19,6 +19,13 @@ export interface TestServerOptions {
   pollMs?: number;
   /** MMDS_EVENTS_HEARTBEAT_MS, MMDS_EVENTS_STREAMS_PER_KEY, MMDS_EVENTS_STREAMS_PER_ADDRESS. */
   eventStreams?: { heartbeatMs?: number; perKey?: number; perAddress?: number };
+  /**
+   * MMDS_EVENTS_DELAY_MINUTES and MMDS_EVENTS_DELAY_CHECK_MS. Off unless given: the sample data
+   * is old, so under the real clock every release of the last day would be announced as delayed.
+   */
+  delays?: { minutes: number; checkMs?: number };
+  /** The server's clock (requests and the delay check). */
+  now?: () => Date;
 }
 
 /** Starts the real server in-process on port 0 (a free port) and returns its URL. */
@@ -38,11 +45,14 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
   if (streams.heartbeatMs !== undefined) env.MMDS_EVENTS_HEARTBEAT_MS = String(streams.heartbeatMs);
   if (streams.perKey !== undefined) env.MMDS_EVENTS_STREAMS_PER_KEY = String(streams.perKey);
   if (streams.perAddress !== undefined) env.MMDS_EVENTS_STREAMS_PER_ADDRESS = String(streams.perAddress);
+  env.MMDS_EVENTS_DELAY_MINUTES = String(options.delays?.minutes ?? 0);
+  if (options.delays?.checkMs !== undefined) env.MMDS_EVENTS_DELAY_CHECK_MS = String(options.delays.checkMs);
   const logs: Record<string, unknown>[] = [];
   const server = await startServer(loadConfig(env, process.cwd()), {
     log: (entry) => logs.push(entry),
     pollMs: options.pollMs ?? 200,
     anonymousLimit: options.anonymousLimit,
+    now: options.now,
   });
   return { ...server, logs };
 }

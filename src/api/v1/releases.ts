@@ -1,6 +1,7 @@
 import { blsReleaseForSeries } from '../../calendar/bls-calendar.ts';
 import { ApiError, invalidParameter } from '../../contract/errors.ts';
 import { periodDaySpan } from '../../contract/period-range.ts';
+import { findDelayedReleases } from '../../events/delayed-releases.ts';
 import { addDays, localWallTime } from '../../lib/zoned-time.ts';
 import {
   type PastReleaseGroup,
@@ -302,4 +303,34 @@ export async function readNextReleases(
     for (const key of release.series) if (!series.has(key)) series.set(key, next);
   }
   return { source, series };
+}
+
+/**
+ * The releases the calendars expected in the `lookbackHours` before `now` that have not landed
+ * in the snapshot `graceMinutes` after their time (events/delayed-releases.ts decides; the
+ * landed releases are read and named as this endpoint's past rows are).
+ */
+export async function readDelayedReleases(
+  db: Parameters<PayloadFunction>[0]['db'],
+  now: Date,
+  options: { graceMinutes: number; lookbackHours: number },
+): Promise<ScheduledRelease[]> {
+  const subjects = await readReleaseSubjects(db);
+  const sql = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
+  // Landed data counts from 12 hours before a scheduled time (findDelayedReleases).
+  const groups = await readPastReleases(db, {
+    sources: RELEASE_SOURCE_IDS.join(','),
+    seriesKeys: '',
+    from: sql(now.getTime() - (options.lookbackHours + 12) * 3600_000),
+    to: sql(now.getTime()),
+  });
+  const landed = mergePast(groups).map((release) => ({
+    source: release.source,
+    name: release.name,
+    released_at: release.observed_at,
+  }));
+  return findDelayedReleases(await getReleaseCalendars(), scheduleSubjects(subjects), landed, {
+    now,
+    ...options,
+  });
 }

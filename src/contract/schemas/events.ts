@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { EVENT_TYPES } from '../../events/event.ts';
+import { MAX_PATTERN_LENGTH, PATTERN_CHARACTERS } from '../../events/series-pattern.ts';
 import { PARAMS, type ParamSpec } from '../params.ts';
 import { createEnvelope } from './envelope.ts';
 import { arrayOf, boolean, integer, nullable, object, oneOfText, text, timestamp } from './json-schema.ts';
@@ -9,10 +10,10 @@ export const EVENTS_PAGE_DEFAULT = 100;
 export const EVENTS_PAGE_MAX = 1000;
 
 /**
- * A series key pattern of the `series` filter: a key with `*` for any characters, the source part
- * and the dot always written (`*` alone would be every event: leave the filter out instead).
+ * A series key pattern of the `series` filter: the rule of `mmds hooks add --series`
+ * (src/events/series-pattern.ts): a key with `*` for any characters.
  */
-const SERIES_PATTERN = '[a-z0-9*-]{1,32}\\.[A-Za-z0-9_.*-]{1,64}';
+const SERIES_PATTERN = `${PATTERN_CHARACTERS}{1,${MAX_PATTERN_LENGTH}}`;
 const SOURCE = '[a-z0-9-]{1,32}';
 
 /** The parameters of /api/v1/events that mean something else there than in PARAMS. */
@@ -37,7 +38,9 @@ export const EVENTS_PARAMS: Partial<Record<'limit' | 'source' | 'series', ParamS
   series: {
     description:
       'Only events about these series, comma-separated keys where `*` matches any characters ' +
-      '(`bls.CES*,ecb.*`). A release.published event names no series: it never matches.',
+      '(`bls.CES*,ecb.*`, `*`), up to 20; the rule of `mmds hooks add --series`. A release event ' +
+      '(release.published, release.delayed: no series) matches when the part before the first dot ' +
+      'matches its source (`ecb.*` gets the ECB releases).',
     schema: z.string().regex(new RegExp(`^${SERIES_PATTERN}(,${SERIES_PATTERN}){0,19}$`)),
     expected: 'series keys or patterns with `*`, comma-separated, such as `bls.CES*,ecb.*`',
     openapi: { type: 'string', pattern: `^${SERIES_PATTERN}(,${SERIES_PATTERN}){0,19}$` },

@@ -209,6 +209,11 @@ describe('event log over HTTP: SSE with resume, JSON pages, rights, limits', () 
     expect(bySource.length).toBeGreaterThan(1);
     const pattern = await readAll('&series=bls.CES*,testvendor.*&type=series.released', key);
     expect(pattern.map((e) => e.series).sort()).toEqual(['bls.CES0000000001', LICENSED_KEY]);
+    // The rule of hooks add --series: a release event matches by the pattern's source part; `*` is everything.
+    const releases = await readAll('&series=ecb.*&type=release.published', key);
+    expect(releases.length).toBeGreaterThan(0);
+    expect(releases).toEqual(all.filter((e) => e.source === 'ecb' && e.type === 'release.published'));
+    expect(await readAll('&series=*', key)).toEqual(all);
     const types = await readAll('&type=release.published', null);
     expect(types.length).toBeGreaterThan(0);
     expect(types.every((e) => e.type === 'release.published' && e.public)).toBe(true);
@@ -304,6 +309,84 @@ describe('event log over HTTP: SSE with resume, JSON pages, rights, limits', () 
     anonymous.source.close();
   }, 120_000);
 
+  it('announces a release the calendar expected and that has not landed (release.delayed) once, over two servers, between snapshots', async () => {
+    // Only the clock is mocked: the real calendars expect the ECB reference rates of Thursday
+    // 26 November 2026 at 16:00 Frankfurt (15:00 UTC); the store's ECB data ends in April.
+    let clock = new Date('2026-11-26T15:10:00Z');
+    const options = {
+      dataDir,
+      distDir: join(temp.dir, 'no-dist'),
+      pollMs: 100,
+      eventStreams: STREAMS,
+      delays: { minutes: 30, checkMs: 50 },
+      now: () => clock,
+    };
+    const servers = [await startTestServer(options), await startTestServer(options)];
+    try {
+      const head = readCurrentId(layout)!;
+      const before = await readAll('');
+      const stream = new Listener(() => `${servers[0]!.url}/api/v1/events?type=release.delayed`);
+      listeners.push(stream);
+      await stream.opened();
+      const pause = () => new Promise((resolve) => setTimeout(resolve, 400));
+      // Within the 30 minutes of grace: nothing is delayed yet.
+      await pause();
+      expect(await readAll('&type=release.delayed', null, before.at(-1)!.id)).toEqual([]);
+      clock = new Date('2026-11-26T16:00:00Z');
+      await stream.until((events) => events.some((e) => e.source === 'ecb'));
+      // Both servers kept checking: still one event per release.
+      await pause();
+      const delayed = await readAll('&type=release.delayed', null, before.at(-1)!.id);
+      const ids = delayed.map((e) => e.data.release_id);
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(stream.events).toEqual(delayed);
+      const ecb = delayed.find((e) => e.source === 'ecb')!;
+      expect(ecb).toMatchObject({
+        type: 'release.delayed',
+        snapshot: head,
+        series: null,
+        // Noticed at 16:00, not back-dated to the scheduled 15:00.
+        observed_at: '2026-11-26T16:00:00Z',
+        public: true,
+        data: {
+          release: 'Euro foreign exchange reference rates',
+          scheduled_at: '2026-11-26T15:00:00Z',
+          grace_minutes: 30,
+        },
+      });
+      // Its id comes after the head snapshot's own events, in the same numbering.
+      const all = await readAll('');
+      const own = all.filter((e) => e.snapshot === head && e.type !== 'release.delayed');
+      expect(all.slice(all.length - delayed.length)).toEqual(delayed);
+      expect(delayed.map((e) => e.id)).toEqual(delayed.map((_, i) => `${head}:${own.length + i + 1}`));
+      // The next snapshot's events come after it; a check on that snapshot does not repeat it.
+      await run(
+        [
+          'ingest',
+          'bls',
+          join(SAMPLE_DATA, 'bls/bls_api_v2_cps_situation_2015.json'),
+          '--collected-at',
+          '2016-02-01T17:33:08Z',
+        ],
+        '2026-11-26T17:00:00Z',
+      );
+      await run(['publish'], '2026-11-26T17:00:00Z');
+      const next = readCurrentId(layout)!;
+      for (const target of [server, ...servers]) await waitForSnapshot(target, next);
+      clock = new Date('2026-11-26T17:05:00Z');
+      await pause();
+      const after = await readAll('', null, ecb.id);
+      expect(after.length).toBeGreaterThan(0);
+      expect(after.every((e) => e.snapshot === next)).toBe(true);
+      expect(
+        after.some((e) => e.type === 'release.delayed' && e.data.release_id === ecb.data.release_id),
+      ).toBe(false);
+      stream.source.close();
+    } finally {
+      for (const target of servers) await target.close();
+    }
+  }, 120_000);
+
   it('answers 410 in the error envelope, linking to /changes, for an id older than the log or unknown', async () => {
     for (const after of ['20200101T000000Z-00000000:1', `${first}:99999`]) {
       const response = await get(`/api/v1/events?after=${after}`);
@@ -328,6 +411,53 @@ describe('event log over HTTP: SSE with resume, JSON pages, rights, limits', () 
     expect(malformed.status).toBe(400);
     await malformed.arrayBuffer();
   });
+
+  it('ends a stream whose key is revoked or expires, with a last `end` event saying why, within a heartbeat', async () => {
+    const issue = async (extra: string[]) => {
+      const result = await runMmds(
+        ['--json', 'keys', 'issue', '--org', 'Events Org', '--scopes', 'observations:read', ...extra],
+        env,
+        REAL_CLOCK,
+      );
+      expect(result.code, result.stderr).toBe(0);
+      return JSON.parse(result.stdout) as { id: string; key: string };
+    };
+    /** Opens a keyed stream and resolves with all it sent once the server ends it. */
+    const untilEnded = async (token: string, onOpen: () => Promise<void>) => {
+      const response = await fetch(`${server.url}/api/v1/events`, {
+        headers: { Accept: 'text/event-stream', Authorization: `Bearer ${token}` },
+        signal: AbortSignal.timeout(20_000),
+      });
+      expect(response.status).toBe(200);
+      const reader = response.body!.getReader();
+      let text = '';
+      while (!text.includes(': heartbeat')) text += new TextDecoder().decode((await reader.read()).value);
+      await onOpen();
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return text;
+        text += new TextDecoder().decode(value);
+      }
+    };
+    const revoked = await issue([]);
+    const text = await untilEnded(revoked.key, async () => {
+      const result = await runMmds(['keys', 'revoke', revoked.id], env, REAL_CLOCK);
+      expect(result.code, result.stderr).toBe(0);
+    });
+    const end = /event: end\ndata: (.+)\n\n$/.exec(text);
+    expect(end, text).not.toBeNull();
+    expect(JSON.parse(end![1]!)).toMatchObject({ reason: 'key_revoked' });
+    expect(text).toContain(': the key of this stream is revoked\n');
+    // A key that expires while its stream is open: the stream ends after the expiry.
+    const expiry = new Date(Date.now() + 3_000);
+    const expiring = await issue(['--expires', `${expiry.toISOString().slice(0, 19)}Z`]);
+    const expired = await untilEnded(expiring.key, async () => {});
+    expect(Date.now()).toBeGreaterThanOrEqual(Math.floor(expiry.getTime() / 1000) * 1000);
+    expect(expired).toContain('"reason":"key_expired"');
+    // Reconnecting with either key is refused.
+    for (const token of [revoked.key, expiring.key])
+      expect((await get('/api/v1/events', token, { Accept: 'text/event-stream' })).status).toBe(401);
+  }, 60_000);
 
   it('sends heartbeats, limits open streams per address and per key (429), and frees a slot when a stream closes', async () => {
     const openStream = async (token: string | null = null) => {

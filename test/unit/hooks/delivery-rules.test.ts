@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../../src/config/load-config.ts';
 import type { ReleaseEvent } from '../../../src/events/event.ts';
+import { matchesSeries } from '../../../src/events/series-pattern.ts';
 import {
   describeUrlProblem,
   parseAllowHosts,
@@ -8,7 +9,7 @@ import {
   STRICT_POLICY,
 } from '../../../src/hooks/address-policy.ts';
 import { decide } from '../../../src/hooks/deliverer.ts';
-import { matchesSeries, mayReceive } from '../../../src/hooks/event-filter.ts';
+import { mayReceive } from '../../../src/hooks/event-filter.ts';
 import { isAfter } from '../../../src/hooks/manage-hooks.ts';
 import {
   DEFAULT_RETRY_SCHEDULE_MS,
