@@ -1,0 +1,167 @@
+import { cpSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolveLayout, snapshotDir } from '../../src/store/layout.ts';
+import { manifestFiles, readCurrentId, readManifest } from '../../src/store/manifest.ts';
+import { logKey, objectKey, readLogEntry, sha256Of } from '../../src/store/object-store/bucket-log.ts';
+import type { ObjectStore } from '../../src/store/object-store/object-store.ts';
+import { openS3Store } from '../../src/store/object-store/s3-store.ts';
+import { REPO_ROOT, SAMPLE_DATA } from '../helpers/paths.ts';
+import { type RadosGateway, startRadosGateway } from '../helpers/radosgw.ts';
+import { runMmds } from '../helpers/run-cli.ts';
+import { createTempDir } from '../helpers/temp-dir.ts';
+
+/**
+ * `mmds publish --to s3://…` against a real S3 server (Ceph's RADOS Gateway, started once for the
+ * file): content-addressed upload, incremental upload, and the create-only commit with two
+ * publishers racing for one log entry.
+ */
+let gateway: RadosGateway;
+let store: ObjectStore;
+const temp = createTempDir('mmds-s3-publish-');
+const dataDir = join(temp.dir, 'a');
+const PREFIX = 'snapshots/test';
+let env: Record<string, string>;
+let url: string;
+
+const at = (iso: string) => () => new Date(iso);
+
+async function ok(argv: string[], environment = env, now = at('2026-11-23T12:00:00Z')) {
+  const run = await runMmds(argv, environment, now);
+  expect(run.code, run.stderr).toBe(0);
+  return run;
+}
+
+/** Snapshot files' sha256s of the current local snapshot. */
+function currentFiles(dir: string) {
+  const layout = resolveLayout(dir);
+  const id = readCurrentId(layout)!;
+  return { id, layout, files: manifestFiles(readManifest(layout, id)) };
+}
+
+beforeAll(async () => {
+  gateway = await startRadosGateway();
+  console.log(`radosgw up in ${gateway.startMs} ms`);
+  env = { MMDS_DATA_DIR: dataDir, MMDS_DIST_DIR: join(temp.dir, 'dist'), ...gateway.env };
+  url = `s3://${gateway.bucket}/${PREFIX}`;
+  store = openS3Store(
+    { bucket: gateway.bucket, prefix: PREFIX },
+    {
+      endpoint: gateway.endpoint,
+      region: 'us-east-1',
+      accessKeyId: gateway.accessKeyId,
+      secretAccessKey: gateway.secretAccessKey,
+      sessionToken: null,
+    },
+  );
+  await ok(['ingest', 'catalog', join(REPO_ROOT, 'data/catalog/catalog.yaml')]);
+  await ok(['ingest', 'ecb', join(SAMPLE_DATA, 'ecb/eurofxref-daily.xml')]);
+}, 180_000);
+
+afterAll(async () => {
+  store?.close();
+  await gateway?.stop();
+  temp.remove();
+});
+
+describe('mmds publish --to s3://bucket/prefix', () => {
+  it('uploads every file of the snapshot as objects/<sha256>, the manifest, then log entry 1 and CURRENT', async () => {
+    const run = await ok(['publish', '--to', url]);
+    const { id, layout, files } = currentFiles(dataDir);
+    expect(run.stdout).toContain(`committed snapshot ${id} to ${url} as log entry 1`);
+    const distinct = new Set(files.map((file) => file.sha256));
+    expect((await store.list('objects/')).sort()).toEqual([...distinct].map(objectKey).sort());
+    for (const file of files) {
+      const bytes = (await store.get(objectKey(file.sha256)))!;
+      expect(sha256Of(bytes), file.file).toBe(file.sha256);
+      expect(bytes.equals(readFileSync(join(snapshotDir(layout, id), file.file))), file.file).toBe(true);
+    }
+    const entry = await readLogEntry(store, 1);
+    expect(entry).toMatchObject({ seq: 1, snapshot_id: id, previous: null, files: files.length });
+    const manifest = (await store.get(entry.manifest))!;
+    expect(sha256Of(manifest)).toBe(entry.manifest_sha256);
+    expect(manifest.equals(readFileSync(join(snapshotDir(layout, id), 'manifest.json')))).toBe(true);
+    expect((await store.get('CURRENT'))!.toString()).toBe(`1 ${id}\n`);
+  });
+
+  it('run again with nothing new: uploads nothing and commits nothing', async () => {
+    const before = await store.list('');
+    const run = await ok(['publish', '--to', url]);
+    expect(run.stdout).toMatch(/log entry 1 already names snapshot .*; nothing uploaded/);
+    expect(await store.list('')).toEqual(before);
+  });
+
+  it('an incremental publish uploads only the objects the bucket lacks', async () => {
+    const before = new Set(await store.list('objects/'));
+    await ok(['ingest', 'ecb', join(SAMPLE_DATA, 'ecb/eurofxref-hist_2025-01-02_to_2026-04-13.csv')]);
+    const run = await ok(['--json', 'publish', '--to', url], env, at('2026-11-24T12:00:00Z'));
+    const { id, files } = currentFiles(dataDir);
+    const fresh = new Set(files.map((file) => objectKey(file.sha256)).filter((key) => !before.has(key)));
+    const after = await store.list('objects/');
+    expect(after.filter((key) => !before.has(key)).sort()).toEqual([...fresh].sort());
+    const result = JSON.parse(run.stdout) as {
+      store: { status: string; seq: number; uploaded: { files: number } };
+    };
+    expect(result.store).toMatchObject({ status: 'committed', seq: 2, uploaded: { files: fresh.size } });
+    // Unchanged partitions were not uploaded again: fewer uploads than files.
+    expect(fresh.size).toBeGreaterThan(0);
+    expect(fresh.size).toBeLessThan(new Set(files.map((file) => file.sha256)).size);
+    expect(await readLogEntry(store, 2)).toMatchObject({ snapshot_id: id, previous: expect.any(String) });
+  });
+
+  it('two publishers racing for one log entry: exactly one commits, the other exits 1 in one line', async () => {
+    const other = join(temp.dir, 'b');
+    cpSync(dataDir, other, { recursive: true });
+    const envB = { ...env, MMDS_DATA_DIR: other };
+    await ok(['ingest', 'm49', join(SAMPLE_DATA, 'reference/unsd_m49_overview_en.csv')]);
+    await ok(['ingest', 'countries', join(SAMPLE_DATA, 'reference/country-codes.csv')], envB);
+    const now = at('2026-11-25T12:00:00Z');
+    // Both read the log's end (entry 2) before either commits: both aim at entry 3.
+    const [a, b] = await Promise.all([
+      runMmds(['publish', '--to', url], env, now),
+      runMmds(['publish', '--to', url], envB, now),
+    ]);
+    const runs = [
+      { run: a, dir: dataDir },
+      { run: b, dir: other },
+    ];
+    const winners = runs.filter(({ run }) => run.code === 0);
+    const losers = runs.filter(({ run }) => run.code !== 0);
+    expect(winners, `${a.stderr}\n${b.stderr}`).toHaveLength(1);
+    expect(losers).toHaveLength(1);
+    const loser = losers[0]!.run;
+    expect(loser.code).toBe(1);
+    // Progress and warnings aside, the failure is one line.
+    const errors = loser.stderr.split('\n').filter((line) => line.startsWith('mmds: '));
+    expect(errors, loser.stderr).toHaveLength(1);
+    const message = errors[0]!;
+    expect(message).toContain(`another publisher committed ${url}/${logKey(3)} first`);
+    const winnerId = currentFiles(winners[0]!.dir).id;
+    expect(message).toContain(winnerId);
+    expect((await store.list('log/')).sort()).toEqual([logKey(1), logKey(2), logKey(3)]);
+    expect(await readLogEntry(store, 3)).toMatchObject({ snapshot_id: winnerId });
+    // The loser's local publish stands (the data directory is its source of truth).
+    expect(currentFiles(losers[0]!.dir).id).not.toBe(winnerId);
+  });
+
+  it('If-None-Match: * on the real server: of 20 concurrent creators of one key exactly one wins', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => store.putIfAbsent('race/one', `creator ${i}`)),
+    );
+    expect(results.filter(Boolean)).toHaveLength(1);
+    expect(await store.putIfAbsent('race/one', 'late')).toBe(false);
+  });
+
+  it('a bad location or an unreachable bucket: one line, non-zero exit, the local CURRENT unchanged', async () => {
+    const current = readCurrentId(resolveLayout(dataDir));
+    const bad = await runMmds(['publish', '--to', 's3://Not_A_Bucket/x'], env);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.trim()).toMatch(/^.*--to: not a valid bucket name in "s3:\/\/Not_A_Bucket\/x"/);
+    const missing = await runMmds(['publish', '--to', 's3://no-such-bucket/x'], env);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr.trim().split('\n'), missing.stderr).toHaveLength(1);
+    expect(missing.stderr).toContain('s3://no-such-bucket/x');
+    expect(missing.stderr).toContain('NoSuchBucket');
+    expect(readCurrentId(resolveLayout(dataDir))).toBe(current);
+  });
+});
