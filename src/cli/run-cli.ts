@@ -108,6 +108,9 @@ Configuration (environment, read once at start):
   MMDS_FETCH_MAX_BYTES  largest file a download accepts (default 536870912, 512 MiB)
   MMDS_MEMORY_LIMIT     DuckDB memory of one command, e.g. 1GB or 512MB; spills to disk past it (default 1GB)
   MMDS_PARTITION_ROWS   revisions per snapshot partition publish aims at (default 250000)
+  MMDS_SNAPSHOT_STORE   s3://bucket/prefix publish also commits each snapshot to (as --to)
+  AWS_ENDPOINT_URL_S3   an S3-compatible server (addressed path-style); with AWS_REGION,
+                        AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY (unset: the AWS SDK's chain)
   MMDS_HOOKS_ALLOW_HOSTS  hosts, addresses, networks webhooks may reach although loopback or
                         private (e.g. 127.0.0.1,hooks.internal,10.1.0.0/16); http allowed for them
   MMDS_HOOKS_RETRY_SCHEDULE  waits before each webhook retry (default 5s,5m,30m,2h,5h,10h,10h)

@@ -1,11 +1,14 @@
-import { cpSync, readFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openSnapshotDb } from '../../src/query/snapshot-db.ts';
 import { resolveLayout, snapshotDir } from '../../src/store/layout.ts';
 import { manifestFiles, readCurrentId, readManifest } from '../../src/store/manifest.ts';
 import { logKey, objectKey, readLogEntry, sha256Of } from '../../src/store/object-store/bucket-log.ts';
 import type { ObjectStore } from '../../src/store/object-store/object-store.ts';
+import { DamagedObjectError, pullLatestSnapshot } from '../../src/store/object-store/pull-snapshot.ts';
 import { openS3Store } from '../../src/store/object-store/s3-store.ts';
+import { verifySnapshotFiles } from '../../src/store/verify-files.ts';
 import { REPO_ROOT, SAMPLE_DATA } from '../helpers/paths.ts';
 import { type RadosGateway, startRadosGateway } from '../helpers/radosgw.ts';
 import { runMmds } from '../helpers/run-cli.ts';
@@ -21,6 +24,7 @@ let store: ObjectStore;
 const temp = createTempDir('mmds-s3-publish-');
 const dataDir = join(temp.dir, 'a');
 const PREFIX = 'snapshots/test';
+const followerLayout = resolveLayout(join(temp.dir, 'follower'));
 let env: Record<string, string>;
 let url: string;
 
@@ -91,6 +95,27 @@ describe('mmds publish --to s3://bucket/prefix', () => {
     expect(await store.list('')).toEqual(before);
   });
 
+  it('a follower with an empty data directory pulls the newest snapshot, verified, and can open it', async () => {
+    const { id, files } = currentFiles(dataDir);
+    const pulled = await pullLatestSnapshot(store, followerLayout, { keep: 5 });
+    expect(pulled).toMatchObject({ status: 'pulled', seq: 1, snapshot_id: id });
+    expect(pulled.downloaded.files).toBe(new Set(files.map((file) => file.sha256)).size);
+    expect(pulled.downloaded.files + pulled.linked).toBe(files.length);
+    expect(readCurrentId(followerLayout)).toBe(id);
+    const manifest = readManifest(followerLayout, id);
+    expect(await verifySnapshotFiles(snapshotDir(followerLayout, id), manifest)).toEqual([]);
+    const db = await openSnapshotDb(followerLayout, id);
+    try {
+      expect(db.manifest.id).toBe(id);
+    } finally {
+      await db.close();
+    }
+    expect(await pullLatestSnapshot(store, followerLayout, { keep: 5 })).toMatchObject({
+      status: 'current',
+      seq: 1,
+    });
+  });
+
   it('an incremental publish uploads only the objects the bucket lacks', async () => {
     const before = new Set(await store.list('objects/'));
     await ok(['ingest', 'ecb', join(SAMPLE_DATA, 'ecb/eurofxref-hist_2025-01-02_to_2026-04-13.csv')]);
@@ -107,6 +132,40 @@ describe('mmds publish --to s3://bucket/prefix', () => {
     expect(fresh.size).toBeGreaterThan(0);
     expect(fresh.size).toBeLessThan(new Set(files.map((file) => file.sha256)).size);
     expect(await readLogEntry(store, 2)).toMatchObject({ snapshot_id: id, previous: expect.any(String) });
+  });
+
+  it('a damaged object is refused and the follower stays on its snapshot; repaired, it downloads only the new objects', async () => {
+    const before = readCurrentId(followerLayout);
+    const { id, layout, files } = currentFiles(dataDir);
+    const local = new Set(manifestFiles(readManifest(followerLayout, before!)).map((file) => file.sha256));
+    const missing = files.filter((file) => !local.has(file.sha256));
+    expect(missing.length).toBeGreaterThan(0);
+    const victim = missing[0]!;
+    const good = readFileSync(join(snapshotDir(layout, id), victim.file));
+    const damaged = Buffer.from(good);
+    damaged[damaged.length >> 1]! ^= 0xff;
+    await store.put(objectKey(victim.sha256), damaged);
+    const refused = await pullLatestSnapshot(store, followerLayout, { keep: 5 }).catch(
+      (error: Error) => error,
+    );
+    expect(refused).toBeInstanceOf(DamagedObjectError);
+    expect((refused as Error).message).toContain(
+      `objects/${victim.sha256} (${victim.file} of snapshot ${id}) is damaged`,
+    );
+    expect(readCurrentId(followerLayout)).toBe(before);
+    expect(readdirSync(followerLayout.snapshotsDir).filter((name) => name.startsWith('.staging'))).toEqual(
+      [],
+    );
+    await store.put(objectKey(victim.sha256), good);
+    const pulled = await pullLatestSnapshot(store, followerLayout, { keep: 5 });
+    expect(pulled).toMatchObject({ status: 'pulled', seq: 2, snapshot_id: id });
+    // Only the objects the follower lacked were downloaded; the rest are hard links.
+    const lacking = new Set(missing.map((file) => file.sha256)).size;
+    expect(pulled.downloaded.files).toBe(lacking);
+    expect(pulled.linked).toBe(files.length - lacking);
+    expect(
+      await verifySnapshotFiles(snapshotDir(followerLayout, id), readManifest(followerLayout, id)),
+    ).toEqual([]);
   });
 
   it('two publishers racing for one log entry: exactly one commits, the other exits 1 in one line', async () => {
