@@ -56,6 +56,8 @@ export interface Config {
    * null: the local data directory only). See src/store/object-store/bucket-log.ts.
    */
   snapshotStore: string | null;
+  /** How often `mmds serve --from` polls the bucket's log (MMDS_SNAPSHOT_POLL_MS, default 2000). */
+  snapshotPollMs: number;
   /** The S3 endpoint, region and keys: the standard AWS variables (AWS_ENDPOINT_URL_S3, …). */
   s3: Readonly<S3Settings>;
   /**
@@ -135,6 +137,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, cw
     memoryLimit: readMemoryLimit(env.MMDS_MEMORY_LIMIT),
     partitionRows: readInteger(env, 'MMDS_PARTITION_ROWS', DEFAULT_PARTITION_ROWS, 100, 1_000_000_000),
     snapshotStore: env.MMDS_SNAPSHOT_STORE?.trim() || null,
+    snapshotPollMs: readInteger(env, 'MMDS_SNAPSHOT_POLL_MS', 2000, 10, 3_600_000),
     s3: Object.freeze(readS3Settings(env)),
     eventStreams: Object.freeze({
       heartbeatMs: readInteger(env, 'MMDS_EVENTS_HEARTBEAT_MS', 15_000, 10, 3_600_000),

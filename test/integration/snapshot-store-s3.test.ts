@@ -1,5 +1,7 @@
+import { type ChildProcess, spawn } from 'node:child_process';
 import { cpSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSnapshotDb } from '../../src/query/snapshot-db.ts';
 import { resolveLayout, snapshotDir } from '../../src/store/layout.ts';
@@ -26,6 +28,8 @@ const dataDir = join(temp.dir, 'a');
 const PREFIX = 'snapshots/test';
 const followerLayout = resolveLayout(join(temp.dir, 'follower'));
 let env: Record<string, string>;
+/** The data directory of the publisher that lost the race (its snapshot not committed). */
+let loserEnv: Record<string, string>;
 let url: string;
 
 const at = (iso: string) => () => new Date(iso);
@@ -41,6 +45,48 @@ function currentFiles(dir: string) {
   const layout = resolveLayout(dir);
   const id = readCurrentId(layout)!;
   return { id, layout, files: manifestFiles(readManifest(layout, id)) };
+}
+
+interface ServeProcess {
+  child: ChildProcess;
+  url: string;
+  exited: Promise<unknown>;
+  /** Its JSON log lines. */
+  stdout: string[];
+}
+
+/** Starts `bin/mmds.js serve --from <store>` and waits for its `mmds: serving on <url>` line. */
+async function spawnServe(environment: Record<string, string>, from: string): Promise<ServeProcess> {
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith('MMDS_')),
+  );
+  const child = spawn(process.execPath, [join(REPO_ROOT, 'bin/mmds.js'), 'serve', '--from', from], {
+    env: { ...inherited, ...environment },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const stdout: string[] = [];
+  createInterface({ input: child.stdout! }).on('line', (line) => stdout.push(line));
+  const stderr: string[] = [];
+  const serverUrl = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`mmds serve did not start:\n${stderr.join('\n')}`)),
+      30_000,
+    );
+    createInterface({ input: child.stderr! }).on('line', (line) => {
+      stderr.push(line);
+      const match = /^mmds: serving on (\S+)/.exec(line);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    });
+    void exited.then(() => {
+      clearTimeout(timer);
+      reject(new Error(`mmds serve exited before serving:\n${stderr.join('\n')}`));
+    });
+  });
+  return { child, url: serverUrl.replace(/\/$/, ''), exited, stdout };
 }
 
 beforeAll(async () => {
@@ -201,6 +247,57 @@ describe('mmds publish --to s3://bucket/prefix', () => {
     expect(await readLogEntry(store, 3)).toMatchObject({ snapshot_id: winnerId });
     // The loser's local publish stands (the data directory is its source of truth).
     expect(currentFiles(losers[0]!.dir).id).not.toBe(winnerId);
+    loserEnv = { ...env, MMDS_DATA_DIR: losers[0]!.dir };
+  });
+
+  it('mmds serve --from: starts on an empty disk, serves the committed snapshot, follows the next commit with no 5xx', async () => {
+    const head = await readLogEntry(store, 3);
+    const served = join(temp.dir, 'served');
+    const server = await spawnServe(
+      {
+        ...gateway.env,
+        MMDS_DATA_DIR: served,
+        MMDS_DIST_DIR: join(temp.dir, 'no-dist'),
+        MMDS_STORAGE: 'memory',
+        MMDS_SNAPSHOT_POLL_MS: '100',
+        PORT: '0',
+      },
+      url,
+    );
+    try {
+      const statuses: number[] = [];
+      /** Polls /api/v1/status until it answers from `id`; the statuses it saw after the first 200. */
+      const waitFor = async (id: string) => {
+        const deadline = Date.now() + 30_000;
+        while (Date.now() < deadline) {
+          const response = await fetch(`${server.url}/api/v1/status`);
+          await response.arrayBuffer();
+          if (response.status === 200 || statuses.length > 0) statuses.push(response.status);
+          if (response.headers.get('x-snapshot-id') === id) return;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        throw new Error(`not serving ${id} within 30 s; log:\n${server.stdout.join('\n')}`);
+      };
+      await waitFor(head.snapshot_id);
+      // The loser commits its snapshot after the winner's, as its message advised.
+      const again = await ok(['publish', '--to', url], loserEnv);
+      expect(again.stdout).toContain('as log entry 4');
+      const next = (await readLogEntry(store, 4)).snapshot_id;
+      await waitFor(next);
+      expect(statuses.filter((status) => status >= 500)).toEqual([]);
+      const events = server.stdout.map((line) => JSON.parse(line) as { event?: string; snapshot?: string });
+      expect(events.filter((e) => e.event === 'store_pulled').map((e) => e.snapshot)).toEqual([
+        head.snapshot_id,
+        next,
+      ]);
+      expect(events.filter((e) => e.event === 'snapshot_switched').map((e) => e.snapshot)).toEqual([
+        head.snapshot_id,
+        next,
+      ]);
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
+    }
   });
 
   it('If-None-Match: * on the real server: of 20 concurrent creators of one key exactly one wins', async () => {
