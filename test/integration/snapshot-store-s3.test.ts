@@ -250,7 +250,7 @@ describe('mmds publish --to s3://bucket/prefix', () => {
     loserEnv = { ...env, MMDS_DATA_DIR: losers[0]!.dir };
   });
 
-  it('mmds serve --from: starts on an empty disk, serves the committed snapshot, follows the next commit with no 5xx', async () => {
+  it('mmds serve --from: starts on an empty disk, follows each commit with no 5xx, refuses a damaged object and keeps serving', async () => {
     const head = await readLogEntry(store, 3);
     const served = join(temp.dir, 'served');
     const server = await spawnServe(
@@ -284,15 +284,47 @@ describe('mmds publish --to s3://bucket/prefix', () => {
       expect(again.stdout).toContain('as log entry 4');
       const next = (await readLogEntry(store, 4)).snapshot_id;
       await waitFor(next);
+      // The next commit has a damaged object (the publisher keeps an object of the right name and
+      // size that is already there): the instance refuses it and stays on `next`, then switches
+      // once the object is repaired.
+      const loserDir = loserEnv.MMDS_DATA_DIR!;
+      await ok(
+        ['ingest', 'tz', ...['zone1970.tab', 'zone.tab'].map((f) => join(SAMPLE_DATA, 'reference', f))],
+        loserEnv,
+      );
+      await ok(['publish'], loserEnv, at('2026-11-26T12:00:00Z'));
+      const { id: third, layout: loserLayout, files: thirdFiles } = currentFiles(loserDir);
+      const inBucket = new Set(await store.list('objects/'));
+      const victim = thirdFiles.find((file) => !inBucket.has(objectKey(file.sha256)))!;
+      const good = readFileSync(join(snapshotDir(loserLayout, third), victim.file));
+      const damaged = Buffer.from(good);
+      damaged[damaged.length >> 1]! ^= 0xff;
+      await store.put(objectKey(victim.sha256), damaged);
+      expect((await ok(['publish', '--to', url], loserEnv)).stdout).toContain('as log entry 5');
+      const deadline = Date.now() + 30_000;
+      while (
+        !server.stdout.some((line) => line.includes('store_pull_failed') && line.includes(victim.sha256))
+      ) {
+        if (Date.now() > deadline) throw new Error(`no store_pull_failed:\n${server.stdout.join('\n')}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const meanwhile = await fetch(`${server.url}/api/v1/status`);
+      await meanwhile.arrayBuffer();
+      expect(meanwhile.status).toBe(200);
+      expect(meanwhile.headers.get('x-snapshot-id')).toBe(next);
+      await store.put(objectKey(victim.sha256), good);
+      await waitFor(third);
       expect(statuses.filter((status) => status >= 500)).toEqual([]);
       const events = server.stdout.map((line) => JSON.parse(line) as { event?: string; snapshot?: string });
       expect(events.filter((e) => e.event === 'store_pulled').map((e) => e.snapshot)).toEqual([
         head.snapshot_id,
         next,
+        third,
       ]);
       expect(events.filter((e) => e.event === 'snapshot_switched').map((e) => e.snapshot)).toEqual([
         head.snapshot_id,
         next,
+        third,
       ]);
     } finally {
       server.child.kill('SIGTERM');
