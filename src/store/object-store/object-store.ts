@@ -7,6 +7,11 @@ export interface ObjectStore {
   readonly url: string;
   /** The object's bytes, or null when there is none. */
   get(key: string): Promise<Buffer | null>;
+  /**
+   * Streams the object into a local file (created or replaced) and returns its SHA-256 and size
+   * as received, or null when there is none (no file is written then).
+   */
+  getToFile(key: string, file: string): Promise<{ sha256: string; bytes: number } | null>;
   /** The object's size, or null when there is none. */
   head(key: string): Promise<{ size: number } | null>;
   /** Keys under a key prefix, in key order, after `startAfter` when given. */

@@ -1,10 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { mapConcurrent } from '../../lib/map-concurrent.ts';
 import { formatTimestamp } from '../../lib/zoned-time.ts';
 import { type StoreLayout, snapshotDir } from '../layout.ts';
 import { manifestFiles } from '../manifest.ts';
 import { CURRENT_KEY, type LogEntry, logKey, manifestKey, objectKey, sha256Of } from './bucket-log.ts';
 import type { ObjectStore } from './object-store.ts';
+
+/** Objects uploaded (or looked up) at once. */
+const TRANSFERS = 8;
 
 /** The outcome of putting a local snapshot into a bucket. */
 export interface StorePublishResult {
@@ -59,21 +63,19 @@ export async function publishToStore(
     };
   const uploaded = { files: 0, bytes: 0 };
   let skipped = 0;
-  const seen = new Set<string>();
-  for (const file of files) {
-    if (seen.has(file.sha256)) continue;
-    seen.add(file.sha256);
+  const distinct = [...new Map(files.map((file) => [file.sha256, file])).values()];
+  await mapConcurrent(distinct, TRANSFERS, async (file) => {
     const existing = await store.head(objectKey(file.sha256));
     // Same name, same size: the same bytes (names are hashes); a short object (an interrupted
     // upload on a server without atomic PUT) is uploaded again.
     if (existing?.size === file.bytes) {
       skipped++;
-      continue;
+      return;
     }
     await store.putFile(objectKey(file.sha256), join(dir, file.file));
     uploaded.files++;
     uploaded.bytes += file.bytes;
-  }
+  });
   const manifestSha = sha256Of(manifestBytes);
   await store.put(manifestKey(manifestSha), manifestBytes);
   const seq = (base?.seq ?? 0) + 1;

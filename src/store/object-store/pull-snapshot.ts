@@ -1,5 +1,6 @@
 import { existsSync, linkSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { mapConcurrent } from '../../lib/map-concurrent.ts';
 import { fsyncPath, renameDurably, writeFileAtomic } from '../durable-fs.ts';
 import { SNAPSHOT_ID_PATTERN, type StoreLayout, snapshotDir } from '../layout.ts';
 import { withStoreLock } from '../lock.ts';
@@ -7,6 +8,9 @@ import { manifestFiles, readCurrentId, readManifest, type SnapshotManifest } fro
 import { pruneSnapshots } from '../publish.ts';
 import { type LogEntry, objectKey, readLogHead, sha256Of } from './bucket-log.ts';
 import type { ObjectStore } from './object-store.ts';
+
+/** Objects downloaded at once. */
+const TRANSFERS = 4;
 
 /** An object (or manifest) in the bucket does not have the bytes its name or the log promise. */
 export class DamagedObjectError extends Error {
@@ -22,7 +26,7 @@ export interface PullResult {
   /** The log entry the data directory is now on (null: the log is empty). */
   seq: number | null;
   snapshot_id: string | null;
-  /** Objects downloaded, and files hard-linked to a local file with the same bytes. */
+  /** Objects downloaded, and the other files (links to a local file with the same bytes). */
   downloaded: { files: number; bytes: number };
   linked: number;
 }
@@ -75,29 +79,35 @@ async function pullSnapshot(store: ObjectStore, layout: StoreLayout, entry: LogE
   const downloaded = { files: 0, bytes: 0 };
   let linked = 0;
   try {
-    for (const file of manifestFiles(manifest)) {
-      const target = join(staging, file.file);
-      mkdirSync(dirname(target), { recursive: true });
-      const existing = local.get(file.sha256);
-      if (existing !== undefined) {
-        linkSync(existing, target);
-        linked++;
-        continue;
-      }
-      const bytes = await store.get(objectKey(file.sha256));
-      if (bytes === null) throw new DamagedObjectError(`${store.url}/${objectKey(file.sha256)} is missing`);
-      const actual = sha256Of(bytes);
-      if (actual !== file.sha256 || bytes.length !== file.bytes)
+    const files = manifestFiles(manifest);
+    // Each object the data directory lacks is downloaded once, several at a time, straight to
+    // disk, and checked as it arrives; then every file is a link to a local copy.
+    const lacking = [
+      ...new Map(files.filter((f) => !local.has(f.sha256)).map((f) => [f.sha256, f])).values(),
+    ];
+    const downloads = join(staging, '.objects');
+    mkdirSync(downloads);
+    await mapConcurrent(lacking, TRANSFERS, async (file) => {
+      const target = join(downloads, file.sha256);
+      const received = await store.getToFile(objectKey(file.sha256), target);
+      if (received === null)
+        throw new DamagedObjectError(`${store.url}/${objectKey(file.sha256)} is missing`);
+      if (received.sha256 !== file.sha256 || received.bytes !== file.bytes)
         throw new DamagedObjectError(
           `${store.url}/${objectKey(file.sha256)} (${file.file} of snapshot ${manifest.id}) is damaged: ` +
-            `${bytes.length} bytes with sha256 ${actual}, the manifest says ${file.bytes} bytes`,
+            `${received.bytes} bytes with sha256 ${received.sha256}, the manifest says ${file.bytes} bytes`,
         );
-      writeFileSync(target, bytes);
       fsyncPath(target);
-      local.set(file.sha256, target);
       downloaded.files++;
-      downloaded.bytes += bytes.length;
+      downloaded.bytes += received.bytes;
+    });
+    for (const file of files) {
+      const target = join(staging, file.file);
+      mkdirSync(dirname(target), { recursive: true });
+      linkSync(local.get(file.sha256) ?? join(downloads, file.sha256), target);
     }
+    linked = files.length - downloaded.files;
+    rmSync(downloads, { recursive: true });
     writeFileSync(join(staging, 'manifest.json'), manifestBytes);
     fsyncPath(join(staging, 'manifest.json'));
     fsyncPath(staging);

@@ -1,6 +1,10 @@
-import { createReadStream, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { createReadStream, createWriteStream, statSync } from 'node:fs';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import {
   GetObjectCommand,
+  type GetObjectCommandOutput,
   HeadObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
@@ -56,6 +60,31 @@ export function openS3Store(location: ObjectStoreLocation, settings: S3Settings)
           if (statusOf(error) === 404) return null;
           throw error;
         }
+      }),
+    getToFile: (key, file) =>
+      call('GET', key, async () => {
+        let reply: GetObjectCommandOutput;
+        try {
+          reply = await client.send(new GetObjectCommand({ Bucket: bucket, Key: full(key) }));
+        } catch (error) {
+          if (statusOf(error) === 404) return null;
+          throw error;
+        }
+        const hash = createHash('sha256');
+        let bytes = 0;
+        const body = reply.Body as Readable;
+        await pipeline(
+          body,
+          async function* (chunks: AsyncIterable<Buffer>) {
+            for await (const chunk of chunks) {
+              hash.update(chunk);
+              bytes += chunk.length;
+              yield chunk;
+            }
+          },
+          createWriteStream(file),
+        );
+        return { sha256: hash.digest('hex'), bytes };
       }),
     head: (key) =>
       call('HEAD', key, async () => {
