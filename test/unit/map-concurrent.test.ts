@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mapConcurrent } from '../../../src/lib/map-concurrent.ts';
+import { mapConcurrent } from '../../src/lib/map-concurrent.ts';
 
 const tick = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
