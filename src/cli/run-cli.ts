@@ -108,6 +108,10 @@ Configuration (environment, read once at start):
   MMDS_FETCH_MAX_BYTES  largest file a download accepts (default 536870912, 512 MiB)
   MMDS_MEMORY_LIMIT     DuckDB memory of one command, e.g. 1GB or 512MB; spills to disk past it (default 1GB)
   MMDS_PARTITION_ROWS   revisions per snapshot partition publish aims at (default 250000)
+  MMDS_SNAPSHOT_STORE   s3://bucket/prefix publish also commits each snapshot to (as --to)
+  MMDS_SNAPSHOT_POLL_MS  how often serve --from polls the bucket's log in ms (default 2000)
+  AWS_ENDPOINT_URL_S3   an S3-compatible server (addressed path-style); with AWS_REGION,
+                        AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY (unset: the AWS SDK's chain)
   MMDS_HOOKS_ALLOW_HOSTS  hosts, addresses, networks webhooks may reach although loopback or
                         private (e.g. 127.0.0.1,hooks.internal,10.1.0.0/16); http allowed for them
   MMDS_HOOKS_RETRY_SCHEDULE  waits before each webhook retry (default 5s,5m,30m,2h,5h,10h,10h)
@@ -135,7 +139,9 @@ Examples:
     const names: string[] = [];
     for (let command: Command | null = action; command?.parent; command = command.parent)
       names.unshift(command.name());
-    const use = dataDirUse(names.join(' '), context.config.storage);
+    // A server following a bucket (serve --from) fills its data directory itself.
+    const following = names.join(' ') === 'serve' && action.opts().from !== undefined;
+    const use = following ? 'creates' : dataDirUse(names.join(' '), context.config.storage);
     prepareDataDir(use, context.config.dataDir, (path) =>
       context.stderr.write(`mmds: created data directory ${path}\n`),
     );

@@ -4,6 +4,7 @@ import { DEFAULT_ATTEMPT_TIMEOUT_MS, parseRetrySchedule } from '../hooks/retry-s
 import { editDistance } from '../lib/edit-distance.ts';
 import { DEFAULT_REVISION_CACHE_MB } from '../query/revision-cache.ts';
 import { DEFAULT_IPV6_PREFIX } from '../rate-limit/client-ip.ts';
+import { readS3Settings, type S3Settings } from '../store/object-store/object-store.ts';
 import { DEFAULT_PARTITION_ROWS } from '../store/partitions.ts';
 
 /** The service's configuration, read once at start by a composition root. */
@@ -50,6 +51,15 @@ export interface Config {
   memoryLimit: string;
   /** Revisions per fact partition a publish aims at (MMDS_PARTITION_ROWS, default 250,000). */
   partitionRows: number;
+  /**
+   * Where `mmds publish` also commits each snapshot (MMDS_SNAPSHOT_STORE, `s3://bucket/prefix`;
+   * null: the local data directory only). See src/store/object-store/bucket-log.ts.
+   */
+  snapshotStore: string | null;
+  /** How often `mmds serve --from` polls the bucket's log (MMDS_SNAPSHOT_POLL_MS, default 2000). */
+  snapshotPollMs: number;
+  /** The S3 endpoint, region and keys: the standard AWS variables (AWS_ENDPOINT_URL_S3, …). */
+  s3: Readonly<S3Settings>;
   /**
    * Server-Sent Events of /api/v1/events: a comment every heartbeatMs (MMDS_EVENTS_HEARTBEAT_MS,
    * default 15,000) and at most perKey open streams per key (MMDS_EVENTS_STREAMS_PER_KEY, default
@@ -135,6 +145,9 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, cw
       : null,
     memoryLimit: readMemoryLimit(env.MMDS_MEMORY_LIMIT),
     partitionRows: readInteger(env, 'MMDS_PARTITION_ROWS', DEFAULT_PARTITION_ROWS, 100, 1_000_000_000),
+    snapshotStore: env.MMDS_SNAPSHOT_STORE?.trim() || null,
+    snapshotPollMs: readInteger(env, 'MMDS_SNAPSHOT_POLL_MS', 2000, 10, 3_600_000),
+    s3: Object.freeze(readS3Settings(env)),
     eventStreams: Object.freeze({
       heartbeatMs: readInteger(env, 'MMDS_EVENTS_HEARTBEAT_MS', 15_000, 10, 3_600_000),
       perKey: readInteger(env, 'MMDS_EVENTS_STREAMS_PER_KEY', 5, 0, 10_000),

@@ -5,16 +5,17 @@ import { CHROMIUM_PATH, HAVE_SHARED_DATA, REPO_ROOT, SHARED_DATA } from './paths
 
 /**
  * What some test files need beyond Node and npm: the publishers' real files (../shared/data),
- * Debian's redis-server, chromium and python3-pandas (.ci/run installs them). When one is
+ * Debian's redis-server, radosgw (with ceph-mon and ceph-osd), chromium and python3-pandas
+ * (.ci/run installs them). When one is
  * absent, vitest.config.ts leaves out the test files that need it and the run says so in one line
  * per missing thing; the rest still runs. A test file needs a prerequisite when its code names one of that
  * prerequisite's readers (helpers and their exports); test/unit/test-prerequisites.test.ts fails
  * when a helper under test/ uses a reader without being listed, so a new one cannot be forgotten.
- * MMDS_TEST_WITHOUT=redis-server,chromium,python3-pandas (tests only) makes a run behave as if
+ * MMDS_TEST_WITHOUT=redis-server,radosgw,chromium,python3-pandas (tests only) makes a run behave as if
  * they were absent.
  */
 export interface Prerequisite {
-  name: 'shared-data' | 'redis-server' | 'chromium' | 'python3-pandas';
+  name: 'shared-data' | 'redis-server' | 'radosgw' | 'chromium' | 'python3-pandas';
   present: boolean;
   /** Helper modules and the exports of theirs that need it. */
   readers: Readonly<Record<string, readonly string[]>>;
@@ -73,6 +74,15 @@ export const PREREQUISITES: readonly Prerequisite[] = [
     },
     notice: (skipped) =>
       `redis-server not installed (apt-get install redis-server, or run .ci/run): ${skippedFiles(skipped, 'test file', ['that starts Redis', 'that start Redis'])}`,
+  },
+  {
+    name: 'radosgw',
+    present:
+      !without.has('radosgw') &&
+      ['radosgw', 'ceph-mon', 'ceph-osd'].every((daemon) => installed('which', [daemon])),
+    readers: { 'test/helpers/radosgw.ts': ['startRadosGateway'] },
+    notice: (skipped) =>
+      `radosgw not installed (apt-get install radosgw ceph-mon ceph-osd, or run .ci/run): ${skippedFiles(skipped, 'test file', ['that starts an S3 server', 'that start an S3 server'])}`,
   },
   {
     name: 'chromium',

@@ -12,7 +12,7 @@ import {
 } from '../helpers/test-prerequisites.ts';
 
 /**
- * The test files that need ../shared/data, redis-server, chromium or python3-pandas are left out of a run when it
+ * The test files that need ../shared/data, redis-server, radosgw, chromium or python3-pandas are left out of a run when it
  * is absent (vitest.config.ts), found by the helpers they call (test/helpers/test-prerequisites.ts).
  */
 
@@ -79,6 +79,7 @@ describe('tests that need what Node and npm do not bring', () => {
         'test/reliability/faults-redis.test.ts',
       ]),
     );
+    expect(listTestsNeeding(byName('radosgw'))).toEqual(['test/integration/snapshot-store-s3.test.ts']);
     expect(listTestsNeeding(byName('chromium'))).toContain('test/e2e/site/browser.test.ts');
     expect(listTestsNeeding(byName('python3-pandas'))).toEqual(['test/e2e/python/python-example.test.ts']);
     for (const prerequisite of PREREQUISITES)
@@ -89,7 +90,7 @@ describe('tests that need what Node and npm do not bring', () => {
     const all = listRunFiles({});
     const without = listRunFiles({
       MMDS_SHARED_DATA: join(REPO_ROOT, 'no-such-shared-data-dir'),
-      MMDS_TEST_WITHOUT: 'redis-server,chromium,python3-pandas',
+      MMDS_TEST_WITHOUT: 'redis-server,radosgw,chromium,python3-pandas',
     });
     const needing = new Set(PREREQUISITES.flatMap((p) => listTestsNeeding(p)).filter((f) => all.includes(f)));
     expect(needing.size).toBeGreaterThan(0);
@@ -102,7 +103,7 @@ describe('tests that need what Node and npm do not bring', () => {
     const missing = join(REPO_ROOT, 'no-such-shared-data-dir');
     const run = vitest(['run', 'test/unit/test-prerequisites.test.ts', '-t', 'every listed reader'], {
       MMDS_SHARED_DATA: missing,
-      MMDS_TEST_WITHOUT: 'redis-server,chromium,python3-pandas',
+      MMDS_TEST_WITHOUT: 'redis-server,radosgw,chromium,python3-pandas',
     });
     expect(run.status, run.output).toBe(0);
     const count = (name: Prerequisite['name']) => listTestsNeeding(byName(name)).length;
@@ -113,6 +114,7 @@ describe('tests that need what Node and npm do not bring', () => {
     expect(lines).toEqual([
       `${missing} not found: ${files('shared-data', "test file that reads the publishers' files", "test files that read the publishers' files")}`,
       `redis-server not installed (apt-get install redis-server, or run .ci/run): ${files('redis-server', 'test file that starts Redis', 'test files that start Redis')}`,
+      `radosgw not installed (apt-get install radosgw ceph-mon ceph-osd, or run .ci/run): ${files('radosgw', 'test file that starts an S3 server', 'test files that start an S3 server')}`,
       `/usr/bin/chromium not found (apt-get install chromium, or run .ci/run): ${files('chromium', 'browser test file', 'browser test files')}`,
       `/usr/bin/python3 cannot import pandas (apt-get install python3-pandas, or run .ci/run): ${files('python3-pandas', 'test file that runs the Python example', 'test files that run the Python example')}`,
     ]);

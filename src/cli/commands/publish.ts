@@ -1,7 +1,19 @@
 import type { Command } from 'commander';
 import { openDuckDb, pipelineDuckDbOptions, withConnection } from '../../db/duckdb.ts';
 import { listBatches } from '../../store/batches.ts';
-import { resolveLayout } from '../../store/layout.ts';
+import { resolveLayout, type StoreLayout } from '../../store/layout.ts';
+import { type LogEntry, readLogHead } from '../../store/object-store/bucket-log.ts';
+import {
+  type ObjectStore,
+  ObjectStoreError,
+  type ObjectStoreLocation,
+  parseObjectStoreUrl,
+} from '../../store/object-store/object-store.ts';
+import {
+  LostCommitError,
+  publishToStore,
+  type StorePublishResult,
+} from '../../store/object-store/publish-to-store.ts';
 import { publishSnapshot } from '../../store/publish.ts';
 import { PIPELINE_VERSION } from '../../version.ts';
 import type { CommandContext } from '../context.ts';
@@ -17,6 +29,10 @@ export function registerPublish(program: Command, getContext: () => CommandConte
       '--keep <n>',
       'snapshots to keep besides the current one and its parent (default MMDS_KEEP_SNAPSHOTS or 5)',
     )
+    .option(
+      '--to <url>',
+      'also commit the snapshot to an S3-compatible bucket, s3://bucket/prefix (default MMDS_SNAPSHOT_STORE)',
+    )
     .addHelpText(
       'after',
       `
@@ -28,20 +44,40 @@ running mmds serve switches to it within a second. Nothing new since the current
 nothing is written. Older snapshots beyond --keep are removed. DuckDB uses at most
 MMDS_MEMORY_LIMIT and spills into data/tmp/duckdb past it.
 
+With --to s3://bucket/prefix (or MMDS_SNAPSHOT_STORE) the local publish is unchanged, then the
+snapshot's files the bucket lacks are uploaded as objects/<sha256>, then its manifest, and the
+snapshot is committed by creating the next log/<seq>.json only if no one else has: a concurrent
+publisher that took that number first makes this one exit 1 with one line (run it again).
+Endpoint and keys: AWS_ENDPOINT_URL_S3 (path-style), AWS_REGION, AWS_ACCESS_KEY_ID,
+AWS_SECRET_ACCESS_KEY.
+
 Examples:
   mmds publish
-  mmds publish --keep 10 --json`,
+  mmds publish --keep 10 --json
+  mmds publish --to s3://mmds-snapshots/prod`,
     )
-    .action(async (flags: { keep?: string }) => {
+    .action(async (flags: { keep?: string; to?: string }) => {
       const context = getContext();
       const keep = flags.keep === undefined ? context.config.keepSnapshots : Number(flags.keep);
       if (!Number.isInteger(keep) || keep < 1)
         throw new UsageError(`--keep must be a whole number >= 1, got "${flags.keep}"`);
+      const target = flags.to ?? context.config.snapshotStore;
+      let location: ObjectStoreLocation | null = null;
+      try {
+        location = target === null ? null : parseObjectStoreUrl(target);
+      } catch (error) {
+        throw new UsageError(
+          `${flags.to === undefined ? 'MMDS_SNAPSHOT_STORE' : '--to'}: ${(error as Error).message}`,
+        );
+      }
       const layout = resolveLayout(context.config.dataDir);
       if (listBatches(layout).length === 0)
         throw new ReportedFailure(
           `nothing to publish: the store in ${context.config.dataDir} is empty; run mmds ingest first (or check MMDS_DATA_DIR)`,
         );
+      // The bucket is opened, and its log's end read, before the local publish: an unreachable
+      // bucket fails in a second, and the commit goes after what was there when this began.
+      const remote = location === null ? null : await openRemote(location, context);
       const db = await openDuckDb(pipelineDuckDbOptions(context.config));
       try {
         context.reporter.progress('publishing: writing and verifying the snapshot…');
@@ -54,7 +90,9 @@ Examples:
           }),
         );
         for (const warning of result.warnings) context.reporter.warn(warning.message);
-        context.reporter.result(result);
+        const stored =
+          remote === null ? null : await commitRemote(remote, layout, result.snapshot_id, context);
+        context.reporter.result(stored === null ? result : { ...result, store: stored });
         const rows = Object.entries(result.tables)
           .filter(([, n]) => n > 0)
           .map(([name, n]) => `${name} ${n}`)
@@ -64,8 +102,54 @@ Examples:
             ? `nothing new since snapshot ${result.snapshot_id}; CURRENT unchanged`
             : `published snapshot ${result.snapshot_id} (${rows})${result.pruned.length ? `; pruned ${result.pruned.length}` : ''}`,
         );
+        if (remote !== null && stored !== null)
+          context.reporter.line(describeStored(remote.store.url, stored));
       } finally {
         db.closeSync();
+        remote?.store.close();
       }
     });
+}
+
+/** The bucket and its log's newest entry when this publish began. */
+interface Remote {
+  store: ObjectStore;
+  base: LogEntry | null;
+}
+
+async function openRemote(location: ObjectStoreLocation, context: CommandContext): Promise<Remote> {
+  // The SDK is loaded only by a publish that uses it.
+  const { openS3Store } = await import('../../store/object-store/s3-store.ts');
+  const store = openS3Store(location, context.config.s3);
+  try {
+    return { store, base: await readLogHead(store) };
+  } catch (error) {
+    store.close();
+    throw new ReportedFailure((error as Error).message);
+  }
+}
+
+async function commitRemote(
+  remote: Remote,
+  layout: StoreLayout,
+  snapshotId: string,
+  context: CommandContext,
+): Promise<StorePublishResult> {
+  context.reporter.progress(`committing snapshot ${snapshotId} to ${remote.store.url}…`);
+  try {
+    return await publishToStore(remote.store, layout, snapshotId, remote.base, context.now());
+  } catch (error) {
+    if (error instanceof LostCommitError || error instanceof ObjectStoreError)
+      throw new ReportedFailure(error.message);
+    throw error;
+  }
+}
+
+function describeStored(url: string, stored: StorePublishResult): string {
+  if (stored.status === 'already')
+    return `${url}: log entry ${stored.seq} already names snapshot ${stored.snapshot_id}; nothing uploaded`;
+  return (
+    `committed snapshot ${stored.snapshot_id} to ${url} as log entry ${stored.seq} ` +
+    `(uploaded ${stored.uploaded.files} file(s), ${stored.uploaded.bytes} bytes; ${stored.skipped} already there)`
+  );
 }

@@ -5,6 +5,9 @@ import { startDelivery } from '../../hooks/start-delivery.ts';
 import { openStoreEventFeed } from '../../hooks/store-feed.ts';
 import { checkStateStorage, createStateStorage } from '../../keys/create-storage.ts';
 import { startServer } from '../../server/start-server.ts';
+import { resolveLayout } from '../../store/layout.ts';
+import { followStore, type StoreFollower } from '../../store/object-store/follow-store.ts';
+import { type ObjectStoreLocation, parseObjectStoreUrl } from '../../store/object-store/object-store.ts';
 import type { CommandContext } from '../context.ts';
 import { UsageError } from '../usage-error.ts';
 
@@ -16,6 +19,10 @@ export function registerServe(program: Command, getContext: () => CommandContext
     .option('--port <port>', 'port to listen on (default PORT or 4321; 0 picks a free one)')
     .option('--host <host>', 'address to bind (default HOST or 127.0.0.1)')
     .option('--deliver', 'also post release events to webhook subscriptions, as mmds deliver does')
+    .option(
+      '--from <url>',
+      'follow the snapshots committed to s3://bucket/prefix (mmds publish --to): pulled into the data directory',
+    )
     .addHelpText(
       'after',
       `
@@ -26,6 +33,9 @@ stdout, with or without --json (never a key). Stops gracefully on SIGTERM or SIG
 flight finish. Several instances share keys and rate limits with MMDS_STORAGE=redis://host:6379;
 behind a proxy, set MMDS_TRUSTED_PROXIES (docs/operations.md). With Redis, it refuses to start
 (exit 69, one line) when Redis does not answer at start; later outages are ridden out.
+With --from s3://bucket/prefix it polls the bucket's log every MMDS_SNAPSHOT_POLL_MS, downloads
+the newest snapshot's missing files into MMDS_DATA_DIR, checks every SHA-256 and switches to it;
+a damaged object is refused and the current snapshot stays in service (docs/operations.md).
 On start it prints, on stderr, "mmds: serving on <url>" and the addresses of the site: the home
 page /, the API reference /docs/api/, the status page /status/ and /api/v1/openapi.json.
 
@@ -34,11 +44,17 @@ Examples:
   mmds serve --port 0
   PORT=8080 MMDS_STORAGE=redis://127.0.0.1:6379 MMDS_TRUSTED_PROXIES=1 mmds serve --host 0.0.0.0`,
     )
-    .action(async (flags: { port?: string; host?: string; deliver?: boolean }) => {
+    .action(async (flags: { port?: string; host?: string; deliver?: boolean; from?: string }) => {
       const context = getContext();
       const port = flags.port === undefined ? context.config.port : Number(flags.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535)
         throw new UsageError(`--port must be 0 to 65535, got "${flags.port}"`);
+      let location: ObjectStoreLocation | null = null;
+      try {
+        location = flags.from === undefined ? null : parseObjectStoreUrl(flags.from);
+      } catch (error) {
+        throw new UsageError(`--from: ${(error as Error).message}`);
+      }
       const config = { ...context.config, port, host: flags.host ?? context.config.host };
       // Lines are written once per event-loop turn: a write() per request line cost about a sixth
       // of the server's CPU under load (BENCHMARKS.md).
@@ -78,6 +94,9 @@ Examples:
         log(entry);
         if (entry.event === 'snapshot_switched') wakeDeliverer();
       };
+      // Followed before the server starts: with an empty disk it answers 503 until the first
+      // snapshot is complete, then switches to it as to a local publish.
+      const follower = location === null ? null : await startFollowing(location, config, log);
       const server = await startServer(config, { log: feed ? serverLog : log });
       const delivery = feed ? await startDelivery(config, feed, log) : null;
       if (delivery) wakeDeliverer = () => delivery.deliverer.wake();
@@ -89,7 +108,7 @@ Examples:
       await new Promise<void>((resolve) => {
         const stop = (signal: string) => {
           log({ event: 'shutdown', signal });
-          void Promise.all([server.close(), delivery?.close()]).then(() => {
+          void Promise.all([server.close(), delivery?.close(), follower?.stop()]).then(() => {
             flush();
             resolve();
           });
@@ -98,6 +117,20 @@ Examples:
         process.once('SIGINT', () => stop('SIGINT'));
       });
     });
+}
+
+async function startFollowing(
+  location: ObjectStoreLocation,
+  config: CommandContext['config'],
+  log: (entry: Record<string, unknown>) => void,
+): Promise<StoreFollower> {
+  // The SDK is loaded only by a server that follows a bucket.
+  const { openS3Store } = await import('../../store/object-store/s3-store.ts');
+  return followStore(openS3Store(location, config.s3), resolveLayout(config.dataDir), {
+    intervalMs: config.snapshotPollMs,
+    keep: config.keepSnapshots,
+    log,
+  });
 }
 
 /** The site's pages a person opens first, with the server's real address. */

@@ -1,0 +1,168 @@
+import { createHash } from 'node:crypto';
+import { createReadStream, createWriteStream, statSync } from 'node:fs';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import {
+  GetObjectCommand,
+  type GetObjectCommandOutput,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
+import {
+  type ObjectStore,
+  ObjectStoreError,
+  type ObjectStoreLocation,
+  type S3Settings,
+} from './object-store.ts';
+
+/** An ObjectStore over the AWS SDK v3 S3 client. */
+export function openS3Store(location: ObjectStoreLocation, settings: S3Settings): ObjectStore {
+  const client = new S3Client({
+    region: settings.region,
+    ...(settings.endpoint ? { endpoint: settings.endpoint, forcePathStyle: true } : {}),
+    ...(settings.accessKeyId && settings.secretAccessKey
+      ? {
+          credentials: {
+            accessKeyId: settings.accessKeyId,
+            secretAccessKey: settings.secretAccessKey,
+            ...(settings.sessionToken ? { sessionToken: settings.sessionToken } : {}),
+          },
+        }
+      : {}),
+    // The SDK's default CRC32 trailers (aws-chunked uploads) are not understood by every
+    // S3-compatible server (RGW 16 among them); integrity is our own sha256 against the manifest.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
+  const { bucket } = location;
+  const url = `s3://${bucket}${location.prefix ? `/${location.prefix}` : ''}`;
+  const full = (key: string) => (location.prefix ? `${location.prefix}/${key}` : key);
+  const relative = (key: string) => (location.prefix ? key.slice(location.prefix.length + 1) : key);
+  /** Runs one request; a failure becomes one line naming the object and what the server said. */
+  const call = async <T>(what: string, key: string, request: () => Promise<T>): Promise<T> => {
+    try {
+      return await request();
+    } catch (error) {
+      throw new ObjectStoreError(`${what} ${url}/${key} failed: ${describeS3Error(error)}`, { cause: error });
+    }
+  };
+  return {
+    url,
+    get: (key) =>
+      call('GET', key, async () => {
+        try {
+          const reply = await client.send(new GetObjectCommand({ Bucket: bucket, Key: full(key) }));
+          return Buffer.from(await reply.Body!.transformToByteArray());
+        } catch (error) {
+          if (statusOf(error) === 404) return null;
+          throw error;
+        }
+      }),
+    getToFile: (key, file) =>
+      call('GET', key, async () => {
+        let reply: GetObjectCommandOutput;
+        try {
+          reply = await client.send(new GetObjectCommand({ Bucket: bucket, Key: full(key) }));
+        } catch (error) {
+          if (statusOf(error) === 404) return null;
+          throw error;
+        }
+        const hash = createHash('sha256');
+        let bytes = 0;
+        const body = reply.Body as Readable;
+        await pipeline(
+          body,
+          async function* (chunks: AsyncIterable<Buffer>) {
+            for await (const chunk of chunks) {
+              hash.update(chunk);
+              bytes += chunk.length;
+              yield chunk;
+            }
+          },
+          createWriteStream(file),
+        );
+        return { sha256: hash.digest('hex'), bytes };
+      }),
+    head: (key) =>
+      call('HEAD', key, async () => {
+        try {
+          const reply = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: full(key) }));
+          return { size: reply.ContentLength ?? 0 };
+        } catch (error) {
+          if (statusOf(error) === 404) return null;
+          throw error;
+        }
+      }),
+    list: (keyPrefix, startAfter) =>
+      call('LIST', keyPrefix, async () => {
+        const keys: string[] = [];
+        let token: string | undefined;
+        do {
+          const reply = await client.send(
+            new ListObjectsV2Command({
+              Bucket: bucket,
+              Prefix: full(keyPrefix),
+              ContinuationToken: token,
+              ...(startAfter !== undefined && token === undefined ? { StartAfter: full(startAfter) } : {}),
+            }),
+          );
+          for (const entry of reply.Contents ?? []) if (entry.Key) keys.push(relative(entry.Key));
+          token = reply.IsTruncated ? reply.NextContinuationToken : undefined;
+        } while (token);
+        return keys;
+      }),
+    put: (key, body) =>
+      call('PUT', key, async () => {
+        await client.send(new PutObjectCommand({ Bucket: bucket, Key: full(key), Body: body }));
+      }),
+    putFile: (key, file) =>
+      call('PUT', key, async () => {
+        await client.send(
+          new PutObjectCommand({
+            Bucket: bucket,
+            Key: full(key),
+            Body: createReadStream(file),
+            ContentLength: statSync(file).size,
+          }),
+        );
+      }),
+    putIfAbsent: (key, body) =>
+      call('PUT', key, async () => {
+        try {
+          await client.send(
+            new PutObjectCommand({ Bucket: bucket, Key: full(key), Body: body, IfNoneMatch: '*' }),
+          );
+          return true;
+        } catch (error) {
+          // 412: the object exists; 409: another conditional write of the key is in flight (AWS).
+          if (statusOf(error) === 412 || statusOf(error) === 409) return false;
+          throw error;
+        }
+      }),
+    close: () => client.destroy(),
+  };
+}
+
+function statusOf(error: unknown): number | undefined {
+  return error instanceof S3ServiceException ? error.$metadata.httpStatusCode : undefined;
+}
+
+/** "403 AccessDenied", "NoSuchBucket", "connect ECONNREFUSED 127.0.0.1:9000". */
+function describeS3Error(error: unknown): string {
+  if (error instanceof S3ServiceException) {
+    const status = error.$metadata.httpStatusCode;
+    const text =
+      error.message && error.message !== error.name && error.message !== 'UnknownError'
+        ? `: ${error.message}`
+        : '';
+    return `${status ?? ''} ${error.name}${text}`.trim();
+  }
+  const cause = (error as { cause?: unknown })?.cause;
+  const message = error instanceof Error ? error.message : String(error);
+  return cause instanceof Error && !message.includes(cause.message)
+    ? `${message} (${cause.message})`
+    : message;
+}
