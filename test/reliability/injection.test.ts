@@ -80,6 +80,12 @@ const PAYLOADS: readonly string[] = [
   '{{7*7}}',
 ].map((payload) => payload.replaceAll('CANARY', CANARY).replaceAll('OUT', canaryDir.dir));
 
+/**
+ * Parameters where `*` alone is the documented wildcard, not an injection: the events' series
+ * pattern (docs/api/events.md, src/events/series-pattern.ts) means every series.
+ */
+const WILDCARD_PLACES: ReadonlySet<string> = new Set(['events ?series']);
+
 /** A well-formed value of each parameter that names nothing in the sample (the baseline). */
 const BENIGN: Record<string, string> = {
   slug: 'zz-unknown',
@@ -203,6 +209,7 @@ describe('injection through every parameter and slug', () => {
         const baseline = await get(targetFor(position, benign, validSlug), authorization);
         expect(findContractViolations(baseline)).toEqual([]);
         for (const payload of PAYLOADS) {
+          if (payload === '*' && WILDCARD_PLACES.has(`${position.route.id} ${position.place}`)) continue;
           const target = targetFor(position, payload, validSlug);
           const answer = await get(target, authorization);
           const where = `${authorization ? 'keyed' : 'anonymous'} ${position.route.id} ${position.place} ${JSON.stringify(payload)}`;
