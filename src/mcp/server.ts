@@ -62,7 +62,11 @@ const OUTPUT_SCHEMA = {
  * (a server object reused across transports leaks, STACK.md) or one per stdio process.
  */
 export function createMcpServer(context: McpContext): McpServer {
-  const server = new McpServer({ name: 'mmds', version: PIPELINE_VERSION });
+  // Logging declared so that logging/setLevel is answered ({}); the tools send no log messages.
+  const server = new McpServer(
+    { name: 'mmds', version: PIPELINE_VERSION },
+    { capabilities: { logging: {} } },
+  );
   for (const tool of MCP_TOOLS) {
     server.registerTool(
       tool.name,

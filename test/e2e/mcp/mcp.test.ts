@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -11,6 +12,7 @@ import { REPO_ROOT } from '../../helpers/paths.ts';
 import { runMmds } from '../../helpers/run-cli.ts';
 import { startTestServer, type TestServer } from '../../helpers/server-fixture.ts';
 import { type SharedSampleFixture, useSharedSample } from '../../helpers/shared-sample-build.ts';
+import { createTempDir } from '../../helpers/temp-dir.ts';
 
 // The server checks key expiry against the real clock, so keys are issued with it too.
 const REAL_CLOCK = () => new Date();
@@ -20,6 +22,12 @@ const AS_OF = '2026-01-01T00:00:00Z';
 
 /** The MCP Inspector's CLI (a tool we did not write), run by the project's Node. */
 const INSPECTOR = join(REPO_ROOT, 'node_modules/@modelcontextprotocol/inspector/cli/build/cli.js');
+/** The MCP conformance suite's CLI (a tool we did not write) and our baseline of its scenarios. */
+const CONFORMANCE = join(REPO_ROOT, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
+const CONFORMANCE_BASELINE = join(REPO_ROOT, 'test/e2e/mcp/conformance-baseline.yml');
+
+/** One check of a conformance scenario, as its checks.json records it. */
+type ConformanceCheck = { id: string; status: string; errorMessage?: string; details?: unknown };
 
 type Body = { data: unknown; meta: Record<string, unknown> };
 
@@ -265,4 +273,33 @@ describe('MCP server over Streamable HTTP (POST /mcp) and stdio (mmds mcp)', () 
     );
     expect(comparable(called.structuredContent)).toEqual(comparable(expected.body));
   });
+
+  it('passes the MCP conformance suite, but for the fixture scenarios of its baseline', async () => {
+    const output = createTempDir('mmds-conformance-');
+    // Exit 1 on a failure not in the baseline, and on a baseline entry that now passes.
+    const run = await promisify(execFile)(
+      process.execPath,
+      [
+        CONFORMANCE,
+        'server',
+        '--url',
+        `${server.url}/mcp`,
+        '--expected-failures',
+        CONFORMANCE_BASELINE,
+        '--output-dir',
+        output.dir,
+      ],
+      { maxBuffer: 16 * 1024 * 1024 },
+    ).catch((error: { code: number; stdout: string; stderr: string }) => error);
+    // The failed checks with their reasons, from the suite's result files, for the message.
+    const failed = readdirSync(output.dir, { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('checks.json'))
+      .flatMap((file) => JSON.parse(readFileSync(join(output.dir, file), 'utf8')) as ConformanceCheck[])
+      .filter((check) => check.status !== 'SUCCESS')
+      .map((check) => `${check.id} ${check.status}: ${check.errorMessage ?? JSON.stringify(check.details)}`);
+    output.remove();
+    const summary = run.stdout.slice(run.stdout.indexOf('=== SUMMARY ==='));
+    expect('code' in run ? run.code : 0, `${summary}\n${failed.join('\n')}\n${run.stderr}`).toBe(0);
+    expect(summary).toMatch(/Total: \d+ passed/);
+  }, 120_000);
 });
