@@ -5,12 +5,14 @@ import { renderPayload } from '../api/v1/render.ts';
 import { failure, type Success } from '../contract/envelope.ts';
 import { unavailable } from '../contract/errors.ts';
 import { parseRequest, type RequestParams } from '../contract/parse-request.ts';
-import { COT_HISTORY_SCOPE } from '../contract/routes.ts';
+import { COT_HISTORY_SCOPE, type RouteDefinition } from '../contract/routes.ts';
 import type { SnapshotDb } from '../query/snapshot-db.ts';
 import { authorise } from '../server/authorise.ts';
 import type { Caller } from '../server/handler-deps.ts';
 import { toApiError } from '../server/map-error.ts';
 import { PIPELINE_VERSION } from '../version.ts';
+import { registerPrompts } from './prompts.ts';
+import { registerResources } from './resources.ts';
 import { MCP_TOOLS, type McpTool, pathArgument, toolParams } from './tools.ts';
 
 /** The default response budget of one tool call, in tokens (issue 25). */
@@ -58,7 +60,8 @@ const OUTPUT_SCHEMA = {
 };
 
 /**
- * A new MCP server with one tool per route of MCP_TOOLS. Stateless: build one per HTTP request
+ * A new MCP server with one tool per route of MCP_TOOLS, every series and market as a resource
+ * (resources.ts) and the analysts' prompts (prompts.ts). Stateless: build one per HTTP request
  * (a server object reused across transports leaks, STACK.md) or one per stdio process.
  */
 export function createMcpServer(context: McpContext): McpServer {
@@ -80,6 +83,8 @@ export function createMcpServer(context: McpContext): McpServer {
       (args: Record<string, unknown>) => callTool(tool, args, context),
     );
   }
+  registerResources(server, context);
+  registerPrompts(server);
   return server;
 }
 
@@ -123,35 +128,59 @@ async function callTool(
   args: Record<string, unknown>,
   context: McpContext,
 ): Promise<CallToolResult> {
-  const requestId = context.requestId();
   try {
-    const caller = await context.caller();
     const search = new URLSearchParams();
     for (const { name } of toolParams(tool))
       if (args[name] !== undefined) search.set(name, String(args[name]));
     const path = pathArgument(tool);
-    const params = parseRequest(tool.route, path ? String(args[path]) : null, search);
-    // The REST route's own access rule: the same 401 and 403 for the same caller and parameters.
-    const keyed = authorise(tool.route, params, caller, false);
-    const db = context.snapshot();
-    if (!db) throw unavailable('no snapshot has been published yet', 30);
-    const cotHistory = caller?.scopes.includes(COT_HISTORY_SCOPE) ?? false;
-    const release = db.lease();
-    let envelope: Success;
-    try {
-      envelope = await renderPayload(db, tool.route, params, { now: context.now(), keyed, cotHistory });
-    } finally {
-      release();
-    }
+    const { params, envelope } = await renderRoute(
+      tool.route,
+      path ? String(args[path]) : null,
+      search,
+      context,
+    );
     return answer(tool, params, envelope, context.budgetTokens ?? DEFAULT_TOKEN_BUDGET);
   } catch (error) {
-    const refusal = toApiError(error, requestId, context.log);
-    const body = failure(refusal.code, refusal.message, requestId);
-    return {
-      isError: true,
-      content: [{ type: 'text', text: JSON.stringify({ ...body, status: refusal.status }) }],
-    };
+    const body = refusalOf(error, context);
+    return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
   }
+}
+
+/**
+ * The REST endpoint's envelope for a route, a path value and query parameters, under the REST
+ * route's own access rule for the caller (the same 401 and 403 for the same request). Throws.
+ */
+export async function renderRoute(
+  route: RouteDefinition,
+  slug: string | null,
+  search: URLSearchParams,
+  context: McpContext,
+): Promise<{ params: RequestParams; envelope: Success }> {
+  const caller = await context.caller();
+  const params = parseRequest(route, slug, search);
+  const keyed = authorise(route, params, caller, false);
+  const db = context.snapshot();
+  if (!db) throw unavailable('no snapshot has been published yet', 30);
+  const cotHistory = caller?.scopes.includes(COT_HISTORY_SCOPE) ?? false;
+  const release = db.lease();
+  try {
+    return {
+      params,
+      envelope: await renderPayload(db, route, params, { now: context.now(), keyed, cotHistory }),
+    };
+  } finally {
+    release();
+  }
+}
+
+/** The REST error envelope of a refused call, with its HTTP status, as an agent reads it. */
+export function refusalOf(
+  error: unknown,
+  context: McpContext,
+): ReturnType<typeof failure> & { status: number } {
+  const requestId = context.requestId();
+  const refusal = toApiError(error, requestId, context.log);
+  return { ...failure(refusal.code, refusal.message, requestId), status: refusal.status };
 }
 
 /** What the answer is as of, in words an agent reads. */
@@ -169,7 +198,7 @@ function knowledgeNote(tool: McpTool, params: RequestParams, snapshot: string): 
  * structuredContent. Over the budget, never a cut JSON: the row count, first and last rows, and
  * how to ask for pages that fit.
  */
-function answer(
+export function answer(
   tool: McpTool,
   params: RequestParams,
   envelope: Success,

@@ -7,6 +7,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RESOURCE_PAGE_SIZE } from '../../../src/mcp/resources.ts';
+import { countTokens, DEFAULT_TOKEN_BUDGET } from '../../../src/mcp/server.ts';
 import { MCP_TOOLS } from '../../../src/mcp/tools.ts';
 import { REPO_ROOT } from '../../helpers/paths.ts';
 import { runMmds } from '../../helpers/run-cli.ts';
@@ -272,6 +274,103 @@ describe('MCP server over Streamable HTTP (POST /mcp) and stdio (mmds mcp)', () 
       observationsKey,
     );
     expect(comparable(called.structuredContent)).toEqual(comparable(expected.body));
+  });
+
+  it('serves every series and market as a resource: listed by pages, read as the REST endpoint', async () => {
+    const client = await httpClient();
+    const listed: { uri: string }[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await client.listResources(cursor ? { cursor } : {});
+      expect(page.resources.length).toBeLessThanOrEqual(RESOURCE_PAGE_SIZE);
+      listed.push(...page.resources);
+      cursor = page.nextCursor;
+      pages++;
+    } while (cursor);
+    const uris = listed.map((resource) => resource.uri);
+    const series = (await rest('/api/v1/series')).body.data as { slug: string; history_url: string | null }[];
+    const markets = (await rest('/api/v1/markets/cot')).body.data as { slug: string }[];
+    const expected = [
+      ...series.filter((row) => row.history_url !== null).map((row) => `mmds://series/${row.slug}`),
+      ...markets.map((row) => `mmds://markets/${row.slug}`),
+    ];
+    expect(uris).toEqual(expected);
+    // The sample has more than one page, so the cursor is exercised.
+    expect(expected.length).toBeGreaterThan(RESOURCE_PAGE_SIZE);
+    expect(pages).toBe(Math.ceil(expected.length / RESOURCE_PAGE_SIZE));
+    const read = async (c: Client, uri: string) =>
+      JSON.parse(((await c.readResource({ uri })).contents[0] as { text: string }).text) as Body;
+    // Each series: the REST body when it fits the budget, else the summary of the same rows.
+    let whole = 0;
+    let summarised = 0;
+    for (const row of series.filter((candidate) => candidate.history_url !== null)) {
+      const expectedBody = (await rest(`/api/v1/series/${row.slug}`)).body;
+      const text = (
+        (await client.readResource({ uri: `mmds://series/${row.slug}` })).contents[0] as {
+          text: string;
+        }
+      ).text;
+      expect(countTokens(text)).toBeLessThanOrEqual(DEFAULT_TOKEN_BUDGET);
+      const body = JSON.parse(text) as Body & { summary?: { rows: number } };
+      if (body.data === null) {
+        expect(body.summary?.rows).toBe((expectedBody.data as unknown[]).length);
+        summarised++;
+      } else {
+        expect(comparable(body)).toEqual(comparable(expectedBody));
+        whole++;
+      }
+    }
+    expect(whole).toBeGreaterThan(0);
+    expect(summarised).toBeGreaterThan(0);
+    // A market: the public window anonymously, the full history for a key holding cot:history.
+    expect(comparable(await read(client, 'mmds://markets/gold'))).toEqual(
+      comparable((await rest('/api/v1/markets/cot/gold')).body),
+    );
+    const historyKey = await issue('cot:history');
+    expect(comparable(await read(await httpClient(historyKey), 'mmds://markets/gold'))).toEqual(
+      comparable((await rest('/api/v1/markets/cot/gold', historyKey)).body),
+    );
+    // Unknown resources are -32002 (MCP), with the REST refusal; a foreign cursor is -32602.
+    await expect(client.readResource({ uri: 'mmds://series/no-such-series' })).rejects.toMatchObject({
+      code: -32002,
+    });
+    await expect(client.readResource({ uri: 'https://example.com/' })).rejects.toMatchObject({
+      code: -32002,
+    });
+    await expect(client.listResources({ cursor: 'not-ours' })).rejects.toMatchObject({ code: -32602 });
+    const templates = await client.listResourceTemplates();
+    expect(templates.resourceTemplates.map((template) => template.uriTemplate)).toEqual([
+      'mmds://series/{slug}',
+      'mmds://markets/{slug}',
+    ]);
+  });
+
+  it("offers the analysts' prompts with their arguments", async () => {
+    const client = await httpClient();
+    const { prompts } = await client.listPrompts();
+    expect(prompts.map((prompt) => prompt.name)).toEqual([
+      'latest_release_changes',
+      'known_at',
+      'cot_positioning',
+    ]);
+    expect(prompts.find((prompt) => prompt.name === 'known_at')!.arguments).toEqual([
+      expect.objectContaining({ name: 'series', required: false }),
+      expect.objectContaining({ name: 'as_of', required: true }),
+    ]);
+    const known = await client.getPrompt({ name: 'known_at', arguments: { as_of: AS_OF } });
+    const text = (known.messages[0]!.content as { text: string }).text;
+    expect(text).toContain(`series=${PAYROLLS} and as_of=${AS_OF}`);
+    const release = await client.getPrompt({
+      name: 'latest_release_changes',
+      arguments: { series: 'bls.X' },
+    });
+    expect((release.messages[0]!.content as { text: string }).text).toContain(
+      'get_releases with series=bls.X',
+    );
+    await expect(client.getPrompt({ name: 'known_at', arguments: {} })).rejects.toMatchObject({
+      code: -32602,
+    });
   });
 
   it('passes the MCP conformance suite, but for the fixture scenarios of its baseline', async () => {
