@@ -8,7 +8,7 @@ import {
   type ReadResourceResult,
   type Resource,
 } from '@modelcontextprotocol/sdk/types.js';
-import { answer, DEFAULT_TOKEN_BUDGET, type McpContext, refusalOf, renderRoute } from './server.ts';
+import { answer, downloadPath, type McpContext, refusalOf, renderRoute } from './server.ts';
 import { MCP_TOOLS, type McpTool } from './tools.ts';
 
 /** Resources of one resources/list page. */
@@ -125,8 +125,9 @@ async function readResource(uri: string, context: McpContext): Promise<ReadResou
     throw new McpError(RESOURCE_NOT_FOUND, `no resource ${uri.slice(0, 200)}`, { uri: uri.slice(0, 200) });
   let result: ReturnType<typeof answer>;
   try {
-    const { params, envelope } = await renderRoute(kind.read.route, slug, new URLSearchParams(), context);
-    result = answer(kind.read, params, envelope, context.budgetTokens ?? DEFAULT_TOKEN_BUDGET);
+    const search = new URLSearchParams();
+    const { params, envelope } = await renderRoute(kind.read.route, slug, search, context);
+    result = answer(kind.read, params, envelope, context, downloadPath(kind.read.route, slug, search));
   } catch (error) {
     throw protocolError(error, context, uri);
   }

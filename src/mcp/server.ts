@@ -34,6 +34,11 @@ export interface McpContext {
   log: (entry: Record<string, unknown>) => void;
   /** Tokens (CHARS_PER_TOKEN rule) one answer may take; DEFAULT_TOKEN_BUDGET when absent. */
   budgetTokens?: number;
+  /**
+   * The origin download links of an over-budget answer start with (`https://host`): the HTTP
+   * request's own, or `mmds mcp --public-url`; null when unknown (the answer then gives the path).
+   */
+  publicBaseUrl: string | null;
 }
 
 /** The tokens of a text by the stated rule. */
@@ -54,6 +59,11 @@ const OUTPUT_SCHEMA = {
       budget_tokens: z.number(),
       answer_tokens: z.number(),
       how_to_page: z.string(),
+      download: z
+        .string()
+        .describe(
+          'The CSV (or bulk files) of the same data: an absolute URL, or a path when no public URL is known.',
+        ),
     })
     .optional()
     .describe('Present only when the full answer was over the response budget.'),
@@ -133,13 +143,9 @@ async function callTool(
     for (const { name } of toolParams(tool))
       if (args[name] !== undefined) search.set(name, String(args[name]));
     const path = pathArgument(tool);
-    const { params, envelope } = await renderRoute(
-      tool.route,
-      path ? String(args[path]) : null,
-      search,
-      context,
-    );
-    return answer(tool, params, envelope, context.budgetTokens ?? DEFAULT_TOKEN_BUDGET);
+    const slug = path ? String(args[path]) : null;
+    const { params, envelope } = await renderRoute(tool.route, slug, search, context);
+    return answer(tool, params, envelope, context, downloadPath(tool.route, slug, search));
   } catch (error) {
     const body = refusalOf(error, context);
     return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
@@ -202,8 +208,10 @@ export function answer(
   tool: McpTool,
   params: RequestParams,
   envelope: Success,
-  budgetTokens: number,
+  context: McpContext,
+  download: string,
 ): CallToolResult {
+  const budgetTokens = context.budgetTokens ?? DEFAULT_TOKEN_BUDGET;
   const rows = Array.isArray(envelope.data) ? envelope.data : null;
   const note = knowledgeNote(tool, params, envelope.meta.snapshot);
   const summary = `${tool.route.summary}: ${rows ? `${rows.length} row(s)` : 'one object'}. ${note}`;
@@ -232,17 +240,50 @@ export function answer(
       budget_tokens: budgetTokens,
       answer_tokens: tokens,
       how_to_page: howToPage,
+      download: context.publicBaseUrl ? `${context.publicBaseUrl}${download}` : download,
     },
   };
   // Rows so wide that even the first and last are over the budget are left out too.
   const over = { ...withRows, summary: { ...withRows.summary, first: null, last: null } };
   const structured = countTokens(JSON.stringify(withRows)) * 2 < budgetTokens ? withRows : over;
-  const text = `Over the response budget (${tokens} tokens > ${budgetTokens}): ${summary} ${howToPage}`;
+  const csv = download.includes('format=csv');
+  const where = context.publicBaseUrl
+    ? `The whole ${csv ? 'answer as CSV' : 'dataset as bulk files'}: the resource link.`
+    : `The whole ${csv ? 'answer as CSV' : 'dataset as bulk files'}: GET ${download} on the MMDS server (no public URL is configured here: mmds mcp --public-url).`;
+  const text = `Over the response budget (${tokens} tokens > ${budgetTokens}): ${summary} ${howToPage} ${where}`;
   return {
     content: [
       { type: 'text', text },
       { type: 'text', text: JSON.stringify(structured) },
+      ...(context.publicBaseUrl
+        ? [
+            {
+              type: 'resource_link' as const,
+              uri: `${context.publicBaseUrl}${download}`,
+              name: csv ? `${tool.name}.csv` : 'bulk-files',
+              description: csv
+                ? `The same data as CSV (GET ${tool.route.path}, format=csv; with the same key when the endpoint is keyed).`
+                : 'The bulk files (Parquet and gzipped CSV) of the snapshot, whole datasets.',
+              mimeType: csv ? 'text/csv' : 'application/json',
+            },
+          ]
+        : []),
     ],
     structuredContent: structured,
   };
+}
+
+/** Parameters that page an answer: left out of its download, which is the whole answer. */
+const PAGING: ReadonlySet<string> = new Set(['limit', 'cursor']);
+
+/**
+ * The path (with query) of the same data as a file: the endpoint's CSV (`format=csv`, the
+ * request's filters without its paging) where the route has one, else the bulk files' index.
+ */
+export function downloadPath(route: RouteDefinition, slug: string | null, search: URLSearchParams): string {
+  if (!route.query.includes('format')) return '/api/v1/bulk';
+  const query = new URLSearchParams([...search].filter(([name]) => !PAGING.has(name)));
+  query.set('format', 'csv');
+  const path = slug === null ? route.path : route.path.replace(':slug', encodeURIComponent(slug));
+  return `${path}?${query}`;
 }

@@ -50,6 +50,7 @@ export async function serveMcp(
     now: deps.now,
     requestId: () => requestId,
     log: deps.log,
+    publicBaseUrl: requestOrigin(request, deps.behindProxy),
   });
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
@@ -76,6 +77,18 @@ function sameOrigin(request: Request): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * The origin the client called, for the download links of over-budget answers: the request's
+ * Host, and behind a declared proxy the scheme it forwards (X-Forwarded-Proto), since the proxy
+ * may end TLS.
+ */
+function requestOrigin(request: Request, behindProxy: boolean): string {
+  const url = new URL(request.url);
+  const forwarded = behindProxy ? request.headers.get('x-forwarded-proto')?.split(',')[0]?.trim() : undefined;
+  if (forwarded === 'https' || forwarded === 'http') url.protocol = `${forwarded}:`;
+  return url.origin;
 }
 
 /** Host names of the loopback interface, as a Host header carries them (no port). */

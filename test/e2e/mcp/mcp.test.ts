@@ -8,7 +8,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RESOURCE_PAGE_SIZE } from '../../../src/mcp/resources.ts';
-import { countTokens, DEFAULT_TOKEN_BUDGET } from '../../../src/mcp/server.ts';
+import { countTokens, DEFAULT_TOKEN_BUDGET, downloadPath } from '../../../src/mcp/server.ts';
 import { MCP_TOOLS } from '../../../src/mcp/tools.ts';
 import { REPO_ROOT } from '../../helpers/paths.ts';
 import { runMmds } from '../../helpers/run-cli.ts';
@@ -234,11 +234,15 @@ describe('MCP server over Streamable HTTP (POST /mcp) and stdio (mmds mcp)', () 
     expect(Math.ceil(text.length / 4)).toBeLessThanOrEqual(2000);
     const structured = large.structuredContent as {
       data: unknown;
-      summary: { rows: number; how_to_page: string };
+      summary: { rows: number; how_to_page: string; download: string };
     };
     expect(structured.data).toBeNull();
     expect(structured.summary.rows).toBeGreaterThan(5);
     expect(structured.summary.how_to_page).toMatch(/limit=\d+.*cursor/);
+    // No public URL given to mmds mcp: the download is a path, said in words, and no link.
+    expect(structured.summary.download).toBe(`/api/v1/observations?series=${PAYROLLS}&format=csv`);
+    expect(text).toContain('no public URL is configured');
+    expect(large.content.some((part) => part.type === 'resource_link')).toBe(false);
     JSON.parse((large.content as { text: string }[])[1]!.text);
   });
 
@@ -274,6 +278,25 @@ describe('MCP server over Streamable HTTP (POST /mcp) and stdio (mmds mcp)', () 
       observationsKey,
     );
     expect(comparable(called.structuredContent)).toEqual(comparable(expected.body));
+  });
+
+  it('links an over-budget answer to the CSV of the same data, on the origin the client called', async () => {
+    const client = await httpClient(observationsKey);
+    const large = await callTool(client, 'get_observations', { series: PAYROLLS, limit: 1000 });
+    expect(large.isError).toBeFalsy();
+    expect((large.structuredContent as { data: unknown }).data).toBeNull();
+    const link = large.content.find((part) => part.type === 'resource_link');
+    const csvUrl = `${server.url}/api/v1/observations?series=${PAYROLLS}&format=csv`;
+    expect(link).toMatchObject({ uri: csvUrl, mimeType: 'text/csv' });
+    expect((large.structuredContent as { summary: { download: string } }).summary.download).toBe(csvUrl);
+    const csv = await fetch(csvUrl, { headers: { Authorization: `Bearer ${observationsKey}` } });
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
+    expect((await csv.text()).split('\n').length).toBeGreaterThan(2);
+    // A route without a CSV links the bulk files instead.
+    expect(
+      downloadPath(MCP_TOOLS.find((tool) => tool.name === 'list_series')!.route, null, new URLSearchParams()),
+    ).toBe('/api/v1/bulk');
   });
 
   it('serves every series and market as a resource: listed by pages, read as the REST endpoint', async () => {
