@@ -1,13 +1,13 @@
 import type { IncomingMessage } from 'node:http';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { ApiError } from '../contract/errors.ts';
+import { MCP_PATH } from '../contract/schemas/mcp.ts';
 import { createMcpServer } from '../mcp/server.ts';
 import type { Caller, HandlerDeps } from './handler-deps.ts';
 import { createResponse } from './http-response.ts';
 import type { ResponseHeaders } from './response-headers.ts';
 
-/** The path of the MCP endpoint (Streamable HTTP, stateless): docs/mcp.md. */
-export const MCP_PATH = '/mcp';
+export { MCP_PATH };
 
 /** Request bodies larger than this are refused (413) before the JSON-RPC layer sees them. */
 const MAX_MCP_BODY_BYTES = 65_536;
