@@ -246,6 +246,34 @@ describe('MCP server over Streamable HTTP (POST /mcp) and stdio (mmds mcp)', () 
     JSON.parse((large.content as { text: string }[])[1]!.text);
   });
 
+  it('links the CSV over stdio on the origin of --public-url, and refuses a --public-url that is no origin', async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [
+        join(REPO_ROOT, 'bin/mmds.js'),
+        'mcp',
+        '--budget',
+        '2000',
+        '--public-url',
+        'https://data.example.org',
+      ],
+      env: { PATH: process.env.PATH ?? '', ...fixture.env, MMDS_API_KEY: observationsKey },
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'mmds-test', version: '1.0.0' });
+    await client.connect(transport);
+    clients.push(client);
+    const large = await callTool(client, 'get_observations', { series: PAYROLLS, as_of: AS_OF });
+    expect(large.content.find((part) => part.type === 'resource_link')).toMatchObject({
+      uri: `https://data.example.org/api/v1/observations?series=${PAYROLLS}&as_of=${encodeURIComponent(AS_OF)}&format=csv`,
+    });
+    for (const bad of ['ftp://data.example.org', 'https://data.example.org/api', 'not a url']) {
+      const run = await runMmds(['mcp', '--public-url', bad], fixture.env);
+      expect(run.code, bad).toBe(2);
+      expect(run.stderr).toContain('--public-url');
+    }
+  });
+
   it('is listed and called by the MCP Inspector CLI over HTTP, with a key in a header', async () => {
     const inspect = async (...args: string[]) => {
       const { stdout } = await promisify(execFile)(process.execPath, [
