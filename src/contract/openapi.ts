@@ -14,6 +14,7 @@ import { createBulkPublicPathItems, SNAPSHOT_PATH_PARAM } from './schemas/bulk.t
 import { createBulkFullFilePathItems } from './schemas/bulk-full.ts';
 import { createEnvelope } from './schemas/envelope.ts';
 import { arrayOf, type JsonSchema, nullable, object, oneOfText, text } from './schemas/json-schema.ts';
+import { createMcpPathItem, MCP_PATH } from './schemas/mcp.ts';
 import { createSuccessHeaders, HEADER_COMPONENTS, RESPONSE_COMPONENTS } from './schemas/responses.ts';
 import { ROUTE_BODIES, SCHEMA_COMPONENTS } from './schemas/route-schemas.ts';
 
@@ -46,6 +47,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
     'The release event log: what each publish released and revised, as Server-Sent Events (resume with Last-Event-ID) or JSON pages.',
   bulk: 'Whole datasets as files: the public bulk files, and with a bulk:read key the full store.',
   index: 'The list of endpoints of v1, with links into this document and the HTML reference.',
+  mcp: 'The Model Context Protocol endpoint: the API as tools, resources and prompts for agents (docs/mcp.md).',
 };
 
 /** The endpoint list at `/api/v1` (also `/api/v1/`): not a route of the table, generated from it. */
@@ -121,12 +123,13 @@ export function createOpenApiDocument(): Record<string, unknown> {
           'The origin that serves this document (`mmds serve`, or the host of the static build for the public endpoints).',
       },
     ],
-    tags: [...tags, 'index'].map((name) => ({ name, description: TAG_DESCRIPTIONS[name] })),
+    tags: [...tags, 'index', 'mcp'].map((name) => ({ name, description: TAG_DESCRIPTIONS[name] })),
     paths: {
       [API_INDEX_PATH]: createIndexPathItem(),
       ...Object.fromEntries(ROUTES.flatMap(createPathItems)),
       ...Object.fromEntries(numberFileItems(createBulkFullFilePathItems(SECURITY_SCHEME), 'bulk-full')),
       ...Object.fromEntries(numberFileItems(createBulkPublicPathItems(), 'bulk-snapshot')),
+      [MCP_PATH]: createMcpPathItem(SECURITY_SCHEME),
     },
     components: {
       schemas: SCHEMA_COMPONENTS,

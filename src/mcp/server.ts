@@ -5,12 +5,14 @@ import { renderPayload } from '../api/v1/render.ts';
 import { failure, type Success } from '../contract/envelope.ts';
 import { unavailable } from '../contract/errors.ts';
 import { parseRequest, type RequestParams } from '../contract/parse-request.ts';
-import { COT_HISTORY_SCOPE } from '../contract/routes.ts';
+import { COT_HISTORY_SCOPE, type RouteDefinition } from '../contract/routes.ts';
 import type { SnapshotDb } from '../query/snapshot-db.ts';
 import { authorise } from '../server/authorise.ts';
 import type { Caller } from '../server/handler-deps.ts';
 import { toApiError } from '../server/map-error.ts';
 import { PIPELINE_VERSION } from '../version.ts';
+import { registerPrompts } from './prompts.ts';
+import { registerResources } from './resources.ts';
 import { MCP_TOOLS, type McpTool, pathArgument, toolParams } from './tools.ts';
 
 /** The default response budget of one tool call, in tokens (issue 25). */
@@ -32,6 +34,11 @@ export interface McpContext {
   log: (entry: Record<string, unknown>) => void;
   /** Tokens (CHARS_PER_TOKEN rule) one answer may take; DEFAULT_TOKEN_BUDGET when absent. */
   budgetTokens?: number;
+  /**
+   * The origin download links of an over-budget answer start with (`https://host`): the HTTP
+   * request's own, or `mmds mcp --public-url`; null when unknown (the answer then gives the path).
+   */
+  publicBaseUrl: string | null;
 }
 
 /** The tokens of a text by the stated rule. */
@@ -52,17 +59,27 @@ const OUTPUT_SCHEMA = {
       budget_tokens: z.number(),
       answer_tokens: z.number(),
       how_to_page: z.string(),
+      download: z
+        .string()
+        .describe(
+          'The CSV (or bulk files) of the same data: an absolute URL, or a path when no public URL is known.',
+        ),
     })
     .optional()
     .describe('Present only when the full answer was over the response budget.'),
 };
 
 /**
- * A new MCP server with one tool per route of MCP_TOOLS. Stateless: build one per HTTP request
+ * A new MCP server with one tool per route of MCP_TOOLS, every series and market as a resource
+ * (resources.ts) and the analysts' prompts (prompts.ts). Stateless: build one per HTTP request
  * (a server object reused across transports leaks, STACK.md) or one per stdio process.
  */
 export function createMcpServer(context: McpContext): McpServer {
-  const server = new McpServer({ name: 'mmds', version: PIPELINE_VERSION });
+  // Logging declared so that logging/setLevel is answered ({}); the tools send no log messages.
+  const server = new McpServer(
+    { name: 'mmds', version: PIPELINE_VERSION },
+    { capabilities: { logging: {} } },
+  );
   for (const tool of MCP_TOOLS) {
     server.registerTool(
       tool.name,
@@ -76,6 +93,8 @@ export function createMcpServer(context: McpContext): McpServer {
       (args: Record<string, unknown>) => callTool(tool, args, context),
     );
   }
+  registerResources(server, context);
+  registerPrompts(server);
   return server;
 }
 
@@ -119,35 +138,55 @@ async function callTool(
   args: Record<string, unknown>,
   context: McpContext,
 ): Promise<CallToolResult> {
-  const requestId = context.requestId();
   try {
-    const caller = await context.caller();
     const search = new URLSearchParams();
     for (const { name } of toolParams(tool))
       if (args[name] !== undefined) search.set(name, String(args[name]));
     const path = pathArgument(tool);
-    const params = parseRequest(tool.route, path ? String(args[path]) : null, search);
-    // The REST route's own access rule: the same 401 and 403 for the same caller and parameters.
-    const keyed = authorise(tool.route, params, caller, false);
-    const db = context.snapshot();
-    if (!db) throw unavailable('no snapshot has been published yet', 30);
-    const cotHistory = caller?.scopes.includes(COT_HISTORY_SCOPE) ?? false;
-    const release = db.lease();
-    let envelope: Success;
-    try {
-      envelope = await renderPayload(db, tool.route, params, { now: context.now(), keyed, cotHistory });
-    } finally {
-      release();
-    }
-    return answer(tool, params, envelope, context.budgetTokens ?? DEFAULT_TOKEN_BUDGET);
+    const slug = path ? String(args[path]) : null;
+    const { params, envelope } = await renderRoute(tool.route, slug, search, context);
+    return answer(tool, params, envelope, context, downloadPath(tool.route, slug, search));
   } catch (error) {
-    const refusal = toApiError(error, requestId, context.log);
-    const body = failure(refusal.code, refusal.message, requestId);
-    return {
-      isError: true,
-      content: [{ type: 'text', text: JSON.stringify({ ...body, status: refusal.status }) }],
-    };
+    const body = refusalOf(error, context);
+    return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
   }
+}
+
+/**
+ * The REST endpoint's envelope for a route, a path value and query parameters, under the REST
+ * route's own access rule for the caller (the same 401 and 403 for the same request). Throws.
+ */
+export async function renderRoute(
+  route: RouteDefinition,
+  slug: string | null,
+  search: URLSearchParams,
+  context: McpContext,
+): Promise<{ params: RequestParams; envelope: Success }> {
+  const caller = await context.caller();
+  const params = parseRequest(route, slug, search);
+  const keyed = authorise(route, params, caller, false);
+  const db = context.snapshot();
+  if (!db) throw unavailable('no snapshot has been published yet', 30);
+  const cotHistory = caller?.scopes.includes(COT_HISTORY_SCOPE) ?? false;
+  const release = db.lease();
+  try {
+    return {
+      params,
+      envelope: await renderPayload(db, route, params, { now: context.now(), keyed, cotHistory }),
+    };
+  } finally {
+    release();
+  }
+}
+
+/** The REST error envelope of a refused call, with its HTTP status, as an agent reads it. */
+export function refusalOf(
+  error: unknown,
+  context: McpContext,
+): ReturnType<typeof failure> & { status: number } {
+  const requestId = context.requestId();
+  const refusal = toApiError(error, requestId, context.log);
+  return { ...failure(refusal.code, refusal.message, requestId), status: refusal.status };
 }
 
 /** What the answer is as of, in words an agent reads. */
@@ -165,12 +204,14 @@ function knowledgeNote(tool: McpTool, params: RequestParams, snapshot: string): 
  * structuredContent. Over the budget, never a cut JSON: the row count, first and last rows, and
  * how to ask for pages that fit.
  */
-function answer(
+export function answer(
   tool: McpTool,
   params: RequestParams,
   envelope: Success,
-  budgetTokens: number,
+  context: McpContext,
+  download: string,
 ): CallToolResult {
+  const budgetTokens = context.budgetTokens ?? DEFAULT_TOKEN_BUDGET;
   const rows = Array.isArray(envelope.data) ? envelope.data : null;
   const note = knowledgeNote(tool, params, envelope.meta.snapshot);
   const summary = `${tool.route.summary}: ${rows ? `${rows.length} row(s)` : 'one object'}. ${note}`;
@@ -199,17 +240,50 @@ function answer(
       budget_tokens: budgetTokens,
       answer_tokens: tokens,
       how_to_page: howToPage,
+      download: context.publicBaseUrl ? `${context.publicBaseUrl}${download}` : download,
     },
   };
   // Rows so wide that even the first and last are over the budget are left out too.
   const over = { ...withRows, summary: { ...withRows.summary, first: null, last: null } };
   const structured = countTokens(JSON.stringify(withRows)) * 2 < budgetTokens ? withRows : over;
-  const text = `Over the response budget (${tokens} tokens > ${budgetTokens}): ${summary} ${howToPage}`;
+  const csv = download.includes('format=csv');
+  const where = context.publicBaseUrl
+    ? `The whole ${csv ? 'answer as CSV' : 'dataset as bulk files'}: the resource link.`
+    : `The whole ${csv ? 'answer as CSV' : 'dataset as bulk files'}: GET ${download} on the MMDS server (no public URL is configured here: mmds mcp --public-url).`;
+  const text = `Over the response budget (${tokens} tokens > ${budgetTokens}): ${summary} ${howToPage} ${where}`;
   return {
     content: [
       { type: 'text', text },
       { type: 'text', text: JSON.stringify(structured) },
+      ...(context.publicBaseUrl
+        ? [
+            {
+              type: 'resource_link' as const,
+              uri: `${context.publicBaseUrl}${download}`,
+              name: csv ? `${tool.name}.csv` : 'bulk-files',
+              description: csv
+                ? `The same data as CSV (GET ${tool.route.path}, format=csv; with the same key when the endpoint is keyed).`
+                : 'The bulk files (Parquet and gzipped CSV) of the snapshot, whole datasets.',
+              mimeType: csv ? 'text/csv' : 'application/json',
+            },
+          ]
+        : []),
     ],
     structuredContent: structured,
   };
+}
+
+/** Parameters that page an answer: left out of its download, which is the whole answer. */
+const PAGING: ReadonlySet<string> = new Set(['limit', 'cursor']);
+
+/**
+ * The path (with query) of the same data as a file: the endpoint's CSV (`format=csv`, the
+ * request's filters without its paging) where the route has one, else the bulk files' index.
+ */
+export function downloadPath(route: RouteDefinition, slug: string | null, search: URLSearchParams): string {
+  if (!route.query.includes('format')) return '/api/v1/bulk';
+  const query = new URLSearchParams([...search].filter(([name]) => !PAGING.has(name)));
+  query.set('format', 'csv');
+  const path = slug === null ? route.path : route.path.replace(':slug', encodeURIComponent(slug));
+  return `${path}?${query}`;
 }

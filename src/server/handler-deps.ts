@@ -35,6 +35,11 @@ export interface HandlerDeps {
   /** The limiter bucket of an anonymous client address (IPv6 by its prefix: rateLimitSubject). */
   anonymousBucket: (clientIp: string) => string;
   cache: ResponseCache;
+  /**
+   * Whether a proxy is declared in front (MMDS_TRUSTED_PROXIES > 0): it then names the public
+   * Host, and POST /mcp does not hold a loopback connection's Host to a loopback name (serve-mcp.ts).
+   */
+  behindProxy: boolean;
   /** The Server-Sent Event streams of /api/v1/events (event-streams.ts). */
   eventStreams: EventStreams;
   now: () => Date;

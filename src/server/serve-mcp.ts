@@ -1,12 +1,13 @@
+import type { IncomingMessage } from 'node:http';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { ApiError } from '../contract/errors.ts';
+import { MCP_PATH } from '../contract/schemas/mcp.ts';
 import { createMcpServer } from '../mcp/server.ts';
 import type { Caller, HandlerDeps } from './handler-deps.ts';
 import { createResponse } from './http-response.ts';
 import type { ResponseHeaders } from './response-headers.ts';
 
-/** The path of the MCP endpoint (Streamable HTTP, stateless): docs/mcp.md. */
-export const MCP_PATH = '/mcp';
+export { MCP_PATH };
 
 /** Request bodies larger than this are refused (413) before the JSON-RPC layer sees them. */
 const MAX_MCP_BODY_BYTES = 65_536;
@@ -15,7 +16,8 @@ const MAX_MCP_BODY_BYTES = 65_536;
  * Answers one POST /mcp, already authenticated and counted by the rate limiter like any API
  * request: a new MCP server and stateless transport for this request only (any instance answers
  * any request; nothing outlives the request), JSON responses rather than an SSE stream. A
- * browser page of another site is refused (DNS rebinding: the Origin must be this server's).
+ * browser page of another site is refused (DNS rebinding: the Origin must be this server's, and
+ * a loopback connection's Host a loopback name).
  */
 export async function serveMcp(
   request: Request,
@@ -32,6 +34,8 @@ export async function serveMcp(
       },
     );
   if (!sameOrigin(request)) return jsonRpcRefusal(403, 'the Origin header names another site', headers);
+  if (!deps.behindProxy && rebound(request))
+    return jsonRpcRefusal(403, 'a connection to a loopback address must name localhost in its Host', headers);
   let parsedBody: unknown;
   try {
     parsedBody = JSON.parse(await readBody(request));
@@ -46,6 +50,7 @@ export async function serveMcp(
     now: deps.now,
     requestId: () => requestId,
     log: deps.log,
+    publicBaseUrl: requestOrigin(request, deps.behindProxy),
   });
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
@@ -72,6 +77,40 @@ function sameOrigin(request: Request): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * The origin the client called, for the download links of over-budget answers: the request's
+ * Host, and behind a declared proxy the scheme it forwards (X-Forwarded-Proto), since the proxy
+ * may end TLS.
+ */
+function requestOrigin(request: Request, behindProxy: boolean): string {
+  const url = new URL(request.url);
+  const forwarded = behindProxy ? request.headers.get('x-forwarded-proto')?.split(',')[0]?.trim() : undefined;
+  if (forwarded === 'https' || forwarded === 'http') url.protocol = `${forwarded}:`;
+  return url.origin;
+}
+
+/** Host names of the loopback interface, as a Host header carries them (no port). */
+const LOOPBACK_NAMES: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * Whether a request reached a loopback address under another name: DNS rebinding, where a page
+ * of evil.example makes its name resolve to 127.0.0.1 and then calls the local server as its own
+ * origin (the Origin check cannot see it; the Host can). Only a direct node:http connection is
+ * judged: behind a declared proxy the Host is the public name, and app.fetch has no connection.
+ */
+function rebound(request: Request): boolean {
+  const socket = (request as Request & { runtime?: { node?: { req?: IncomingMessage } } }).runtime?.node?.req
+    ?.socket;
+  const local = socket?.localAddress;
+  if (local === undefined || !isLoopback(local)) return false;
+  const host = request.headers.get('host') ?? '';
+  return !LOOPBACK_NAMES.has(host.replace(/:\d+$/, '').toLowerCase());
+}
+
+function isLoopback(address: string): boolean {
+  return address === '::1' || /^(::ffff:)?127\./.test(address);
 }
 
 /**

@@ -173,6 +173,7 @@ export async function startServer(
     anonymousLimit,
     anonymousBucket,
     cache: new ResponseCache(),
+    behindProxy: config.trustedProxies > 0,
     eventStreams,
     now,
     log,

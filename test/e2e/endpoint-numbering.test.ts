@@ -3,6 +3,7 @@ import { join, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { API_INDEX_PATH } from '../../src/contract/openapi.ts';
 import { documentedPath, ROUTES } from '../../src/contract/routes.ts';
+import { MCP_PATH } from '../../src/contract/schemas/mcp.ts';
 import { textOfHtml } from '../helpers/html-text.ts';
 import { REPO_ROOT } from '../helpers/paths.ts';
 import { sharedSampleBuild } from '../helpers/shared-sample-build.ts';
@@ -66,14 +67,15 @@ describe('one endpoint numbering: README, docs/, the API reference page and Open
     referenceHtml = readFileSync(join(distDir, 'docs/api/index.html'), 'utf8');
   }, 600_000);
 
-  it("OpenAPI: every operation but the endpoint list has x-endpoint-number, its route's number (CSV forms too)", () => {
+  it("OpenAPI: every operation but the endpoint list and /mcp has x-endpoint-number, its route's number (CSV forms too)", () => {
     const numbered: string[] = [];
     for (const [path, item] of Object.entries(openapi.paths as Json)) {
       for (const method of METHODS) {
         const operation = (item as Json)[method];
         if (!operation) continue;
         expect({ path, old: operation['x-spec-endpoint'] }).toEqual({ path, old: undefined });
-        if (path === API_INDEX_PATH) {
+        // The endpoint list and the MCP endpoint are no numbered endpoint of the route table.
+        if (path === API_INDEX_PATH || path === MCP_PATH) {
           expect(operation['x-endpoint-number']).toBeUndefined();
           continue;
         }

@@ -19,6 +19,7 @@ import {
 } from '../../src/contract/routes.ts';
 import { createBulkPublicPathItems } from '../../src/contract/schemas/bulk.ts';
 import { createBulkFullFilePathItems } from '../../src/contract/schemas/bulk-full.ts';
+import { MCP_PATH } from '../../src/contract/schemas/mcp.ts';
 import { TAGGED_BY } from '../../src/contract/schemas/transforms.ts';
 import { REPO_ROOT, SAMPLE_DATA } from '../helpers/paths.ts';
 import { runMmds } from '../helpers/run-cli.ts';
@@ -84,13 +85,13 @@ const resolve = (value: Json, root: Json = doc): Json =>
  * The document's operation for a request path, by its template: of several that match
  * (`/macro/{slug}` and `/macro/{slug}.csv`), the one with the most literal characters.
  */
-function findOperation(pathname: string): { template: string; operation: Json } | null {
+function findOperation(pathname: string, method = 'GET'): { template: string; operation: Json } | null {
   let found: { template: string; operation: Json } | null = null;
   for (const [template, item] of Object.entries(doc.paths as Json)) {
     const pattern = new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+').replaceAll('.', '\\.')}$`);
     const literal = (t: string) => t.replace(/\{[^}]+\}/g, '').length;
     if (pattern.test(pathname) && (!found || literal(template) > literal(found.template)))
-      found = { template, operation: item.get };
+      found = { template, operation: item[method.toLowerCase()] ?? item.get };
   }
   return found;
 }
@@ -114,14 +115,19 @@ const templateOf = (route: RouteDefinition, csv: boolean) =>
  * 405 is answered on every path but is no operation's response (OpenAPI describes the methods a
  * path has); the introduction describes it: the error envelope with Allow.
  */
-const METHOD_NOT_ALLOWED: Json = {
+const methodNotAllowed = (allow: string): Json => ({
   headers: {
     'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
     'Cache-Control': { $ref: '#/components/headers/Cache-Control' },
-    Allow: { required: true, schema: { type: 'string', const: 'GET, HEAD, OPTIONS' } },
+    Allow: { required: true, schema: { type: 'string', const: allow } },
   },
   content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-};
+});
+const METHOD_NOT_ALLOWED = methodNotAllowed('GET, HEAD, OPTIONS');
+
+/** The operations of a path item (GET everywhere but POST /mcp). */
+const operationsOf = (item: Json): Json[] =>
+  ['get', 'post'].flatMap((method) => (item[method] ? [item[method]] : []));
 
 /** Every `anyOf`/`oneOf` in the document with more than one alternative besides `{type: 'null'}`. */
 function findUnions(node: unknown, at: string, out: { at: string; schema: Json }[] = []) {
@@ -205,13 +211,17 @@ describe('the OpenAPI document', () => {
       expect(() => ajv.getSchema(`${COMPONENTS_ID}#/$defs/${name}`), name).not.toThrow();
     }
     for (const [path, item] of Object.entries(doc.paths as Json)) {
-      for (const [status, response] of Object.entries(item.get.responses as Json)) {
-        for (const [type, media] of Object.entries((resolve(response).content ?? {}) as Json)) {
-          expect(() => ajv.compile(rebase(media.schema)), `${path} ${status} ${type}`).not.toThrow();
+      for (const operation of operationsOf(item)) {
+        for (const [status, response] of Object.entries(operation.responses as Json)) {
+          for (const [type, media] of Object.entries((resolve(response).content ?? {}) as Json)) {
+            expect(() => ajv.compile(rebase(media.schema)), `${path} ${status} ${type}`).not.toThrow();
+          }
         }
-      }
-      for (const parameter of item.get.parameters as Json[]) {
-        expect(() => ajv.compile(parameter.schema), `${path} ${parameter.name}`).not.toThrow();
+        for (const parameter of (operation.parameters ?? []) as Json[]) {
+          expect(() => ajv.compile(parameter.schema), `${path} ${parameter.name}`).not.toThrow();
+        }
+        for (const media of Object.values((operation.requestBody?.content ?? {}) as Json))
+          expect(() => ajv.compile(rebase(media.schema)), `${path} request body`).not.toThrow();
       }
     }
   });
@@ -223,6 +233,7 @@ describe('the OpenAPI document', () => {
         ...OPERATIONS.map((o) => templateOf(o.route, o.csv)),
         ...BULK_PUBLIC_PATHS,
         ...createBulkFullFilePathItems('bearerAuth').map(([path]) => path),
+        MCP_PATH,
       ].sort(),
     );
     const ids = new Set<string>();
@@ -317,7 +328,11 @@ describe('the OpenAPI document', () => {
     expect(doc.servers).toEqual([{ url: '/', description: expect.any(String) }]);
     expect(doc.info.license).toEqual({ name: 'MIT', identifier: 'MIT' });
     expect(doc.info.description).toContain('/api/v1/sources');
-    const used = new Set(Object.values(doc.paths as Json).flatMap((item) => item.get.tags as string[]));
+    const used = new Set(
+      Object.values(doc.paths as Json).flatMap((item) =>
+        operationsOf(item).flatMap((o) => o.tags as string[]),
+      ),
+    );
     expect(doc.tags.map((t: Json) => t.name).sort()).toEqual([...used].sort());
     for (const tag of doc.tags as Json[]) expect(tag.description, tag.name).toEqual(expect.any(String));
     const text = JSON.stringify({ ...doc, components: undefined });
@@ -387,6 +402,7 @@ describe('real responses of the server against the document', () => {
       method?: string;
       headers?: Record<string, string>;
       base?: string;
+      body?: string;
     },
   ): Promise<{ response: Response; text: string }> {
     const headers: Record<string, string> = { ...options.headers };
@@ -394,6 +410,7 @@ describe('real responses of the server against the document', () => {
     const response = await fetch(`${options.base ?? server.url}${path}`, {
       method: options.method ?? 'GET',
       headers,
+      body: options.body,
     });
     const text = await response.text();
     expect(response.status, `${options.method ?? 'GET'} ${path}: ${text.slice(0, 300)}`).toBe(options.status);
@@ -401,10 +418,14 @@ describe('real responses of the server against the document', () => {
     // format=csv on a JSON path is the same request as its .csv path, which the CSV operation describes.
     const csvQuery = url.searchParams.get('format') === 'csv' && !url.pathname.endsWith(CSV_PATH_SUFFIX);
     const pathname = url.pathname + (csvQuery ? CSV_PATH_SUFFIX : '');
-    const found = findOperation(pathname);
+    const found = findOperation(pathname, options.method);
     expect(found, `${pathname} is documented`).not.toBeNull();
     const documented =
-      options.status === 405 ? METHOD_NOT_ALLOWED : found!.operation.responses[String(options.status)];
+      options.status === 405
+        ? pathname === MCP_PATH
+          ? methodNotAllowed('POST, OPTIONS')
+          : METHOD_NOT_ALLOWED
+        : found!.operation.responses[String(options.status)];
     expect(documented, `${found!.template} documents ${options.status}`).toBeDefined();
     const spec = resolve(documented);
     for (const [name, header] of Object.entries((spec.headers ?? {}) as Json)) {
@@ -415,7 +436,9 @@ describe('real responses of the server against the document', () => {
       const typed = definition.schema.type === 'integer' ? Number(value) : value;
       expect(validatorOf(definition.schema)(typed), `${name}: ${value}`).toBe(true);
     }
-    if (options.status !== 304) {
+    // A documented response without content (304, the 202 of an MCP notification) has no body.
+    if (spec.content === undefined) expect(text, `${path} ${options.status} has no body`).toBe('');
+    else {
       const type = response.headers.get('content-type')!.split(';')[0]!.trim();
       const media = spec.content?.[type];
       expect(media, `${path} answers a documented media type (${type})`).toBeDefined();
@@ -640,6 +663,36 @@ describe('real responses of the server against the document', () => {
     await check(API_INDEX_PATH, { key: keys.limited, status: 429 });
   });
 
+  it('answers POST /mcp as documented: JSON-RPC answers and refusals, the REST 401, 413 and 429', async () => {
+    const post = (
+      body: string,
+      status: number,
+      extra: { key?: string; headers?: Record<string, string> } = {},
+    ) =>
+      check(MCP_PATH, {
+        method: 'POST',
+        status,
+        body,
+        key: extra.key,
+        headers: {
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+          ...extra.headers,
+        },
+      });
+    const list = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+    const { text } = await post(list, 200);
+    expect((JSON.parse(text) as Json).result.tools.length).toBeGreaterThan(0);
+    await post(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), 202);
+    await post('{"jsonrpc":', 400);
+    await post(list, 401, { key: 'mmds_not-a-key' });
+    await post(list, 403, { headers: { Origin: 'http://evil.example' } });
+    await post(' '.repeat(70_000), 413);
+    // keys.limited spent its one request a minute in the test before.
+    await post(list, 429, { key: keys.limited });
+    await check(MCP_PATH, { status: 405 });
+  });
+
   it('serves the document itself at /api/v1/openapi.json from the build', async () => {
     const manifest = JSON.parse(
       readFileSync(join(fixture.env.MMDS_DIST_DIR!, BUILD_MANIFEST_FILE), 'utf8'),
@@ -689,7 +742,7 @@ describe('real responses of the server against the document', () => {
   it('checked every documented response of every path but 500', () => {
     const missing: string[] = [];
     for (const [template, item] of Object.entries(doc.paths as Json)) {
-      for (const status of Object.keys(item.get.responses)) {
+      for (const status of operationsOf(item).flatMap((operation) => Object.keys(operation.responses))) {
         if (status !== '500' && !seen.has(`${template} ${status}`)) missing.push(`${template} ${status}`);
       }
       if (!seen.has(`${template} 405`)) missing.push(`${template} 405`);

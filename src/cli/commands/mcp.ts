@@ -24,6 +24,10 @@ export function registerMcp(program: Command, getContext: () => CommandContext):
       '--budget <tokens>',
       `response budget of one tool call in tokens, 4 characters each (default ${DEFAULT_TOKEN_BUDGET})`,
     )
+    .option(
+      '--public-url <url>',
+      'origin of the mmds serve that serves this data (https://host): over-budget answers link its CSV or bulk files there',
+    )
     .addHelpText(
       'after',
       `
@@ -35,16 +39,17 @@ process reads the local store. Logs nothing on stdout but protocol messages.
 
 Examples:
   mmds mcp
-  MMDS_API_KEY=mmds_... mmds mcp --budget 8000
+  MMDS_API_KEY=mmds_... mmds mcp --budget 8000 --public-url https://data.example.org
   npx @modelcontextprotocol/inspector --cli npx mmds mcp --method tools/list`,
     )
-    .action(async (flags: { budget?: string }) => {
+    .action(async (flags: { budget?: string; publicUrl?: string }) => {
       const context = getContext();
       const budgetTokens = flags.budget === undefined ? DEFAULT_TOKEN_BUDGET : Number(flags.budget);
       if (!Number.isInteger(budgetTokens) || budgetTokens < 500 || budgetTokens > 1_000_000)
         throw new UsageError(
           `--budget must be a whole number of tokens from 500 to 1000000, got "${flags.budget}"`,
         );
+      const publicBaseUrl = flags.publicUrl === undefined ? null : publicOrigin(flags.publicUrl);
       const { config } = context;
       const layout = resolveLayout(config.dataDir);
       const snapshotId = readCurrentId(layout);
@@ -81,6 +86,7 @@ Examples:
           requestId: createRequestId,
           log: (entry) => context.stderr.write(`${JSON.stringify(entry)}\n`),
           budgetTokens,
+          publicBaseUrl,
         });
         const transport = new StdioServerTransport(process.stdin, context.stdout);
         const closed = new Promise<void>((resolve) => {
@@ -95,4 +101,18 @@ Examples:
         await storage?.dispose();
       }
     });
+}
+
+/** The origin of --public-url: an http(s) URL without path, query or credentials. */
+function publicOrigin(text: string): string {
+  const url = URL.canParse(text) ? new URL(text) : null;
+  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password)
+    throw new UsageError(
+      `--public-url must be an http or https URL such as https://data.example.org, got "${text.slice(0, 100)}"`,
+    );
+  if ((url.pathname !== '/' && url.pathname !== '') || url.search || url.hash)
+    throw new UsageError(
+      `--public-url is an origin (https://host[:port]) without a path or query, got "${text.slice(0, 100)}"`,
+    );
+  return url.origin;
 }

@@ -77,7 +77,7 @@ export const HEADER_COMPONENTS: Record<string, HeaderObject> = {
   },
 };
 
-const RATE_LIMIT_HEADERS = [
+export const RATE_LIMIT_HEADERS = [
   'X-RateLimit-Limit',
   'X-RateLimit-Remaining',
   'X-RateLimit-Reset',
@@ -85,7 +85,7 @@ const RATE_LIMIT_HEADERS = [
   'RateLimit',
 ];
 
-function headers(names: readonly string[]): Record<string, JsonSchema> {
+export function headers(names: readonly string[]): Record<string, JsonSchema> {
   return Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
 }
 

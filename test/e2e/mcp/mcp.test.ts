@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -6,11 +7,14 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RESOURCE_PAGE_SIZE } from '../../../src/mcp/resources.ts';
+import { countTokens, DEFAULT_TOKEN_BUDGET, downloadPath } from '../../../src/mcp/server.ts';
 import { MCP_TOOLS } from '../../../src/mcp/tools.ts';
 import { REPO_ROOT } from '../../helpers/paths.ts';
 import { runMmds } from '../../helpers/run-cli.ts';
 import { startTestServer, type TestServer } from '../../helpers/server-fixture.ts';
 import { type SharedSampleFixture, useSharedSample } from '../../helpers/shared-sample-build.ts';
+import { createTempDir } from '../../helpers/temp-dir.ts';
 
 // The server checks key expiry against the real clock, so keys are issued with it too.
 const REAL_CLOCK = () => new Date();
@@ -20,6 +24,12 @@ const AS_OF = '2026-01-01T00:00:00Z';
 
 /** The MCP Inspector's CLI (a tool we did not write), run by the project's Node. */
 const INSPECTOR = join(REPO_ROOT, 'node_modules/@modelcontextprotocol/inspector/cli/build/cli.js');
+/** The MCP conformance suite's CLI (a tool we did not write) and our baseline of its scenarios. */
+const CONFORMANCE = join(REPO_ROOT, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
+const CONFORMANCE_BASELINE = join(REPO_ROOT, 'test/e2e/mcp/conformance-baseline.yml');
+
+/** One check of a conformance scenario, as its checks.json records it. */
+type ConformanceCheck = { id: string; status: string; errorMessage?: string; details?: unknown };
 
 type Body = { data: unknown; meta: Record<string, unknown> };
 
@@ -224,12 +234,44 @@ describe('MCP server over Streamable HTTP (POST /mcp) and stdio (mmds mcp)', () 
     expect(Math.ceil(text.length / 4)).toBeLessThanOrEqual(2000);
     const structured = large.structuredContent as {
       data: unknown;
-      summary: { rows: number; how_to_page: string };
+      summary: { rows: number; how_to_page: string; download: string };
     };
     expect(structured.data).toBeNull();
     expect(structured.summary.rows).toBeGreaterThan(5);
     expect(structured.summary.how_to_page).toMatch(/limit=\d+.*cursor/);
+    // No public URL given to mmds mcp: the download is a path, said in words, and no link.
+    expect(structured.summary.download).toBe(`/api/v1/observations?series=${PAYROLLS}&format=csv`);
+    expect(text).toContain('no public URL is configured');
+    expect(large.content.some((part) => part.type === 'resource_link')).toBe(false);
     JSON.parse((large.content as { text: string }[])[1]!.text);
+  });
+
+  it('links the CSV over stdio on the origin of --public-url, and refuses a --public-url that is no origin', async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [
+        join(REPO_ROOT, 'bin/mmds.js'),
+        'mcp',
+        '--budget',
+        '2000',
+        '--public-url',
+        'https://data.example.org',
+      ],
+      env: { PATH: process.env.PATH ?? '', ...fixture.env, MMDS_API_KEY: observationsKey },
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'mmds-test', version: '1.0.0' });
+    await client.connect(transport);
+    clients.push(client);
+    const large = await callTool(client, 'get_observations', { series: PAYROLLS, as_of: AS_OF });
+    expect(large.content.find((part) => part.type === 'resource_link')).toMatchObject({
+      uri: `https://data.example.org/api/v1/observations?series=${PAYROLLS}&as_of=${encodeURIComponent(AS_OF)}&format=csv`,
+    });
+    for (const bad of ['ftp://data.example.org', 'https://data.example.org/api', 'not a url']) {
+      const run = await runMmds(['mcp', '--public-url', bad], fixture.env);
+      expect(run.code, bad).toBe(2);
+      expect(run.stderr).toContain('--public-url');
+    }
   });
 
   it('is listed and called by the MCP Inspector CLI over HTTP, with a key in a header', async () => {
@@ -265,4 +307,149 @@ describe('MCP server over Streamable HTTP (POST /mcp) and stdio (mmds mcp)', () 
     );
     expect(comparable(called.structuredContent)).toEqual(comparable(expected.body));
   });
+
+  it('links an over-budget answer to the CSV of the same data, on the origin the client called', async () => {
+    const client = await httpClient(observationsKey);
+    const large = await callTool(client, 'get_observations', { series: PAYROLLS, limit: 1000 });
+    expect(large.isError).toBeFalsy();
+    expect((large.structuredContent as { data: unknown }).data).toBeNull();
+    const link = large.content.find((part) => part.type === 'resource_link');
+    const csvUrl = `${server.url}/api/v1/observations?series=${PAYROLLS}&format=csv`;
+    expect(link).toMatchObject({ uri: csvUrl, mimeType: 'text/csv' });
+    expect((large.structuredContent as { summary: { download: string } }).summary.download).toBe(csvUrl);
+    const csv = await fetch(csvUrl, { headers: { Authorization: `Bearer ${observationsKey}` } });
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
+    expect((await csv.text()).split('\n').length).toBeGreaterThan(2);
+    // A route without a CSV links the bulk files instead.
+    expect(
+      downloadPath(MCP_TOOLS.find((tool) => tool.name === 'list_series')!.route, null, new URLSearchParams()),
+    ).toBe('/api/v1/bulk');
+  });
+
+  it('serves every series and market as a resource: listed by pages, read as the REST endpoint', async () => {
+    const client = await httpClient();
+    const listed: { uri: string }[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await client.listResources(cursor ? { cursor } : {});
+      expect(page.resources.length).toBeLessThanOrEqual(RESOURCE_PAGE_SIZE);
+      listed.push(...page.resources);
+      cursor = page.nextCursor;
+      pages++;
+    } while (cursor);
+    const uris = listed.map((resource) => resource.uri);
+    const series = (await rest('/api/v1/series')).body.data as { slug: string; history_url: string | null }[];
+    const markets = (await rest('/api/v1/markets/cot')).body.data as { slug: string }[];
+    const expected = [
+      ...series.filter((row) => row.history_url !== null).map((row) => `mmds://series/${row.slug}`),
+      ...markets.map((row) => `mmds://markets/${row.slug}`),
+    ];
+    expect(uris).toEqual(expected);
+    // The sample has more than one page, so the cursor is exercised.
+    expect(expected.length).toBeGreaterThan(RESOURCE_PAGE_SIZE);
+    expect(pages).toBe(Math.ceil(expected.length / RESOURCE_PAGE_SIZE));
+    const read = async (c: Client, uri: string) =>
+      JSON.parse(((await c.readResource({ uri })).contents[0] as { text: string }).text) as Body;
+    // Each series: the REST body when it fits the budget, else the summary of the same rows.
+    let whole = 0;
+    let summarised = 0;
+    for (const row of series.filter((candidate) => candidate.history_url !== null)) {
+      const expectedBody = (await rest(`/api/v1/series/${row.slug}`)).body;
+      const text = (
+        (await client.readResource({ uri: `mmds://series/${row.slug}` })).contents[0] as {
+          text: string;
+        }
+      ).text;
+      expect(countTokens(text)).toBeLessThanOrEqual(DEFAULT_TOKEN_BUDGET);
+      const body = JSON.parse(text) as Body & { summary?: { rows: number } };
+      if (body.data === null) {
+        expect(body.summary?.rows).toBe((expectedBody.data as unknown[]).length);
+        summarised++;
+      } else {
+        expect(comparable(body)).toEqual(comparable(expectedBody));
+        whole++;
+      }
+    }
+    expect(whole).toBeGreaterThan(0);
+    expect(summarised).toBeGreaterThan(0);
+    // A market: the public window anonymously, the full history for a key holding cot:history.
+    expect(comparable(await read(client, 'mmds://markets/gold'))).toEqual(
+      comparable((await rest('/api/v1/markets/cot/gold')).body),
+    );
+    const historyKey = await issue('cot:history');
+    expect(comparable(await read(await httpClient(historyKey), 'mmds://markets/gold'))).toEqual(
+      comparable((await rest('/api/v1/markets/cot/gold', historyKey)).body),
+    );
+    // Unknown resources are -32002 (MCP), with the REST refusal; a foreign cursor is -32602.
+    await expect(client.readResource({ uri: 'mmds://series/no-such-series' })).rejects.toMatchObject({
+      code: -32002,
+    });
+    await expect(client.readResource({ uri: 'https://example.com/' })).rejects.toMatchObject({
+      code: -32002,
+    });
+    await expect(client.listResources({ cursor: 'not-ours' })).rejects.toMatchObject({ code: -32602 });
+    const templates = await client.listResourceTemplates();
+    expect(templates.resourceTemplates.map((template) => template.uriTemplate)).toEqual([
+      'mmds://series/{slug}',
+      'mmds://markets/{slug}',
+    ]);
+  });
+
+  it("offers the analysts' prompts with their arguments", async () => {
+    const client = await httpClient();
+    const { prompts } = await client.listPrompts();
+    expect(prompts.map((prompt) => prompt.name)).toEqual([
+      'latest_release_changes',
+      'known_at',
+      'cot_positioning',
+    ]);
+    expect(prompts.find((prompt) => prompt.name === 'known_at')!.arguments).toEqual([
+      expect.objectContaining({ name: 'series', required: false }),
+      expect.objectContaining({ name: 'as_of', required: true }),
+    ]);
+    const known = await client.getPrompt({ name: 'known_at', arguments: { as_of: AS_OF } });
+    const text = (known.messages[0]!.content as { text: string }).text;
+    expect(text).toContain(`series=${PAYROLLS} and as_of=${AS_OF}`);
+    const release = await client.getPrompt({
+      name: 'latest_release_changes',
+      arguments: { series: 'bls.X' },
+    });
+    expect((release.messages[0]!.content as { text: string }).text).toContain(
+      'get_releases with series=bls.X',
+    );
+    await expect(client.getPrompt({ name: 'known_at', arguments: {} })).rejects.toMatchObject({
+      code: -32602,
+    });
+  });
+
+  it('passes the MCP conformance suite, but for the fixture scenarios of its baseline', async () => {
+    const output = createTempDir('mmds-conformance-');
+    // Exit 1 on a failure not in the baseline, and on a baseline entry that now passes.
+    const run = await promisify(execFile)(
+      process.execPath,
+      [
+        CONFORMANCE,
+        'server',
+        '--url',
+        `${server.url}/mcp`,
+        '--expected-failures',
+        CONFORMANCE_BASELINE,
+        '--output-dir',
+        output.dir,
+      ],
+      { maxBuffer: 16 * 1024 * 1024 },
+    ).catch((error: { code: number; stdout: string; stderr: string }) => error);
+    // The failed checks with their reasons, from the suite's result files, for the message.
+    const failed = readdirSync(output.dir, { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('checks.json'))
+      .flatMap((file) => JSON.parse(readFileSync(join(output.dir, file), 'utf8')) as ConformanceCheck[])
+      .filter((check) => check.status !== 'SUCCESS')
+      .map((check) => `${check.id} ${check.status}: ${check.errorMessage ?? JSON.stringify(check.details)}`);
+    output.remove();
+    const summary = run.stdout.slice(run.stdout.indexOf('=== SUMMARY ==='));
+    expect('code' in run ? run.code : 0, `${summary}\n${failed.join('\n')}\n${run.stderr}`).toBe(0);
+    expect(summary).toMatch(/Total: \d+ passed/);
+  }, 120_000);
 });
