@@ -811,6 +811,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/mcp': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * MCP endpoint: the API as tools, resources and prompts for agents
+     * @description One JSON-RPC 2.0 message of the Model Context Protocol (https://modelcontextprotocol.io, Streamable HTTP transport) per POST: `initialize`, `tools/list`, `tools/call`, `resources/list`, `resources/read`, `prompts/list`, `prompts/get`, `ping`, `logging/setLevel`. Stateless: no `Mcp-Session-Id`, any instance answers any request, and `GET /mcp` (a server-to-client stream) is 405. Each tool answers as the REST endpoint it names, under the same key, scopes and rate limit: each POST counts as one request. Send `Accept: application/json, text/event-stream`. A browser page of another origin is refused (403), and so is a request that reached a loopback address under a Host that is not a loopback name (DNS rebinding). The tools, resources, prompts and the response budget: docs/mcp.md.
+     */
+    post: operations['mcp'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -4987,6 +5007,146 @@ export interface operations {
       };
       304: components['responses']['304'];
       404: components['responses']['404'];
+      429: components['responses']['429'];
+      500: components['responses']['500'];
+    };
+  };
+  mcp: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** @description One JSON-RPC 2.0 request or notification of MCP, at most 65,536 bytes. */
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @constant */
+          jsonrpc?: '2.0';
+          /** @description Absent in a notification. */
+          id?: string | number;
+          /** @description The MCP method, e.g. `tools/call`. */
+          method?: string;
+          /** @description The method's parameters (MCP specification). */
+          params?: Record<string, never>;
+        };
+      };
+    };
+    responses: {
+      /** @description The JSON-RPC response: `result`, or `error` for a protocol error. A tool that is refused (401, 403, 400 of its REST endpoint) is a result with `isError: true` carrying the REST error envelope and its status. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            jsonrpc?: '2.0';
+            /** @description The id of the request answered; null when the request could not be read. */
+            id?: string | number | null;
+            /** @description The result of the method (MCP specification). */
+            result?: Record<string, never>;
+            /** @description A JSON-RPC error of the method. */
+            error?: Record<string, never>;
+          };
+        };
+      };
+      /** @description A notification (a message without id) was accepted; no body. */
+      202: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The body is not JSON (-32700) or not a JSON-RPC message MCP accepts. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            jsonrpc: '2.0';
+            /** @description The id of the request answered; null when the request could not be read. */
+            id: string | number | null;
+            error: {
+              /** @description The JSON-RPC error code: -32700 parse error, -32000 a refused request. */
+              code?: number;
+              /** @description What was refused. */
+              message?: string;
+              /** @description More about the error, when there is more. */
+              data?: unknown;
+            };
+          };
+        };
+      };
+      401: components['responses']['401'];
+      /** @description The Origin names another site, or a loopback connection names another Host (DNS rebinding protection). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            jsonrpc: '2.0';
+            /** @description The id of the request answered; null when the request could not be read. */
+            id: string | number | null;
+            error: {
+              /** @description The JSON-RPC error code: -32700 parse error, -32000 a refused request. */
+              code?: number;
+              /** @description What was refused. */
+              message?: string;
+              /** @description More about the error, when there is more. */
+              data?: unknown;
+            };
+          };
+        };
+      };
+      /** @description `payload_too_large`: the body is over 65,536 bytes. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       429: components['responses']['429'];
       500: components['responses']['500'];
     };
