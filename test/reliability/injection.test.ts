@@ -84,7 +84,7 @@ const PAYLOADS: readonly string[] = [
  * Parameters where `*` alone is the documented wildcard, not an injection: the events' series
  * pattern (docs/api/events.md, src/events/series-pattern.ts) means every series.
  */
-const WILDCARD_PLACES: ReadonlySet<string> = new Set(['events ?series']);
+const WILDCARD_PLACES: ReadonlySet<string> = new Set(['events series']);
 
 /** A well-formed value of each parameter that names nothing in the sample (the baseline). */
 const BENIGN: Record<string, string> = {
