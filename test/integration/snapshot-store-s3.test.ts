@@ -1,7 +1,5 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { cpSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSnapshotDb } from '../../src/query/snapshot-db.ts';
 import { resolveLayout, snapshotDir } from '../../src/store/layout.ts';
@@ -14,6 +12,7 @@ import { verifySnapshotFiles } from '../../src/store/verify-files.ts';
 import { REPO_ROOT, SAMPLE_DATA } from '../helpers/paths.ts';
 import { type RadosGateway, startRadosGateway } from '../helpers/radosgw.ts';
 import { runMmds } from '../helpers/run-cli.ts';
+import { spawnServe } from '../helpers/spawn-serve.ts';
 import { createTempDir } from '../helpers/temp-dir.ts';
 
 /**
@@ -45,48 +44,6 @@ function currentFiles(dir: string) {
   const layout = resolveLayout(dir);
   const id = readCurrentId(layout)!;
   return { id, layout, files: manifestFiles(readManifest(layout, id)) };
-}
-
-interface ServeProcess {
-  child: ChildProcess;
-  url: string;
-  exited: Promise<unknown>;
-  /** Its JSON log lines. */
-  stdout: string[];
-}
-
-/** Starts `bin/mmds.js serve --from <store>` and waits for its `mmds: serving on <url>` line. */
-async function spawnServe(environment: Record<string, string>, from: string): Promise<ServeProcess> {
-  const inherited = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !name.startsWith('MMDS_')),
-  );
-  const child = spawn(process.execPath, [join(REPO_ROOT, 'bin/mmds.js'), 'serve', '--from', from], {
-    env: { ...inherited, ...environment },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  const stdout: string[] = [];
-  createInterface({ input: child.stdout! }).on('line', (line) => stdout.push(line));
-  const stderr: string[] = [];
-  const serverUrl = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`mmds serve did not start:\n${stderr.join('\n')}`)),
-      30_000,
-    );
-    createInterface({ input: child.stderr! }).on('line', (line) => {
-      stderr.push(line);
-      const match = /^mmds: serving on (\S+)/.exec(line);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    });
-    void exited.then(() => {
-      clearTimeout(timer);
-      reject(new Error(`mmds serve exited before serving:\n${stderr.join('\n')}`));
-    });
-  });
-  return { child, url: serverUrl.replace(/\/$/, ''), exited, stdout };
 }
 
 beforeAll(async () => {
@@ -262,7 +219,7 @@ describe('mmds publish --to s3://bucket/prefix', () => {
         MMDS_SNAPSHOT_POLL_MS: '100',
         PORT: '0',
       },
-      url,
+      ['--from', url],
     );
     try {
       const statuses: number[] = [];

@@ -1,67 +1,19 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../helpers/paths.ts';
 import { type RedisServer, startRedis } from '../../helpers/redis-server.ts';
 import { runMmds } from '../../helpers/run-cli.ts';
 import { createSampleSnapshot, type SnapshotFixture } from '../../helpers/snapshot-fixture.ts';
+import { type ServeProcess, spawnServe } from '../../helpers/spawn-serve.ts';
 
 const REAL_CLOCK = () => new Date();
 const KEY_LIMIT = 20;
 const PATH = '/api/v1/observations?series=bls.CES0000000001';
 
-/** One `mmds serve` child process. */
-interface Instance {
-  child: ChildProcess;
-  url: string;
-  /** Resolves with the exit code and signal once the process has exited. */
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  /** What it wrote on stdout (one JSON log line per request). */
-  stdout: string[];
-}
-
-/** Starts `bin/mmds.js serve` with process.execPath and waits for its `mmds: serving on <url>` line. */
-async function spawnServe(env: Record<string, string>): Promise<Instance> {
-  const inherited = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !name.startsWith('MMDS_')),
-  );
-  const child = spawn(process.execPath, [join(REPO_ROOT, 'bin/mmds.js'), 'serve'], {
-    env: { ...inherited, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  );
-  const stdout: string[] = [];
-  createInterface({ input: child.stdout! }).on('line', (line) => stdout.push(line));
-  const stderr: string[] = [];
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`mmds serve did not start:\n${stderr.join('\n')}`)),
-      30_000,
-    );
-    createInterface({ input: child.stderr! }).on('line', (line) => {
-      stderr.push(line);
-      const match = /^mmds: serving on (\S+)/.exec(line);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    });
-    void exited.then(({ code, signal }) => {
-      clearTimeout(timer);
-      reject(new Error(`mmds serve exited (${code ?? signal}) before serving:\n${stderr.join('\n')}`));
-    });
-  });
-  return { child, url, exited, stdout };
-}
-
 describe('two `mmds serve` instances sharing Redis', () => {
   let redis: RedisServer;
   let fixture: SnapshotFixture;
   let env: Record<string, string>;
-  let instances: Instance[] = [];
+  let instances: ServeProcess[] = [];
 
   const issue = async (rateLimit: number): Promise<{ key: string; id: string }> => {
     const run = await runMmds(
@@ -83,7 +35,7 @@ describe('two `mmds serve` instances sharing Redis', () => {
     return JSON.parse(run.stdout) as { key: string; id: string };
   };
 
-  const get = async (instance: Instance, key: string) => {
+  const get = async (instance: ServeProcess, key: string) => {
     const response = await fetch(`${instance.url}${PATH}`, { headers: { Authorization: `Bearer ${key}` } });
     await response.arrayBuffer();
     return { status: response.status, remaining: Number(response.headers.get('x-ratelimit-remaining')) };

@@ -5,6 +5,7 @@ import { eventFilter } from '../../../src/events/event-filter.ts';
 import { describePatternProblem, matchesSeries } from '../../../src/events/series-pattern.ts';
 import { isForHook } from '../../../src/hooks/event-filter.ts';
 import type { HookRecord } from '../../../src/hooks/subscription-record.ts';
+import { releaseEvent } from '../../helpers/release-event.ts';
 
 /**
  * One series-pattern rule (src/events/series-pattern.ts) for the `series` filter of
@@ -12,19 +13,7 @@ import type { HookRecord } from '../../../src/hooks/subscription-record.ts';
  * meaning, by the stream's filter and by a subscription.
  */
 
-function event(fields: Partial<ReleaseEvent>): ReleaseEvent {
-  return {
-    id: '20261127T020000Z-1a2b3c4d:1',
-    type: 'series.released',
-    snapshot: '20261127T020000Z-1a2b3c4d',
-    source: 'ecb',
-    series: 'ecb.USD',
-    observed_at: '2026-11-27T02:00:00Z',
-    public: true,
-    data: {},
-    ...fields,
-  };
-}
+const event = releaseEvent;
 
 const EVENTS = {
   ecbUsd: event({}),

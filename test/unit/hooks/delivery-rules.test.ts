@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../../src/config/load-config.ts';
-import type { ReleaseEvent } from '../../../src/events/event.ts';
 import { matchesSeries } from '../../../src/events/series-pattern.ts';
 import {
   describeUrlProblem,
@@ -17,24 +16,13 @@ import {
   parseRetryAfter,
   parseRetrySchedule,
 } from '../../../src/hooks/retry-schedule.ts';
+import { releaseEvent } from '../../helpers/release-event.ts';
 
 /** The pure rules of webhook delivery (issue 24): schedule, Retry-After, outcomes, SSRF, filters. */
 
 const NOW = new Date('2026-11-27T02:00:00Z');
 
-function event(fields: Partial<ReleaseEvent>): ReleaseEvent {
-  return {
-    id: '20261127T020000Z-1a2b3c4d:1',
-    type: 'series.released',
-    snapshot: '20261127T020000Z-1a2b3c4d',
-    source: 'ecb',
-    series: 'ecb.USD',
-    observed_at: '2026-11-27T02:00:00Z',
-    public: true,
-    data: {},
-    ...fields,
-  };
-}
+const event = releaseEvent;
 
 describe('retry schedule', () => {
   it('is the Standard Webhooks schedule: 8 attempts, waits 5 s to 10 h, ±20% jitter', () => {

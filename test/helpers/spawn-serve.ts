@@ -1,0 +1,57 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { REPO_ROOT } from './paths.ts';
+
+/** One `mmds serve` child process. */
+export interface ServeProcess {
+  child: ChildProcess;
+  /** Its base URL, without a trailing slash. */
+  url: string;
+  /** Resolves with the exit code and signal once the process has exited. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** What it wrote on stdout (one JSON log line per request). */
+  stdout: string[];
+}
+
+/**
+ * Starts `bin/mmds.js serve <args>` with process.execPath, the test's environment without its
+ * MMDS_ variables plus `env`, and waits for its `mmds: serving on <url>` line (30 s at most).
+ */
+export async function spawnServe(
+  env: Record<string, string>,
+  args: readonly string[] = [],
+): Promise<ServeProcess> {
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith('MMDS_')),
+  );
+  const child = spawn(process.execPath, [join(REPO_ROOT, 'bin/mmds.js'), 'serve', ...args], {
+    env: { ...inherited, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  const stdout: string[] = [];
+  createInterface({ input: child.stdout! }).on('line', (line) => stdout.push(line));
+  const stderr: string[] = [];
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`mmds serve did not start:\n${stderr.join('\n')}`)),
+      30_000,
+    );
+    createInterface({ input: child.stderr! }).on('line', (line) => {
+      stderr.push(line);
+      const match = /^mmds: serving on (\S+)/.exec(line);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    });
+    void exited.then(({ code, signal }) => {
+      clearTimeout(timer);
+      reject(new Error(`mmds serve exited (${code ?? signal}) before serving:\n${stderr.join('\n')}`));
+    });
+  });
+  return { child, url: url.replace(/\/$/, ''), exited, stdout };
+}
