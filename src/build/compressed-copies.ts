@@ -57,6 +57,12 @@ export interface CopySizes {
 export interface CompressedCopies {
   /** Writes `<path>.gz` and `<path>.br` for a body whose SHA-256 (hex) is `sha256`. */
   write(path: string, body: Buffer, sha256: string): Promise<CopySizes>;
+  /**
+   * Makes the cached copies of a body ahead of `write` (which then only links them): the build
+   * calls it as each payload is rendered, so compression runs on the thread pool while the main
+   * thread renders the next files.
+   */
+  prepare(body: Buffer, sha256: string): Promise<void>;
   /** Trims the cache to its size bound; call once the build has written every copy. */
   trim(): void;
 }
@@ -72,11 +78,20 @@ export function openCompressedCopies(dir: string): CompressedCopies {
   const limit = createLimit(Math.max(2, availableParallelism()));
   return {
     write: (path, body, sha256) => limit(() => writeCopies(dir, path, body, sha256)),
+    prepare: (body, sha256) => limit(async () => void (await ensureCopies(dir, body, sha256))),
     trim: () => trimCache(dir, CACHE_MAX_BYTES),
   };
 }
 
 async function writeCopies(dir: string, path: string, body: Buffer, sha256: string): Promise<CopySizes> {
+  const { gz, br } = await ensureCopies(dir, body, sha256);
+  linkOrCopy(gz, `${path}.gz`);
+  linkOrCopy(br, `${path}.br`);
+  return { gzip: statSync(gz).size, br: statSync(br).size };
+}
+
+/** Makes the cached copies of a body unless they exist (then marks them used); their paths. */
+async function ensureCopies(dir: string, body: Buffer, sha256: string): Promise<{ gz: string; br: string }> {
   const cached = join(dir, sha256.slice(0, 2), sha256);
   const gz = `${cached}.gz`;
   const br = `${cached}.br`;
@@ -97,9 +112,7 @@ async function writeCopies(dir: string, path: string, body: Buffer, sha256: stri
     utimesSync(gz, now, now);
     utimesSync(br, now, now);
   }
-  linkOrCopy(gz, `${path}.gz`);
-  linkOrCopy(br, `${path}.br`);
-  return { gzip: statSync(gz).size, br: statSync(br).size };
+  return { gz, br };
 }
 
 function publish(path: string, body: Buffer): void {

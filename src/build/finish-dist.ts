@@ -41,6 +41,11 @@ export function contentTypeOf(file: string): string {
 /** Compressed copies pay off only above a few hundred bytes. */
 const COMPRESS_MIN_BYTES = 256;
 
+/** Whether a file of dist/ gets gzip and brotli copies: a text type, and a few hundred bytes or more. */
+export function isCompressible(file: string, bytes: number): boolean {
+  return bytes >= COMPRESS_MIN_BYTES && /json|html|svg|css|javascript|text|xml/.test(contentTypeOf(file));
+}
+
 /** Lists every regular file under a directory (relative paths, sorted). */
 export function listFiles(root: string, dir = root): string[] {
   return readdirSync(dir)
@@ -72,9 +77,9 @@ export async function compressAndDescribe(
     const body = readFileSync(path);
     const digest = createHash('sha256').update(body).digest();
     const contentType = contentTypeOf(file);
-    const compressible =
-      body.length >= COMPRESS_MIN_BYTES && /json|html|svg|css|javascript|text|xml/.test(contentType);
-    const sizes = compressible ? await copies.write(path, body, digest.toString('hex')) : null;
+    const sizes = isCompressible(file, body.length)
+      ? await copies.write(path, body, digest.toString('hex'))
+      : null;
     return {
       file: `/${file}`,
       bytes: body.length,

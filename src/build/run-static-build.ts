@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { BulkSnapshot } from '../api/v1/bulk.ts';
@@ -27,7 +28,7 @@ import {
 } from './bulk-files.ts';
 import { compressedCopiesDir, openCompressedCopies } from './compressed-copies.ts';
 import { assertReplaceable, readExistingManifest, swapInto, writeBody } from './dist-tree.ts';
-import { type BuiltFile, compressAndDescribe } from './finish-dist.ts';
+import { type BuiltFile, compressAndDescribe, isCompressible } from './finish-dist.ts';
 import { renderHeadersFile, renderRedirectsFile } from './host-rules.ts';
 import { renderNginxConf } from './nginx-conf.ts';
 import {
@@ -146,8 +147,18 @@ export async function runStaticBuild(options: StaticBuildOptions): Promise<Stati
     });
     // Awaited after Astro, where a failure is thrown; marked handled until then.
     bulkFiles.catch(() => undefined);
+    const copies = openCompressedCopies(compressedCopiesDir(astroCacheDir(options.root)));
+    // Each rendered payload's compressed copies are made on the thread pool while the main
+    // thread renders the next; compressAndDescribe then finds them in the cache.
+    const compressing: Promise<void>[] = [];
+    const compressEarly = (file: string, body: string) => {
+      const bytes = Buffer.from(body);
+      if (!isCompressible(file, bytes.length)) return;
+      const sha256 = createHash('sha256').update(bytes).digest('hex');
+      compressing.push(copies.prepare(bytes, sha256).catch(() => undefined));
+    };
     setBuildBridge({
-      files: countRenders(files, options.progress),
+      files: countRenders(files, options.progress, compressEarly),
       site: createSiteData(db, options.now),
       bulk: bulkFiles,
       ...(plan.base === null ? {} : { renders }),
@@ -200,7 +211,7 @@ export async function runStaticBuild(options: StaticBuildOptions): Promise<Stati
     );
     writeBody(staging, '_redirects', renderRedirectsFile(routes, filterErrors, listBulkRedirectRules(bulk)));
     options.progress?.('build: compressing and hashing…');
-    const copies = openCompressedCopies(compressedCopiesDir(astroCacheDir(options.root)));
+    await Promise.all(compressing);
     const renderedFrom =
       plan.base === null ? {} : renderedFromOf(plan.base.manifest, reused, options.snapshotId);
     const manifest: BuildManifest = {
@@ -263,13 +274,18 @@ const OPENAPI_ROUTE: StaticRoute = {
   route_id: null,
 };
 
-/** Reports each file Astro renders, so that a terminal can draw a bar. */
-function countRenders(files: readonly BridgeFile[], progress: StaticBuildOptions['progress']): BridgeFile[] {
+/** Reports each file Astro renders, so that a terminal can draw a bar, and hands its body on. */
+function countRenders(
+  files: readonly BridgeFile[],
+  progress: StaticBuildOptions['progress'],
+  rendered: (file: string, body: string) => void,
+): BridgeFile[] {
   let done = 0;
   return files.map((file) => ({
     ...file,
     render: async () => {
       const body = await file.render();
+      rendered(file.file, body);
       done += 1;
       progress?.(`build: rendering ${files.length} files with Astro…`, { done, total: files.length });
       return body;
