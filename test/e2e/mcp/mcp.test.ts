@@ -171,6 +171,20 @@ describe('MCP server over Streamable HTTP (POST /mcp) and stdio (mmds mcp)', () 
     expect((latest.content as { text: string }[])[0]!.text).toContain('no as_of was given');
   });
 
+  it('answers get_aligned_observations with as_of as the REST endpoint does', async () => {
+    const client = await httpClient(observationsKey);
+    const args = { series: 'ecb.USD,ecb.JPY', frequency: 'm', as_of: AS_OF };
+    const result = await callTool(client, 'get_aligned_observations', args);
+    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+    const expected = await rest(
+      `/api/v1/observations/aligned?series=ecb.USD,ecb.JPY&frequency=m&as_of=${AS_OF}`,
+      observationsKey,
+    );
+    expect(expected.status).toBe(200);
+    expect(comparable(result.structuredContent as Body)).toEqual(comparable(expected.body));
+    expect((result.structuredContent as { data: unknown[] }).data.length).toBeGreaterThan(0);
+  });
+
   it("counts POST /mcp against the caller's rate limit and refuses a bad key, a foreign Origin and GET", async () => {
     const list = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} };
     const post = (headers: Record<string, string>) =>
