@@ -114,6 +114,14 @@ describe('publish is atomic when the process is killed at any moment', () => {
 
   it('leaves CURRENT on the old or the new snapshot, both verifiable, after every SIGKILL', async () => {
     const random = createRandom(20261123);
+    // Kills land anywhere in a whole publish, however slow the machine is now: one is timed on a
+    // copy first (under a loaded suite, starting the process alone can take over a second).
+    const timed = join(temp.dir, 'timed');
+    cpSync(backup, timed, { recursive: true });
+    const timedAt = Date.now();
+    const whole = await spawnMmds(['publish'], timed);
+    expect(whole.code, whole.stderr).toBe(0);
+    const span = Math.max(1500, Date.now() - timedAt);
     const layout = resolveLayout(fixture.dataDir);
     let kills = 0;
     // Kills that landed after the publish had begun writing: they leave a directory behind.
@@ -123,7 +131,7 @@ describe('publish is atomic when the process is killed at any moment', () => {
       expect(attempt, `${kills} kills (${midway} midway) in ${MAX_ATTEMPTS} attempts`).toBeLessThanOrEqual(
         MAX_ATTEMPTS,
       );
-      const delay = Math.floor(random() * 1500);
+      const delay = Math.floor(random() * span);
       const startedAt = Date.now();
       const run = await spawnMmds(['publish'], fixture.dataDir, delay);
       const what = `attempt ${attempt}, kill after ${delay} ms`;
