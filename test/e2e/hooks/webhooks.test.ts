@@ -720,6 +720,9 @@ describe.skipIf(!existsSync(join(REPO_ROOT, 'src/events/event-log.ts')))('mmds d
       expect(run.code, run.stderr).toBe(0);
     }
     const key = await s.key('observations:read');
+    // A subscription takes the events observed from the second it is created on, that second
+    // included: created in the second of the first publish, it would rightly get that release.
+    await new Promise((resolve) => setTimeout(resolve, 1_005 - (Date.now() % 1_000)));
     await s.hook(key, '/watch', 'ecb.*', 'release.published');
     const config = loadConfig(s.env, dataDir);
     // A poll of an hour: only the watch of CURRENT can start the pass that delivers.
