@@ -8,6 +8,7 @@ import { openStoreEventFeed } from '../../src/hooks/store-feed.ts';
 import { REPO_ROOT, SHARED_DATA } from './paths.ts';
 import { startRedis } from './redis-server.ts';
 import { runMmds } from './run-cli.ts';
+import { seededRandom } from './seeded-random.ts';
 import { REAL_DATA_STEPS } from './snapshot-fixture.ts';
 import { createTempDir } from './temp-dir.ts';
 import { startWebhookReceiver, waitUntil } from './webhook-receiver.ts';
@@ -103,18 +104,6 @@ function ecbDays(count: number): Array<{ day: string; text: string }> {
     .map((row) => ({ day: row.slice(0, 10), text: `${lines[0]}\n${row}\n` }));
 }
 
-/** A small seeded generator (mulberry32), so that a run's chaos can be told again. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -130,7 +119,7 @@ export async function runWebhookChaos(options: {
   log?: (line: string) => void;
 }): Promise<ChaosOutcome> {
   const started = performance.now();
-  const random = seeded(options.seed ?? 24);
+  const random = seededRandom(options.seed ?? 24);
   const say = options.log ?? (() => {});
   const temp = createTempDir('mmds-chaos-');
   const redisDir = join(temp.dir, 'redis');

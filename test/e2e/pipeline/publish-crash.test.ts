@@ -7,6 +7,7 @@ import { resolveLayout, snapshotDir } from '../../../src/store/layout.ts';
 import { readCurrentId, readManifest } from '../../../src/store/manifest.ts';
 import { REPO_ROOT, SAMPLE_DATA, SHARED_DATA } from '../../helpers/paths.ts';
 import { runMmds } from '../../helpers/run-cli.ts';
+import { seededRandom } from '../../helpers/seeded-random.ts';
 import {
   createSampleSnapshot,
   LICENSED_SERIES_KEY,
@@ -51,18 +52,6 @@ function spawnMmds(argv: readonly string[], dataDir: string, killAfterMs?: numbe
       resolve({ code, signal, stdout, stderr });
     });
   });
-}
-
-/** mulberry32: a small seeded PRNG, so that a failing sequence of delays can be replayed. */
-function createRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 describe('publish is atomic when the process is killed at any moment', () => {
@@ -113,7 +102,7 @@ describe('publish is atomic when the process is killed at any moment', () => {
   }
 
   it('leaves CURRENT on the old or the new snapshot, both verifiable, after every SIGKILL', async () => {
-    const random = createRandom(20261123);
+    const random = seededRandom(20261123);
     // Kills land anywhere in a whole publish, however slow the machine is now: one is timed on a
     // copy first (under a loaded suite, starting the process alone can take over a second).
     const timed = join(temp.dir, 'timed');
