@@ -55,7 +55,8 @@ export const EXIT_ERROR_CODES: Readonly<Record<number, string>> = Object.freeze(
 /** The exit-code table of `mmds --help` (docs/cli.md has the same table). */
 export const EXIT_CODE_HELP = `Exit codes (the same for every command):
   0   ok
-  1   failed: bad input data, verification or publish refused, a source of mmds update failed
+  1   failed: bad input data, verification or publish refused, a source of mmds update failed,
+      out of memory
   2   wrong usage: unknown command, source or flag, a bad flag value, a file argument that is missing
   3   nothing new (mmds update only)
   69  unavailable: a download failed (publisher down, HTTP error, bad file) or Redis is unreachable
@@ -258,6 +259,12 @@ function classifyError(error: unknown): Failure {
   if (error instanceof ConfigError) return fail(EXIT.config, `configuration: ${error.message}`);
   const system = describeSystemError(error);
   if (system !== null) return fail(isServiceUnavailable(error) ? EXIT.unavailable : EXIT.failure, system);
+  // DuckDB refuses a query past its memory limit: a limit of the machine, not a bug; writes are atomic.
+  if (error instanceof Error && error.message.startsWith('Out of Memory Error'))
+    return fail(
+      EXIT.failure,
+      `out of memory: ${error.message} (nothing half-written was kept; run it again with more free memory, and report the store's size if it keeps failing)`,
+    );
   return fail(
     EXIT.internal,
     `internal error: ${error instanceof Error ? error.message : String(error)} (please report it)`,

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { execute, openDuckDb, quotedString, readRows } from '../db/duckdb.ts';
 import { BATCH_ID_PATTERN, SNAPSHOT_ID_PATTERN, type StoreLayout, snapshotDir } from '../store/layout.ts';
-import { readManifest, type SnapshotManifest } from '../store/manifest.ts';
-import { relationOf } from '../store/partitions.ts';
+import { readManifest, type SnapshotFile, type SnapshotManifest } from '../store/manifest.ts';
+import { rangeOf, relationOf } from '../store/partitions.ts';
 import { holdSnapshotFiles } from '../store/snapshot-hold.ts';
 import { TABLES } from '../store/tables.ts';
 import { publicCotWindowSql } from './cot.ts';
@@ -156,6 +156,8 @@ export interface DetailOptions {
    * under the store lock, so that `since` (its parent) cannot be pruned and is read in place.
    */
   currentDir?: string;
+  /** Records compared per query (DIFF_GROUP_ROWS); a test makes it small to span many groups. */
+  groupRows?: number;
 }
 
 /**
@@ -179,6 +181,7 @@ export async function diffSnapshotDetails(
     options.currentDir ?? null,
     // In a publish (currentDir) the store lock keeps the parent from being pruned: no hold needed.
     since === null || options.currentDir !== undefined,
+    options.groupRows ?? DIFF_GROUP_ROWS,
     async (query) => {
       const at = (column: string) => `strftime(${column}, '%Y-%m-%dT%H:%M:%SZ')`;
       for (const name of FACT_TABLES) {
@@ -222,7 +225,7 @@ async function computeDiff(
     .filter((name) => since.tables[name]?.sha256 !== current.tables[name]?.sha256)
     .sort();
   const keys: ChangedKey[] = [];
-  const outcome = await runDiff(layout, since, current, null, false, async (query) => {
+  const outcome = await runDiff(layout, since, current, null, false, DIFF_GROUP_ROWS, async (query) => {
     for (const name of FACT_TABLES) {
       const rows = await query(
         name,
@@ -262,7 +265,9 @@ type ClassifiedQuery = (
  * instance allowed to read the two snapshots' fact files and hands `body` a function that runs a
  * SELECT over `classified` (series_key, period, market_code, report_type, in_window, kind: new,
  * revised or backfilled, and the values in force with their knowledge times). Not called when the
- * snapshots are the same or nothing new was ingested (`identical`, or no new batches).
+ * snapshots are the same or nothing new was ingested (`identical`, or no new batches). The
+ * files of `current` are compared a group of key ranges at a time (diffGroups), each against the
+ * files of `since` its ranges overlap, so memory is bounded by the group, not the store.
  */
 async function runDiff(
   layout: StoreLayout,
@@ -271,6 +276,7 @@ async function runDiff(
   currentDir: string | null,
   /** Read `since`'s files where they are, without a hold (it cannot be pruned meanwhile, or has none). */
   sinceInPlace: boolean,
+  groupRows: number,
   body: (query: ClassifiedQuery) => Promise<void>,
 ): Promise<{ identical: boolean; method: DiffMethod; newBatches: number }> {
   if (since.id === current.id && since.batches.length === current.batches.length)
@@ -293,52 +299,142 @@ async function runDiff(
       }
     : holdSnapshotFiles(layout, since, FACT_TABLES);
   const dirOfCurrent = currentDir ?? snapshotDir(layout, current.id);
-  const filesOf = (manifest: SnapshotManifest, name: string) =>
-    manifest === since
-      ? held.files(name)
-      : (manifest.tables[name]?.files ?? []).map((file) => join(dirOfCurrent, file.file));
+  const entriesOf = (manifest: SnapshotManifest, name: string): DiffFile[] => {
+    const files = manifest.tables[name]?.files ?? [];
+    const paths = manifest === since ? held.files(name) : files.map((file) => join(dirOfCurrent, file.file));
+    return files.map((file, index) => ({ path: paths[index]!, file }));
+  };
   let instance: DuckDBInstance | undefined;
   let connection: DuckDBConnection | undefined;
   try {
     instance = await openDuckDb({ threads: 2, memoryLimit: '512MB' });
     connection = await instance.connect();
     // As the snapshot views (snapshot-db.ts): this instance reads the two snapshots' fact files only.
-    const allowed = FACT_TABLES.flatMap((name) => [...filesOf(since, name), ...filesOf(current, name)]);
+    const allowed = FACT_TABLES.flatMap((name) =>
+      [...entriesOf(since, name), ...entriesOf(current, name)].map((entry) => entry.path),
+    );
     await execute(connection, `SET allowed_paths = [${allowed.map(quotedString).join(', ')}]`);
     await execute(connection, 'SET enable_external_access = false');
     await execute(connection, 'SET lock_configuration = true');
     const open = connection;
     await body(async (name, select) => {
       const table = TABLES.find((t) => t.name === name)!;
-      const now = relationOf(table, filesOf(current, name));
-      const before = relationOf(table, filesOf(since, name));
-      const candidates = prefix
-        ? `SELECT DISTINCT series_key, period FROM ${now}
-            WHERE batch_id IN (${newBatches.map(quotedString).join(', ')})`
-        : `SELECT series_key, period FROM ${now} UNION SELECT series_key, period FROM ${before}`;
-      const servedType =
-        name === 'cot_reports'
-          ? `any_value(CASE WHEN report_type = 'cit' THEN 'cit'
-                            WHEN scope = 'combined' THEN report_type || '_combined' ELSE report_type END)`
-          : 'NULL::VARCHAR';
-      const market = name === 'cot_reports' ? 'any_value(market_code)' : 'NULL::VARCHAR';
-      // What a revision is compared on (tables.ts fingerprint): the value, or the report's content hash.
-      const fingerprint = name === 'cot_reports' ? 'content_hash' : 'value';
-      const latestValue = name === 'cot_reports' ? 'NULL::DOUBLE' : 'arg_max(value, revision_number)';
-      const chains = (relation: string) =>
-        `SELECT series_key, period, arg_max({'v': ${fingerprint}}, revision_number) AS latest, count(*) AS records,
-                bit_xor(hash(id)) AS ids, ${market} AS market_code, ${servedType} AS report_type,
-                ${latestValue} AS latest_value, arg_max(observed_at, revision_number) AS latest_at
-           FROM ${relation} SEMI JOIN candidates USING (series_key, period)
-          GROUP BY series_key, period`;
-      // A COT report date outside the public window of `current` is for cot:history alone.
-      const cot = name === 'cot_reports';
-      const windowJoin = cot
-        ? `LEFT JOIN (${publicCotWindowSql(now)}) w ON w.series_key = n.series_key AND w.period = n.period`
-        : '';
-      return readRows<Record<string, unknown>>(
-        open,
-        `WITH candidates AS (${candidates}),
+      const before = entriesOf(since, name);
+      // A file of `current` that `since` holds too (linked by the publish) has no record of a new batch.
+      const unchanged = new Set(prefix ? before.map((entry) => entry.file.sha256) : []);
+      const rows: Record<string, unknown>[] = [];
+      for (const group of diffGroups(
+        groupRows,
+        entriesOf(current, name).filter((e) => !unchanged.has(e.file.sha256)),
+      )) {
+        const now = relationOf(
+          table,
+          group.map((entry) => entry.path),
+        );
+        const then = relationOf(
+          table,
+          before
+            .filter((entry) => group.some((g) => mayOverlap(g.file, entry.file)))
+            .map((entry) => entry.path),
+        );
+        rows.push(
+          ...(await readRows<Record<string, unknown>>(
+            open,
+            classifiedSql(name, now, then, newBatches, prefix, select),
+          )),
+        );
+      }
+      // Groups are key ranges; the selects group by series, which a range never splits.
+      return rows.sort((a, b) => compareKeys(a.series_key as string, b.series_key as string));
+    });
+    return { identical: false, method, newBatches: newBatches.length };
+  } finally {
+    connection?.closeSync();
+    instance?.closeSync();
+    held.release();
+  }
+}
+
+/** A fact file of one side of a diff: where it is read, and its manifest entry (rows, key range). */
+interface DiffFile {
+  path: string;
+  file: SnapshotFile;
+}
+
+/**
+ * Records compared in one query at most (a few partitions): the diff runs range by range, so its
+ * memory stays bounded whatever the size of the store (a first publish of 100M records compares
+ * all of them). A file without a key range (written before partitions) puts all in one query.
+ */
+const DIFF_GROUP_ROWS = 1_000_000;
+
+function diffGroups(groupRows: number, entries: readonly DiffFile[]): DiffFile[][] {
+  if (entries.some((entry) => rangeOf(entry.file) === null)) return entries.length > 0 ? [[...entries]] : [];
+  const groups: DiffFile[][] = [];
+  let rows = Infinity;
+  for (const entry of entries) {
+    if (rows + entry.file.rows > groupRows) {
+      groups.push([]);
+      rows = 0;
+    }
+    groups.at(-1)!.push(entry);
+    rows += entry.file.rows;
+  }
+  return groups;
+}
+
+/** Whether two fact files may hold a common series (unknown ranges: yes). */
+function mayOverlap(a: SnapshotFile, b: SnapshotFile): boolean {
+  const [x, y] = [rangeOf(a), rangeOf(b)];
+  if (x === null || y === null) return true;
+  if (x.source !== y.source) return false;
+  const below = (lower: string | null, upper: string | null) =>
+    lower === null || upper === null || compareKeys(lower, upper) < 0;
+  return below(x.lower, y.upper) && below(y.lower, x.upper);
+}
+
+/** Series keys in DuckDB's VARCHAR order (bytes; keys are ASCII). */
+function compareKeys(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * The query of runDiff over one group of files: `select` over `classified` (the periods of `now`
+ * that may differ, with their kind and values in force on both sides).
+ */
+function classifiedSql(
+  name: (typeof FACT_TABLES)[number],
+  now: string,
+  before: string,
+  newBatches: readonly string[],
+  prefix: boolean,
+  select: string,
+): string {
+  const cot = name === 'cot_reports';
+  // Keys only `before` has are never reported (a replaced store may drop series): `now`'s keys only.
+  const candidates = prefix
+    ? `SELECT DISTINCT series_key, period FROM ${now}
+        WHERE batch_id IN (${newBatches.map(quotedString).join(', ')})`
+    : `SELECT DISTINCT series_key, period FROM ${now}`;
+  const servedType = cot
+    ? `any_value(CASE WHEN report_type = 'cit' THEN 'cit'
+                      WHEN scope = 'combined' THEN report_type || '_combined' ELSE report_type END)`
+    : 'NULL::VARCHAR';
+  const market = cot ? 'any_value(market_code)' : 'NULL::VARCHAR';
+  // What a revision is compared on (tables.ts fingerprint): the value, or the report's content hash.
+  const fingerprint = cot ? 'content_hash' : 'value';
+  const latestValue = cot ? 'NULL::DOUBLE' : 'arg_max(value, revision_number)';
+  const chains = (relation: string) =>
+    `SELECT series_key, period, arg_max({'v': ${fingerprint}}, revision_number) AS latest, count(*) AS records,
+            bit_xor(hash(id)) AS ids, ${market} AS market_code, ${servedType} AS report_type,
+            ${latestValue} AS latest_value, arg_max(observed_at, revision_number) AS latest_at
+       FROM ${relation} SEMI JOIN candidates USING (series_key, period)
+      GROUP BY series_key, period`;
+  // A COT report date outside the public window of `current` is for cot:history alone.
+  const windowJoin = cot
+    ? `LEFT JOIN (${publicCotWindowSql(now)}) w ON w.series_key = n.series_key AND w.period = n.period`
+    : '';
+  return `WITH candidates AS (${candidates}),
               now_chains AS (${chains(now)}),
               before_chains AS (${chains(before)}),
               classified AS (
@@ -349,13 +445,5 @@ async function runDiff(
                             WHEN b.latest IS DISTINCT FROM n.latest THEN 'revised'
                             WHEN b.records <> n.records OR b.ids <> n.ids THEN 'backfilled' END AS kind
                   FROM now_chains n LEFT JOIN before_chains b USING (series_key, period) ${windowJoin})
-         ${select}`,
-      );
-    });
-    return { identical: false, method, newBatches: newBatches.length };
-  } finally {
-    connection?.closeSync();
-    instance?.closeSync();
-    held.release();
-  }
+         ${select}`;
 }

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDuckDb, quotedString, readRows } from '../../../src/db/duckdb.ts';
+import { diffSnapshotDetails } from '../../../src/query/changes.ts';
 import { openSnapshotDb } from '../../../src/query/snapshot-db.ts';
 import { DERIVED_TABLES } from '../../../src/store/derived-tables.ts';
 import { resolveLayout, snapshotDir } from '../../../src/store/layout.ts';
@@ -185,6 +186,48 @@ describe('incremental publish: one new ECB day', () => {
       expect(db.factRelation('observations', 'nosuchsource.X')).toBe('observations');
     } finally {
       await db.close();
+    }
+  });
+
+  it('diffs a few partitions at a time, finding what one query over the whole snapshot finds', async () => {
+    const layout = resolveLayout(dataDir);
+    const [header] = readFileSync(ECB_DAY, 'utf8').split('\n');
+    const currencies = header!
+      .split(',')
+      .map((cell) => cell.trim())
+      .filter((cell) => cell !== '' && cell !== 'Date');
+    // The new day: one new period in each ECB series, found in the rewritten partitions.
+    const day = await diffSnapshotDetails(layout, parent, child, { groupRows: 1 });
+    expect(day.map((d) => d.series_key)).toEqual(currencies.map((c) => `ecb.${c}`).sort());
+    for (const detail of day) {
+      expect([detail.new_count, detail.new_first, detail.revised_count], detail.series_key).toEqual([
+        1,
+        NEWEST_DAY,
+        0,
+      ]);
+    }
+    expect(await diffSnapshotDetails(layout, parent, child, { groupRows: 1e12 })).toEqual(day);
+    // From nothing (a store's first snapshot): every period of the snapshot is new.
+    const all = await diffSnapshotDetails(layout, null, child, { groupRows: 1 });
+    expect(await diffSnapshotDetails(layout, null, child, { groupRows: 1e12 })).toEqual(all);
+    const childDir = snapshotDir(layout, child.id);
+    for (const table of ['observations', 'cot_reports'] as const) {
+      const files = child.tables[table]!.files.map((f) => quotedString(join(childDir, f.file)));
+      const [distinct] = await readRows<{ keys: number; periods: number }>(
+        connection,
+        `SELECT count(DISTINCT series_key)::INTEGER AS keys, count(DISTINCT (series_key, period))::INTEGER AS periods
+           FROM read_parquet([${files.join(', ')}])`,
+      );
+      const ours = all.filter((d) => d.table === table);
+      expect(ours.length, table).toBe(distinct!.keys);
+      expect(
+        ours.reduce((n, d) => n + d.new_count, 0),
+        table,
+      ).toBe(distinct!.periods);
+      expect(
+        ours.every((d) => d.revised_count === 0),
+        table,
+      ).toBe(true);
     }
   });
 
