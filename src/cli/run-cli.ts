@@ -111,6 +111,8 @@ Configuration (environment, read once at start):
   MMDS_PARTITION_ROWS   revisions per snapshot partition publish aims at (default 250000)
   MMDS_SNAPSHOT_STORE   s3://bucket/prefix publish also commits each snapshot to (as --to)
   MMDS_SNAPSHOT_POLL_MS  how often serve --from polls the bucket's log in ms (default 2000)
+  MMDS_SNAPSHOT_WAIT_MS  how long a request naming a newer snapshot (X-Snapshot-Id) waits for it
+                         before a 503, in ms (default 5000)
   AWS_ENDPOINT_URL_S3   an S3-compatible server (addressed path-style); with AWS_REGION,
                         AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY (unset: the AWS SDK's chain)
   MMDS_HOOKS_ALLOW_HOSTS  hosts, addresses, networks webhooks may reach although loopback or

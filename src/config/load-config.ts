@@ -58,6 +58,11 @@ export interface Config {
   snapshotStore: string | null;
   /** How often `mmds serve --from` polls the bucket's log (MMDS_SNAPSHOT_POLL_MS, default 2000). */
   snapshotPollMs: number;
+  /**
+   * The longest a request that names a snapshot newer than the one in service (X-Snapshot-Id,
+   * `since`, an event id) waits for it before a 503 (MMDS_SNAPSHOT_WAIT_MS, default 5000).
+   */
+  snapshotWaitMs: number;
   /** The S3 endpoint, region and keys: the standard AWS variables (AWS_ENDPOINT_URL_S3, …). */
   s3: Readonly<S3Settings>;
   /**
@@ -147,6 +152,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, cw
     partitionRows: readInteger(env, 'MMDS_PARTITION_ROWS', DEFAULT_PARTITION_ROWS, 100, 1_000_000_000),
     snapshotStore: env.MMDS_SNAPSHOT_STORE?.trim() || null,
     snapshotPollMs: readInteger(env, 'MMDS_SNAPSHOT_POLL_MS', 2000, 10, 3_600_000),
+    snapshotWaitMs: readInteger(env, 'MMDS_SNAPSHOT_WAIT_MS', 5000, 0, 60_000),
     s3: Object.freeze(readS3Settings(env)),
     eventStreams: Object.freeze({
       heartbeatMs: readInteger(env, 'MMDS_EVENTS_HEARTBEAT_MS', 15_000, 10, 3_600_000),

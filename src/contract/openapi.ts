@@ -10,7 +10,7 @@ import {
   type RouteId,
   SCOPES,
 } from './routes.ts';
-import { createBulkPublicPathItems, SNAPSHOT_PATH_PARAM } from './schemas/bulk.ts';
+import { createBulkPublicPathItems, SNAPSHOT_PATH_PARAM, SNAPSHOT_PATTERN } from './schemas/bulk.ts';
 import { createBulkFullFilePathItems } from './schemas/bulk-full.ts';
 import { createEnvelope } from './schemas/envelope.ts';
 import { arrayOf, type JsonSchema, nullable, object, oneOfText, text } from './schemas/json-schema.ts';
@@ -227,6 +227,16 @@ const IF_NONE_MATCH: JsonSchema = {
   schema: { type: 'string' },
 };
 
+/** Monotonic reads (src/server/monotonic-read.ts): the snapshot a client saw last, on every route. */
+const SNAPSHOT_ID_HEADER: JsonSchema = {
+  name: 'X-Snapshot-Id',
+  in: 'header',
+  required: false,
+  description:
+    'The X-Snapshot-Id of a response this client had before: the answer comes from that snapshot or a newer one, from whichever instance. An instance that is behind waits for it up to MMDS_SNAPSHOT_WAIT_MS (5 s by default), then answers 503 `unavailable` with Retry-After: 1. An id that is not a snapshot of this service, or malformed: 400.',
+  schema: { type: 'string', pattern: SNAPSHOT_PATTERN },
+};
+
 /**
  * The path items of a route: its JSON operation, and for a route with `format` (the keyed history
  * endpoints) a CSV operation at the path plus `.csv`, so that each operation has one success media
@@ -391,7 +401,7 @@ function createParameters(route: RouteDefinition, scope: string | null, csv: boo
       ...('keyedOnly' in spec && spec.keyedOnly ? { 'x-keyed-only': true } : {}),
     });
   }
-  parameters.push(IF_NONE_MATCH);
+  parameters.push(IF_NONE_MATCH, SNAPSHOT_ID_HEADER);
   return parameters;
 }
 

@@ -1,8 +1,8 @@
 import { API_INDEX_PATHS } from '../api/v1/api-index.ts';
 import { filtersOf } from '../api/v1/events.ts';
-import { ApiError, notFound, unauthorized, unavailable } from '../contract/errors.ts';
+import { ApiError, notFound, unauthorized } from '../contract/errors.ts';
 import { OPENAPI_PATH } from '../contract/openapi.ts';
-import { parseRequest } from '../contract/parse-request.ts';
+import { parseRequest, type RequestParams } from '../contract/parse-request.ts';
 import { COT_HISTORY_SCOPE, csvQuery, matchRoute } from '../contract/routes.ts';
 import { authorise } from './authorise.ts';
 import { invalidHost, refusedHost } from './check-host.ts';
@@ -11,6 +11,7 @@ import type { Caller, HandlerDeps, RequestState } from './handler-deps.ts';
 import { createResponse, respondWith } from './http-response.ts';
 import { INVALID_KEY_MESSAGE } from './key-refusal.ts';
 import { rateLimited } from './map-error.ts';
+import { snapshotForRequest } from './monotonic-read.ts';
 import { representRoute } from './represent-route.ts';
 import { ALLOW, type ResponseHeaders } from './response-headers.ts';
 import { isBulkDownloadPath, serveBulkDownload } from './serve-bulk-download.ts';
@@ -92,8 +93,13 @@ export async function dispatchRequest(
   const query = matched.csv ? csvQuery(url.searchParams) : url.searchParams;
   const params = parseRequest(matched.route, matched.slug, query);
   const keyed = authorise(matched.route, params, caller, matched.csv);
-  const db = deps.snapshots.current();
-  if (!db) throw unavailable('no snapshot has been published yet', 30);
+  // Never from a snapshot older than one the request names (monotonic reads across instances).
+  const db = await snapshotForRequest(
+    request,
+    namedSnapshots(matched.route.id, params, request),
+    deps.snapshots,
+    deps.snapshotWait,
+  );
   headers.set('X-Snapshot-Id', db.id);
   state.snapshot = db.id;
   if (matched.route.access.kind === 'public-or-scope') headers.append('Vary', 'Authorization');
@@ -120,6 +126,17 @@ export async function dispatchRequest(
   } finally {
     release();
   }
+}
+
+/**
+ * The snapshots a request names in its query: `since` of /changes, the snapshot of the event id
+ * an event page or stream resumes after (`after`, or Last-Event-ID).
+ */
+function namedSnapshots(routeId: string, params: RequestParams, request: Request): Array<string | null> {
+  if (routeId === 'changes') return [(params.query.since as string | undefined) ?? null];
+  if (routeId !== 'events') return [];
+  const eventIds = [params.query.after as string | undefined, request.headers.get('last-event-id')];
+  return eventIds.map((id) => (id ? id.split(':')[0]! : null));
 }
 
 /** Whether a request is for MCP_PATH (with or without a query). */

@@ -1,6 +1,7 @@
 import type { Decision } from '../rate-limit/sliding-log.ts';
 import type { StoreLayout } from '../store/layout.ts';
 import type { EventStreams } from './event-streams.ts';
+import type { SnapshotWait } from './monotonic-read.ts';
 import type { ResponseCache } from './response-cache.ts';
 import type { SnapshotManager } from './snapshot-manager.ts';
 import type { StaticSite } from './static-site.ts';
@@ -24,6 +25,8 @@ export type LimitDecision = Decision;
 /** Everything the request handler needs, injected by the composition root. */
 export interface HandlerDeps {
   snapshots: SnapshotManager;
+  /** How a request that names a newer snapshot waits for it (monotonic-read.ts). */
+  snapshotWait: SnapshotWait;
   /** Where the snapshots are: the full store's files are read from there (serve-bulk-full.ts). */
   layout: StoreLayout;
   staticSite: () => StaticSite | null;

@@ -159,6 +159,8 @@ export function createPublicFastPath(deps: PublicFastPathDeps, next: NodeRequest
       !found ||
       headers.authorization !== undefined ||
       deps.currentSnapshot() !== found.snapshot ||
+      // A request that names the snapshot it last saw: the general path keeps reads monotonic.
+      (headers['x-snapshot-id'] !== undefined && headers['x-snapshot-id'] !== found.snapshot) ||
       // A missing or bad Host is the general path's 400, counted and logged there.
       !hostAccepted(headers.host, request.httpVersion)
     ) {

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { serve } from 'h3';
 import type { Storage } from 'unstorage';
 import { getReleaseCalendars } from '../api/v1/releases-calendars.ts';
@@ -42,6 +44,11 @@ export interface StartServerOptions {
   headersTimeoutMs?: number;
   /** The clock of requests and of the check for delayed releases (tests move it; default the real one). */
   now?: () => Date;
+  /**
+   * Whether a snapshot not in the data directory is committed ahead of it (`mmds serve --from`:
+   * the bucket's log); without it, only a snapshot already in the data directory is awaited.
+   */
+  isCommittedAhead?: (snapshotId: string) => Promise<boolean>;
 }
 
 /** A listening server. */
@@ -151,6 +158,12 @@ export async function startServer(
       : null;
   const handle = createRequestHandler({
     snapshots,
+    snapshotWait: {
+      ms: config.snapshotWaitMs,
+      isAhead: async (id) =>
+        existsSync(join(snapshotDir(layout, id), 'manifest.json')) ||
+        ((await options.isCommittedAhead?.(id)) ?? false),
+    },
     layout,
     staticSite: site.current,
     authenticate: async (token) => {

@@ -92,7 +92,10 @@ export async function publishSnapshot(
         pruned: [],
       };
     }
-    const id = `${formatTimestamp(options.now).replace(/[-:]/g, '')}-${inputHash.slice(0, 8)}`;
+    // Never earlier than the parent, even if the clock stepped back: snapshot ids order by time
+    // (monotonic reads compare them: src/server/monotonic-read.ts).
+    const createdAt = laterOf(formatTimestamp(options.now), parentManifest?.created_at ?? null);
+    const id = `${createdAt.replace(/[-:]/g, '')}-${inputHash.slice(0, 8)}`;
     mkdirSync(layout.snapshotsDir, { recursive: true });
     const staging = join(layout.snapshotsDir, `.staging-${id}`);
     rmSync(staging, { recursive: true, force: true });
@@ -105,7 +108,7 @@ export async function publishSnapshot(
           : null;
       const manifest: SnapshotManifest = {
         id,
-        created_at: formatTimestamp(options.now),
+        created_at: createdAt,
         parent: parentId,
         input_hash: inputHash,
         pipeline_version: options.pipelineVersion,
@@ -295,4 +298,9 @@ export function pruneSnapshots(layout: StoreLayout, keep: number): string[] {
     rmSync(join(noticedEventsDir(layout), `${id}.ndjson`), { force: true });
   }
   return removed;
+}
+
+/** The later of two `YYYY-MM-DDTHH:MM:SSZ` instants (null: the first). */
+function laterOf(instant: string, other: string | null): string {
+  return other !== null && other > instant ? other : instant;
 }

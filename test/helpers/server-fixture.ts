@@ -26,6 +26,8 @@ export interface TestServerOptions {
   delays?: { minutes: number; checkMs?: number };
   /** The server's clock (requests and the delay check). */
   now?: () => Date;
+  /** MMDS_SNAPSHOT_WAIT_MS: how long a request naming a newer snapshot waits for it. */
+  snapshotWaitMs?: number;
 }
 
 /** Starts the real server in-process on port 0 (a free port) and returns its URL. */
@@ -46,6 +48,7 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
   if (streams.perKey !== undefined) env.MMDS_EVENTS_STREAMS_PER_KEY = String(streams.perKey);
   if (streams.perAddress !== undefined) env.MMDS_EVENTS_STREAMS_PER_ADDRESS = String(streams.perAddress);
   env.MMDS_EVENTS_DELAY_MINUTES = String(options.delays?.minutes ?? 0);
+  if (options.snapshotWaitMs !== undefined) env.MMDS_SNAPSHOT_WAIT_MS = String(options.snapshotWaitMs);
   if (options.delays?.checkMs !== undefined) env.MMDS_EVENTS_DELAY_CHECK_MS = String(options.delays.checkMs);
   const logs: Record<string, unknown>[] = [];
   const server = await startServer(loadConfig(env, process.cwd()), {

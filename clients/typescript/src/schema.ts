@@ -1955,6 +1955,8 @@ export interface operations {
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
         'If-None-Match'?: string;
+        /** @description The X-Snapshot-Id of a response this client had before: the answer comes from that snapshot or a newer one, from whichever instance. An instance that is behind waits for it up to MMDS_SNAPSHOT_WAIT_MS (5 s by default), then answers 503 `unavailable` with Retry-After: 1. An id that is not a snapshot of this service, or malformed: 400. */
+        'X-Snapshot-Id'?: string;
       };
       path?: never;
       cookie?: never;
@@ -2110,6 +2112,8 @@ export interface operations {
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
         'If-None-Match'?: string;
+        /** @description The X-Snapshot-Id of a response this client had before: the answer comes from that snapshot or a newer one, from whichever instance. An instance that is behind waits for it up to MMDS_SNAPSHOT_WAIT_MS (5 s by default), then answers 503 `unavailable` with Retry-After: 1. An id that is not a snapshot of this service, or malformed: 400. */
+        'X-Snapshot-Id'?: string;
       };
       path?: never;
       cookie?: never;
@@ -2249,6 +2253,8 @@ export interface operations {
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
         'If-None-Match'?: string;
+        /** @description The X-Snapshot-Id of a response this client had before: the answer comes from that snapshot or a newer one, from whichever instance. An instance that is behind waits for it up to MMDS_SNAPSHOT_WAIT_MS (5 s by default), then answers 503 `unavailable` with Retry-After: 1. An id that is not a snapshot of this service, or malformed: 400. */
+        'X-Snapshot-Id'?: string;
       };
       path: {
         /** @description Identifier of a market or series (lowercase letters, digits and hyphens). */
@@ -2323,6 +2329,8 @@ export interface operations {
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
         'If-None-Match'?: string;
+        /** @description The X-Snapshot-Id of a response this client had before: the answer comes from that snapshot or a newer one, from whichever instance. An instance that is behind waits for it up to MMDS_SNAPSHOT_WAIT_MS (5 s by default), then answers 503 `unavailable` with Retry-After: 1. An id that is not a snapshot of this service, or malformed: 400. */
+        'X-Snapshot-Id'?: string;
       };
       path: {
         /** @description Identifier of a market or series (lowercase letters, digits and hyphens). */
@@ -2367,6 +2375,8 @@ export interface operations {
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
         'If-None-Match'?: string;
+        /** @description The X-Snapshot-Id of a response this client had before: the answer comes from that snapshot or a newer one, from whichever instance. An instance that is behind waits for it up to MMDS_SNAPSHOT_WAIT_MS (5 s by default), then answers 503 `unavailable` with Retry-After: 1. An id that is not a snapshot of this service, or malformed: 400. */
+        'X-Snapshot-Id'?: string;
       };
       path?: never;
       cookie?: never;
@@ -2519,6 +2529,8 @@ export interface operations {
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
         'If-None-Match'?: string;
+        /** @description The X-Snapshot-Id of a response this client had before: the answer comes from that snapshot or a newer one, from whichever instance. An instance that is behind waits for it up to MMDS_SNAPSHOT_WAIT_MS (5 s by default), then answers 503 `unavailable` with Retry-After: 1. An id that is not a snapshot of this service, or malformed: 400. */
+        'X-Snapshot-Id'?: string;
       };
       path: {
         /** @description Identifier of a market or series (lowercase letters, digits and hyphens). */
@@ -2586,6 +2598,8 @@ export interface operations {
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
         'If-None-Match'?: string;
+        /** @description The X-Snapshot-Id of a response this client had before: the answer comes from that snapshot or a newer one, from whichever instance. An instance that is behind waits for it up to MMDS_SNAPSHOT_WAIT_MS (5 s by default), then answers 503 `unavailable` with Retry-After: 1. An id that is not a snapshot of this service, or malformed: 400. */
+        'X-Snapshot-Id'?: string;
       };
       path: {
         /** @description Identifier of a market or series (lowercase letters, digits and hyphens). */
@@ -2649,6 +2663,8 @@ export interface operations {
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
         'If-None-Match'?: string;
+        /** @description The X-Snapshot-Id of a response this client had before: the answer comes from that snapshot or a newer one, from whichever instance. An instance that is behind waits for it up to MMDS_SNAPSHOT_WAIT_MS (5 s by default), then answers 503 `unavailable` with Retry-After: 1. An id that is not a snapshot of this service, or malformed: 400. */
+        'X-Snapshot-Id'?: string;
       };
       path: {
         /** @description Identifier of a market or series (lowercase letters, digits and hyphens). */
@@ -2714,6 +2730,8 @@ export interface operations {
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
         'If-None-Match'?: string;
+        /** @description The X-Snapshot-Id of a response this client had before: the answer comes from that snapshot or a newer one, from whichever instance. An instance that is behind waits for it up to MMDS_SNAPSHOT_WAIT_MS (5 s by default), then answers 503 `unavailable` with Retry-After: 1. An id that is not a snapshot of this service, or malformed: 400. */
+        'X-Snapshot-Id'?: string;
       };
       path: {
         /** @description Identifier of a market or series (lowercase letters, digits and hyphens). */
@@ -2758,6 +2776,8 @@ export interface operations {
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
         'If-None-Match'?: string;
+        /** @description The X-Snapshot-Id of a response this client had before: the answer comes from that snapshot or a newer one, from whichever instance. An instance that is behind waits for it up to MMDS_SNAPSHOT_WAIT_MS (5 s by default), then answers 503 `unavailable` with Retry-After: 1. An id that is not a snapshot of this service, or malformed: 400. */
+        'X-Snapshot-Id'?: string;
       };
       path?: never;
       cookie?: never;
@@ -2829,6 +2849,8 @@ export interface operations {
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
         'If-None-Match'?: string;
+        /** @description The X-Snapshot-Id of a response this client had before: the answer comes from that snapshot or a newer one, from whichever instance. An instance that is behind waits for it up to MMDS_SNAPSHOT_WAIT_MS (5 s by default), then answers 503 `unavailable` with Retry-After: 1. An id that is not a snapshot of this service, or malformed: 400. */
+        'X-Snapshot-Id'?: string;
       };
       path?: never;
       cookie?: never;
@@ -2935,6 +2957,8 @@ export interface operations {
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
         'If-None-Match'?: string;
+        /** @description The X-Snapshot-Id of a response this client had before: the answer comes from that snapshot or a newer one, from whichever instance. An instance that is behind waits for it up to MMDS_SNAPSHOT_WAIT_MS (5 s by default), then answers 503 `unavailable` with Retry-After: 1. An id that is not a snapshot of this service, or malformed: 400. */
+        'X-Snapshot-Id'?: string;
       };
       path?: never;
       cookie?: never;
@@ -3001,6 +3025,8 @@ export interface operations {
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
         'If-None-Match'?: string;
+        /** @description The X-Snapshot-Id of a response this client had before: the answer comes from that snapshot or a newer one, from whichever instance. An instance that is behind waits for it up to MMDS_SNAPSHOT_WAIT_MS (5 s by default), then answers 503 `unavailable` with Retry-After: 1. An id that is not a snapshot of this service, or malformed: 400. */
+        'X-Snapshot-Id'?: string;
       };
       path?: never;
       cookie?: never;
@@ -3063,6 +3089,8 @@ export interface operations {
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
         'If-None-Match'?: string;
+        /** @description The X-Snapshot-Id of a response this client had before: the answer comes from that snapshot or a newer one, from whichever instance. An instance that is behind waits for it up to MMDS_SNAPSHOT_WAIT_MS (5 s by default), then answers 503 `unavailable` with Retry-After: 1. An id that is not a snapshot of this service, or malformed: 400. */
+        'X-Snapshot-Id'?: string;
       };
       path?: never;
       cookie?: never;
@@ -3127,6 +3155,8 @@ export interface operations {
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
         'If-None-Match'?: string;
+        /** @description The X-Snapshot-Id of a response this client had before: the answer comes from that snapshot or a newer one, from whichever instance. An instance that is behind waits for it up to MMDS_SNAPSHOT_WAIT_MS (5 s by default), then answers 503 `unavailable` with Retry-After: 1. An id that is not a snapshot of this service, or malformed: 400. */
+        'X-Snapshot-Id'?: string;
       };
       path?: never;
       cookie?: never;
@@ -3191,6 +3221,8 @@ export interface operations {
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
         'If-None-Match'?: string;
+        /** @description The X-Snapshot-Id of a response this client had before: the answer comes from that snapshot or a newer one, from whichever instance. An instance that is behind waits for it up to MMDS_SNAPSHOT_WAIT_MS (5 s by default), then answers 503 `unavailable` with Retry-After: 1. An id that is not a snapshot of this service, or malformed: 400. */
+        'X-Snapshot-Id'?: string;
       };
       path?: never;
       cookie?: never;
@@ -3331,6 +3363,8 @@ export interface operations {
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
         'If-None-Match'?: string;
+        /** @description The X-Snapshot-Id of a response this client had before: the answer comes from that snapshot or a newer one, from whichever instance. An instance that is behind waits for it up to MMDS_SNAPSHOT_WAIT_MS (5 s by default), then answers 503 `unavailable` with Retry-After: 1. An id that is not a snapshot of this service, or malformed: 400. */
+        'X-Snapshot-Id'?: string;
       };
       path?: never;
       cookie?: never;
@@ -3378,6 +3412,8 @@ export interface operations {
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
         'If-None-Match'?: string;
+        /** @description The X-Snapshot-Id of a response this client had before: the answer comes from that snapshot or a newer one, from whichever instance. An instance that is behind waits for it up to MMDS_SNAPSHOT_WAIT_MS (5 s by default), then answers 503 `unavailable` with Retry-After: 1. An id that is not a snapshot of this service, or malformed: 400. */
+        'X-Snapshot-Id'?: string;
       };
       path?: never;
       cookie?: never;
@@ -3478,6 +3514,8 @@ export interface operations {
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
         'If-None-Match'?: string;
+        /** @description The X-Snapshot-Id of a response this client had before: the answer comes from that snapshot or a newer one, from whichever instance. An instance that is behind waits for it up to MMDS_SNAPSHOT_WAIT_MS (5 s by default), then answers 503 `unavailable` with Retry-After: 1. An id that is not a snapshot of this service, or malformed: 400. */
+        'X-Snapshot-Id'?: string;
       };
       path: {
         /** @description Identifier of a market or series (lowercase letters, digits and hyphens). */
@@ -3580,6 +3618,8 @@ export interface operations {
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
         'If-None-Match'?: string;
+        /** @description The X-Snapshot-Id of a response this client had before: the answer comes from that snapshot or a newer one, from whichever instance. An instance that is behind waits for it up to MMDS_SNAPSHOT_WAIT_MS (5 s by default), then answers 503 `unavailable` with Retry-After: 1. An id that is not a snapshot of this service, or malformed: 400. */
+        'X-Snapshot-Id'?: string;
       };
       path: {
         /** @description Identifier of a market or series (lowercase letters, digits and hyphens). */
@@ -3622,6 +3662,8 @@ export interface operations {
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
         'If-None-Match'?: string;
+        /** @description The X-Snapshot-Id of a response this client had before: the answer comes from that snapshot or a newer one, from whichever instance. An instance that is behind waits for it up to MMDS_SNAPSHOT_WAIT_MS (5 s by default), then answers 503 `unavailable` with Retry-After: 1. An id that is not a snapshot of this service, or malformed: 400. */
+        'X-Snapshot-Id'?: string;
       };
       path?: never;
       cookie?: never;
@@ -3715,6 +3757,8 @@ export interface operations {
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
         'If-None-Match'?: string;
+        /** @description The X-Snapshot-Id of a response this client had before: the answer comes from that snapshot or a newer one, from whichever instance. An instance that is behind waits for it up to MMDS_SNAPSHOT_WAIT_MS (5 s by default), then answers 503 `unavailable` with Retry-After: 1. An id that is not a snapshot of this service, or malformed: 400. */
+        'X-Snapshot-Id'?: string;
       };
       path?: never;
       cookie?: never;
@@ -3847,6 +3891,8 @@ export interface operations {
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
         'If-None-Match'?: string;
+        /** @description The X-Snapshot-Id of a response this client had before: the answer comes from that snapshot or a newer one, from whichever instance. An instance that is behind waits for it up to MMDS_SNAPSHOT_WAIT_MS (5 s by default), then answers 503 `unavailable` with Retry-After: 1. An id that is not a snapshot of this service, or malformed: 400. */
+        'X-Snapshot-Id'?: string;
       };
       path?: never;
       cookie?: never;
@@ -3934,6 +3980,8 @@ export interface operations {
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
         'If-None-Match'?: string;
+        /** @description The X-Snapshot-Id of a response this client had before: the answer comes from that snapshot or a newer one, from whichever instance. An instance that is behind waits for it up to MMDS_SNAPSHOT_WAIT_MS (5 s by default), then answers 503 `unavailable` with Retry-After: 1. An id that is not a snapshot of this service, or malformed: 400. */
+        'X-Snapshot-Id'?: string;
       };
       path?: never;
       cookie?: never;
@@ -4019,6 +4067,8 @@ export interface operations {
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
         'If-None-Match'?: string;
+        /** @description The X-Snapshot-Id of a response this client had before: the answer comes from that snapshot or a newer one, from whichever instance. An instance that is behind waits for it up to MMDS_SNAPSHOT_WAIT_MS (5 s by default), then answers 503 `unavailable` with Retry-After: 1. An id that is not a snapshot of this service, or malformed: 400. */
+        'X-Snapshot-Id'?: string;
       };
       path?: never;
       cookie?: never;
@@ -4118,6 +4168,8 @@ export interface operations {
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
         'If-None-Match'?: string;
+        /** @description The X-Snapshot-Id of a response this client had before: the answer comes from that snapshot or a newer one, from whichever instance. An instance that is behind waits for it up to MMDS_SNAPSHOT_WAIT_MS (5 s by default), then answers 503 `unavailable` with Retry-After: 1. An id that is not a snapshot of this service, or malformed: 400. */
+        'X-Snapshot-Id'?: string;
       };
       path?: never;
       cookie?: never;
@@ -4284,6 +4336,8 @@ export interface operations {
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
         'If-None-Match'?: string;
+        /** @description The X-Snapshot-Id of a response this client had before: the answer comes from that snapshot or a newer one, from whichever instance. An instance that is behind waits for it up to MMDS_SNAPSHOT_WAIT_MS (5 s by default), then answers 503 `unavailable` with Retry-After: 1. An id that is not a snapshot of this service, or malformed: 400. */
+        'X-Snapshot-Id'?: string;
       };
       path?: never;
       cookie?: never;
@@ -4328,6 +4382,8 @@ export interface operations {
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
         'If-None-Match'?: string;
+        /** @description The X-Snapshot-Id of a response this client had before: the answer comes from that snapshot or a newer one, from whichever instance. An instance that is behind waits for it up to MMDS_SNAPSHOT_WAIT_MS (5 s by default), then answers 503 `unavailable` with Retry-After: 1. An id that is not a snapshot of this service, or malformed: 400. */
+        'X-Snapshot-Id'?: string;
       };
       path?: never;
       cookie?: never;
@@ -4458,6 +4514,8 @@ export interface operations {
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
         'If-None-Match'?: string;
+        /** @description The X-Snapshot-Id of a response this client had before: the answer comes from that snapshot or a newer one, from whichever instance. An instance that is behind waits for it up to MMDS_SNAPSHOT_WAIT_MS (5 s by default), then answers 503 `unavailable` with Retry-After: 1. An id that is not a snapshot of this service, or malformed: 400. */
+        'X-Snapshot-Id'?: string;
       };
       path?: never;
       cookie?: never;
@@ -4509,6 +4567,8 @@ export interface operations {
         'Last-Event-ID'?: string;
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
         'If-None-Match'?: string;
+        /** @description The X-Snapshot-Id of a response this client had before: the answer comes from that snapshot or a newer one, from whichever instance. An instance that is behind waits for it up to MMDS_SNAPSHOT_WAIT_MS (5 s by default), then answers 503 `unavailable` with Retry-After: 1. An id that is not a snapshot of this service, or malformed: 400. */
+        'X-Snapshot-Id'?: string;
       };
       path?: never;
       cookie?: never;
@@ -4605,6 +4665,8 @@ export interface operations {
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
         'If-None-Match'?: string;
+        /** @description The X-Snapshot-Id of a response this client had before: the answer comes from that snapshot or a newer one, from whichever instance. An instance that is behind waits for it up to MMDS_SNAPSHOT_WAIT_MS (5 s by default), then answers 503 `unavailable` with Retry-After: 1. An id that is not a snapshot of this service, or malformed: 400. */
+        'X-Snapshot-Id'?: string;
       };
       path?: never;
       cookie?: never;
@@ -4686,6 +4748,8 @@ export interface operations {
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
         'If-None-Match'?: string;
+        /** @description The X-Snapshot-Id of a response this client had before: the answer comes from that snapshot or a newer one, from whichever instance. An instance that is behind waits for it up to MMDS_SNAPSHOT_WAIT_MS (5 s by default), then answers 503 `unavailable` with Retry-After: 1. An id that is not a snapshot of this service, or malformed: 400. */
+        'X-Snapshot-Id'?: string;
       };
       path?: never;
       cookie?: never;
@@ -4784,6 +4848,8 @@ export interface operations {
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
         'If-None-Match'?: string;
+        /** @description The X-Snapshot-Id of a response this client had before: the answer comes from that snapshot or a newer one, from whichever instance. An instance that is behind waits for it up to MMDS_SNAPSHOT_WAIT_MS (5 s by default), then answers 503 `unavailable` with Retry-After: 1. An id that is not a snapshot of this service, or malformed: 400. */
+        'X-Snapshot-Id'?: string;
       };
       path: {
         /** @description A snapshot id of the listing (`20261124T084307Z-9da82ee8`). */

@@ -97,7 +97,10 @@ Examples:
       // Followed before the server starts: with an empty disk it answers 503 until the first
       // snapshot is complete, then switches to it as to a local publish.
       const follower = location === null ? null : await startFollowing(location, config, log);
-      const server = await startServer(config, { log: feed ? serverLog : log });
+      const server = await startServer(config, {
+        log: feed ? serverLog : log,
+        isCommittedAhead: follower ? (id) => follower.isCommittedAhead(id) : undefined,
+      });
       const delivery = feed ? await startDelivery(config, feed, log) : null;
       if (delivery) wakeDeliverer = () => delivery.deliverer.wake();
       delivery?.deliverer.start();

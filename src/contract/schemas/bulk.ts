@@ -10,7 +10,7 @@ import {
 } from './json-schema.ts';
 import { createSuccessHeaders } from './responses.ts';
 
-const SNAPSHOT_PATTERN = '^\\d{8}T\\d{6}Z-[0-9a-f]{8}$';
+export const SNAPSHOT_PATTERN = '^\\d{8}T\\d{6}Z-[0-9a-f]{8}$';
 
 /**
  * The `{snapshot}` path parameter of the public bulk paths. `latest` (a 302 to the newest

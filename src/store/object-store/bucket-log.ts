@@ -49,10 +49,7 @@ export async function readLogHead(store: ObjectStore): Promise<LogEntry | null> 
   const hint = await readCurrentHint(store);
   let keys = await store.list('log/', hint === null ? undefined : logKey(hint - 1));
   if (hint !== null && keys.length === 0) keys = await store.list('log/');
-  const seqs = keys.flatMap((key) => {
-    const match = LOG_KEY_PATTERN.exec(key);
-    return match ? [Number(match[1])] : [];
-  });
+  const seqs = logSeqs(keys);
   if (seqs.length === 0) return null;
   return readLogEntry(store, Math.max(...seqs));
 }
@@ -81,4 +78,26 @@ async function readCurrentHint(store: ObjectStore): Promise<number | null> {
   const match = bytes === null ? null : /^(\d{1,12}) /.exec(bytes.toString('utf8'));
   const seq = match ? Number(match[1]) : 0;
   return seq >= 1 ? seq : null;
+}
+
+/** Up to `limit` log entries after entry `seq`, oldest first. */
+export async function readLogEntriesAfter(
+  store: ObjectStore,
+  seq: number,
+  limit: number,
+): Promise<LogEntry[]> {
+  const keys = await store.list('log/', logKey(seq));
+  const seqs = logSeqs(keys)
+    .filter((n) => n > seq)
+    .sort((a, b) => a - b)
+    .slice(0, limit);
+  return Promise.all(seqs.map((n) => readLogEntry(store, n)));
+}
+
+/** The sequence numbers of listed log keys (other keys are ignored). */
+function logSeqs(keys: readonly string[]): number[] {
+  return keys.flatMap((key) => {
+    const match = LOG_KEY_PATTERN.exec(key);
+    return match ? [Number(match[1])] : [];
+  });
 }

@@ -1,9 +1,19 @@
 import type { StoreLayout } from '../layout.ts';
+import { readLogEntriesAfter } from './bucket-log.ts';
 import type { ObjectStore } from './object-store.ts';
 import { pullLatestSnapshot } from './pull-snapshot.ts';
 
+/** Log entries read past ours when a client names a snapshot this directory does not hold. */
+const AHEAD_ENTRIES = 20;
+
 /** A running follower of a bucket's log. */
 export interface StoreFollower {
+  /**
+   * Whether `snapshotId` is committed in the bucket's log after the entry this directory is on
+   * (a snapshot on its way here: monotonic reads, src/server/monotonic-read.ts); reads the log
+   * entries after ours, and starts a pull at once when there is one.
+   */
+  isCommittedAhead(snapshotId: string): Promise<boolean>;
   /** Stops polling and waits for a pull in progress to end. */
   stop(): Promise<void>;
 }
@@ -24,10 +34,13 @@ export function followStore(
   let timer: NodeJS.Timeout | undefined;
   let lastError: string | null = null;
   let running: Promise<void> = Promise.resolve();
+  /** The log entry the directory is on, once a poll has read the log. */
+  let seq = 0;
   const poll = async () => {
     try {
       const result = await pullLatestSnapshot(store, layout, { keep: options.keep });
       lastError = null;
+      if (result.seq !== null) seq = result.seq;
       if (result.status === 'pulled')
         options.log({
           event: 'store_pulled',
@@ -53,6 +66,18 @@ export function followStore(
   };
   loop();
   return {
+    async isCommittedAhead(snapshotId) {
+      const ahead = await readLogEntriesAfter(store, seq, AHEAD_ENTRIES);
+      if (!ahead.some((entry) => entry.snapshot_id === snapshotId)) return false;
+      if (!stopped) {
+        // Pull now rather than at the next poll (a pull under way is awaited first).
+        clearTimeout(timer);
+        void running.then(() => {
+          if (!stopped) loop();
+        });
+      }
+      return true;
+    },
     stop: async () => {
       stopped = true;
       clearTimeout(timer);

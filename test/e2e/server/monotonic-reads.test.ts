@@ -1,0 +1,110 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeFileAtomic } from '../../../src/store/durable-fs.ts';
+import { resolveLayout } from '../../../src/store/layout.ts';
+import { readCurrentId } from '../../../src/store/manifest.ts';
+import { SAMPLE_DATA, SHARED_DATA } from '../../helpers/paths.ts';
+import { FIXTURE_NOW, runMmds } from '../../helpers/run-cli.ts';
+import { startTestServer, type TestServer } from '../../helpers/server-fixture.ts';
+import { createTempDir } from '../../helpers/temp-dir.ts';
+
+/**
+ * Monotonic reads (docs/operations.md): a request that names a snapshot newer than the one an
+ * instance serves (X-Snapshot-Id, `since`) waits for it, bounded, or gets a 503 with Retry-After;
+ * never an answer from the older snapshot. Two real publishes: the sample ECB history without its
+ * newest day, then the ECB's daily file of that day; the server is started on the first (CURRENT
+ * put back to it), as an instance that has not switched yet.
+ */
+const ECB_HISTORY = join(SAMPLE_DATA, 'ecb/eurofxref-hist_2025-01-02_to_2026-04-13.csv');
+const ECB_DAY = join(SHARED_DATA, 'ecb/eurofxref.csv');
+const WAIT_MS = 1500;
+const later = (hours: number) => () => new Date(FIXTURE_NOW.getTime() + hours * 3_600_000);
+
+describe('monotonic reads: never an answer from a snapshot older than the one the request names', () => {
+  const temp = createTempDir('mmds-monotonic-');
+  const dataDir = join(temp.dir, 'data');
+  const env = { MMDS_DATA_DIR: dataDir };
+  let first: string;
+  let second: string;
+  let server: TestServer;
+
+  const get = (path: string, snapshot?: string) =>
+    fetch(`${server.url}${path}`, { headers: snapshot ? { 'X-Snapshot-Id': snapshot } : {} });
+  const setCurrent = (id: string) => writeFileAtomic(resolveLayout(dataDir).currentFile, `${id}\n`);
+
+  beforeAll(async () => {
+    const [header, , ...rest] = readFileSync(ECB_HISTORY, 'utf8').split('\n');
+    const trimmed = join(temp.dir, 'eurofxref-hist.csv');
+    writeFileSync(trimmed, [header, ...rest].join('\n'));
+    for (const [step, at] of [
+      [['ingest', 'catalog', join(SAMPLE_DATA, '../catalog/catalog.yaml')], 0],
+      [['ingest', 'ecb', trimmed], 0],
+      [['publish'], 1],
+      [['ingest', 'ecb', ECB_DAY], 2],
+      [['publish'], 3],
+    ] as const) {
+      const run = await runMmds([...step], env, later(at));
+      expect(run.code, run.stderr).toBe(0);
+      if (step[0] === 'publish') {
+        const id = readCurrentId(resolveLayout(dataDir))!;
+        if (at === 1) first = id;
+        else second = id;
+      }
+    }
+    expect(second > first).toBe(true);
+    await setCurrent(first);
+    server = await startTestServer({ dataDir, snapshotWaitMs: WAIT_MS, pollMs: 100 });
+  }, 120_000);
+
+  afterAll(async () => {
+    await server?.close();
+    temp.remove();
+  });
+
+  it('answers from its snapshot when the named one is the same or older, and says which', async () => {
+    for (const named of [undefined, first]) {
+      const response = await get('/api/v1/series/eur-usd', named);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('x-snapshot-id')).toBe(first);
+    }
+  });
+
+  it('refuses a malformed X-Snapshot-Id, and one of no snapshot of this store, with a 400 at once', async () => {
+    for (const named of ['yesterday', '20991231T000000Z-00000000']) {
+      const started = Date.now();
+      const response = await get('/api/v1/series/eur-usd', named);
+      expect(response.status, named).toBe(400);
+      expect(((await response.json()) as { error: { code: string } }).error.code).toBe('invalid_parameter');
+      expect(Date.now() - started).toBeLessThan(WAIT_MS);
+    }
+  });
+
+  it('waits for a newer snapshot on its way, then answers 503 with Retry-After rather than older data', async () => {
+    for (const [path, named] of [
+      ['/api/v1/series/eur-usd', second],
+      [`/api/v1/changes?since=${second}`, undefined],
+    ] as const) {
+      const started = Date.now();
+      const response = await get(path, named);
+      expect(response.status, path).toBe(503);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(WAIT_MS - 50);
+      expect(response.headers.get('retry-after')).toBe('1');
+      const body = (await response.json()) as { error: { code: string; message: string } };
+      expect(body.error.code).toBe('unavailable');
+      expect(body.error.message).toContain(second);
+    }
+  });
+
+  it('answers from the newer snapshot as soon as the instance switches to it within the wait', async () => {
+    const pending = get('/api/v1/series/eur-usd', second);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await setCurrent(second);
+    const response = await pending;
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-snapshot-id')).toBe(second);
+    // Now the older id is simply older.
+    const older = await get('/api/v1/series/eur-usd', first);
+    expect(older.headers.get('x-snapshot-id')).toBe(second);
+  });
+});
