@@ -1180,31 +1180,43 @@ const LIMITS_LEFT = `### Store and query work of this round (src/store, src/quer
 
 ### What is left
 
-- **Reading these figures.** The machine was shared with other work while this ran (load average
-  at each step above); ratios come from one run with interleaved rounds, absolute times move
-  between runs. The repeated keyed request measured 0.68 to 0.75 in three runs of sections a and b
-  earlier the same day, 0.56 here, with rounds of 6,894 to 11,938 req/s against 11,063 to 18,268:
-  treat it as near the target, not as a margin either way.
+- **Reading these figures.** The machine may be shared with other work while a run goes (the
+  load average at each step is above): ratios come from one run with interleaved rounds, absolute
+  times move between runs. Treat a ratio within a few hundredths of its goal as near it, not as a
+  margin either way.
 - **Public endpoint.** The file of section a is now 765 KB (every COT market is listed), so both
   servers spend most of a request copying the body and the ratio says little about the overhead
   per request. On a 17 KB file (\`/api/v1/series\`) the fast path measured 0.68 to 0.79 of bare
   node:http (0.45 to 0.55 before this round); what is left is work every request needs (client
   address, limiter, request id, log line) and Node's own request handling.
-- **Keyed as_of p50 of 5 ms.** A one-series page reads one partition file of 250,000 revisions:
-  DuckDB checks its row-group statistics, decompresses the one or two row groups of 16,384 rows
-  that hold the series for 15 columns, and returns the page as one JSON array. The cost does not
-  grow with the store (100M / 1M: 1.09) but sits at 5.9 to 6.4 ms on this loaded machine. Tried:
-  reading only the series' partition (17 ms over all 40 files, 3.5 ms on the one, same instance),
-  partition sizes (250,000 against 1M: 4.9 against 8.8 ms), row groups of 2,048, 4,096, 16,384 and
-  122,880 rows (16,384 fastest: smaller ones cost more in statistics checks than they save in
-  decompression). Left to try: fewer columns per page (the provenance columns repeat within a
-  series) and row groups cut at series boundaries.
-- **HTTP / in-process.** The endpoint also authenticates the key, describes the series (cached),
-  hashes and serialises the 363 KB page and sends it: about 2 to 3 ms on this machine, which is
-  a third of a 6 ms query.
-- **Repeated keyed request.** With the key record cached, half of the server's time on this
-  request is writing the 409 KB body; about a fifth is h3's routing, the parameter schema and the
-  SHA-256 check of the key.
+- **Keyed as_of page (section h).** With the revision cache (src/query/revision-cache.ts) the
+  page is computed from the series' revisions in memory, and the in-process path sits at the
+  floor; what both spend is \`JSON.stringify\` of 1,000 rows with their provenance (about 435 KB),
+  which is most of the floor. The DuckDB path (cache off, or a series not cached yet) stays near
+  14 ms: one partition's row groups decompressed for 15 columns.
+- **HTTP / in-process (goal 1.3x).** A CPU profile of \`mmds serve\` under wrk (2026-11-27, 1M
+  store, a new as_of per request, concurrency 4) puts 32% of the server's time in serialising the
+  page, 11% in encoding it to UTF-8 bytes, 10.5% in the SHA-256 of the strong ETag over the same
+  435 KB, 7% in garbage collection, 4% in choosing the revisions, 3% in the socket write, the rest
+  in request handling (h3, parameters, key, limiter, log line). The in-process figure includes the
+  serialisation only; HTTP adds the encoding, the hash, the transfer and the client's reading of
+  435 KB. Tried: building the body from buffers so the hash reads the encoded bytes (one UTF-8 pass
+  less): no difference measurable on the loaded machine (alternating runs 356/363 against
+  348/413 req/s), left out. Left to try: a weak ETag from the request's identity for keyed pages
+  (they are \`private, no-store\`), which would drop the hash but lose the ETag that survives a
+  snapshot with unchanged data.
+- **Uncached keyed throughput (goal 0.2x).** \`mmds serve\` answers on one thread, and every
+  request must serialise its own page: the floor alone (no HTTP) runs about 1,000 pages/s, while
+  bare node:http hands the same prepared bytes to the socket 5,000 to 11,000 times a second. The
+  ceiling of one process is therefore below 0.1x whatever the query costs; 0.2x needs several
+  server processes per machine (or instances: docs/operations.md), which this 2-core machine,
+  with wrk on the other core, cannot show.
+- **Repeated keyed request (goal 0.8x).** A profile of the cached 435 KB answer at concurrency 16:
+  33% writing the body (as for bare node:http), the rest per-request work bare node:http does not
+  do: h3's routing and Request objects, the parameter schema and as_of normalisation (about 6%),
+  the key's SHA-256 check (2%), the limiter, ten response headers and the log line (2.5%). Left
+  to try: a keyed fast path beside the public one (raw URL and key id to a prepared response),
+  skipping h3 and the schema for a request already answered.
 - **Ingest.** The ECB CSV, CFTC, FRED/ALFRED and BLS API files are read (and, but for the shape
   of BLS JSON, checked) in DuckDB and handed to the store as relations, and revisions are planned
   in SQL. Still built as JavaScript rows: the BLS release-vintage JSON and the datahub CPI CSV
