@@ -17,8 +17,6 @@ import {
  */
 
 const CASES = 100;
-/** Cases also asked through the MCP tool (each page twice: the tool, then REST). */
-const MCP_CASES = CASES;
 const SEED = Number(process.env.MMDS_PROPERTY_SEED ?? Date.now() % 2 ** 31);
 
 describe('as_of over HTTP against a reference model', () => {
@@ -41,7 +39,7 @@ describe('as_of over HTTP against a reference model', () => {
 
   // The same model, through the MCP tool of POST /mcp (issue 25): an agent's as_of answer equals
   // the REST answer to the same request, and holds nothing known after as_of.
-  it(`answers get_observations over MCP like the REST API and the model (${MCP_CASES} cases, seed ${SEED})`, async () => {
+  it(`answers get_observations and get_series_history over MCP like the REST API and the model (${CASES} cases, seed ${SEED})`, async () => {
     const client = new Client({ name: 'mmds-as-of', version: '1.0.0' });
     await client.connect(
       new StreamableHTTPClientTransport(new URL(`${served.server.url}/mcp`), {
@@ -49,11 +47,11 @@ describe('as_of over HTTP against a reference model', () => {
       }),
     );
     try {
-      let calls = 0;
-      for (const testCase of served.cases.slice(0, MCP_CASES))
-        calls += await checkAsOfCaseOverMcp(client, served.server.url, served.key, testCase, SEED);
-      expect(calls).toBeGreaterThanOrEqual(MCP_CASES * 3 * 2);
-      console.info(`as_of over MCP: ${MCP_CASES} cases, ${calls} tool calls (seed ${SEED})`);
+      const calls = await checkAllAsOfCases(served, 4, (testCase) =>
+        checkAsOfCaseOverMcp(client, served.server.url, served.key, testCase, SEED),
+      );
+      expect(calls).toBeGreaterThanOrEqual(CASES * 3 * 2);
+      console.info(`as_of over MCP: ${CASES} cases, ${calls} tool calls (seed ${SEED})`);
     } finally {
       await client.close();
     }
