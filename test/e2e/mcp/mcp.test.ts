@@ -498,24 +498,33 @@ describe('MCP server over Streamable HTTP (POST /mcp) and stdio (mmds mcp)', () 
       });
       await client.connect(transport);
       clients.push(client);
-      /** Resolves once the session has read the log of a snapshot (its mcp_resources_updated line). */
+      /**
+       * Resolves once the session has read the log of a snapshot (its mcp_resources_updated line
+       * on stderr, written after its notifications), and a ping over stdout has come back: the
+       * notifications, sent before the pong on the same stream, have been received by then.
+       */
       const handled = async (snapshot: string) => {
-        for (let waited = 0; !log.includes(`"snapshot":"${snapshot}"`); waited += 50) {
+        const line = `"event":"mcp_resources_updated","snapshot":"${snapshot}"`;
+        for (let waited = 0; !log.includes(line); waited += 50) {
           if (waited > 30_000) throw new Error(`no update for ${snapshot} in: ${log}`);
           await new Promise((resolve) => setTimeout(resolve, 50));
         }
+        await client.ping();
       };
       return { client, updated, handled };
     };
     const keyed = await session(observationsKey);
     const unscoped = await session(bulkOnlyKey);
+    const historian = await session(await issue('observations:read,cot:history'));
     expect(keyed.client.getServerCapabilities()?.resources?.subscribe).toBe(true);
     const [usd, jpy, gbp, licensed] = ['eur-usd', 'eur-jpy', 'eur-gbp', 'testvendor-payems'].map(
       (slug) => `mmds://series/${slug}`,
     );
-    for (const uri of [usd!, gbp!, licensed!]) await keyed.client.subscribeResource({ uri });
+    const euroFx = 'mmds://markets/euro-fx';
+    for (const uri of [usd!, gbp!, licensed!, euroFx]) await keyed.client.subscribeResource({ uri });
     await keyed.client.unsubscribeResource({ uri: gbp! });
     for (const uri of [jpy!, licensed!]) await unscoped.client.subscribeResource({ uri });
+    for (const uri of [euroFx, usd!]) await historian.client.subscribeResource({ uri });
     // Not a resource of ours: invalid params (-32602), as the MCP specification says.
     for (const uri of [
       'mmds://series/no-such-series',
@@ -524,11 +533,13 @@ describe('MCP server over Streamable HTTP (POST /mcp) and stdio (mmds mcp)', () 
     ])
       await expect(keyed.client.subscribeResource({ uri })).rejects.toMatchObject({ code: -32602 });
 
-    // A publish: the ECB's whole history (new days before the sample's for every currency) and a
-    // later vintage of the licensed series (new and revised periods: events only a key may see).
+    // A publish: the ECB's whole history (new days before the sample's for every currency), a
+    // later vintage of the licensed series (new and revised periods: events only a key may see)
+    // and the TFF reports of 2010 (euro FX reports far older than the public window: cot:history).
     const later = () => new Date('2026-11-24T12:00:00Z');
     for (const argv of [
       ['ingest', 'ecb', join(SHARED_DATA, 'ecb/eurofxref-hist.csv')],
+      ['ingest', 'cftc', join(SHARED_DATA, 'cftc/history/tff_fut_2010__COT_2010.txt')],
       [
         'ingest',
         'fred',
@@ -557,12 +568,18 @@ describe('MCP server over Streamable HTTP (POST /mcp) and stdio (mmds mcp)', () 
       ['series.released', false],
       ['series.revised', false],
     ]);
+    expect(about('cftc.099741.tff').map((event) => [event.type, event.public, event.scopes])).toEqual([
+      ['series.released', false, ['observations:read', 'cot:history']],
+    ]);
 
     await keyed.handled(snapshot);
     await unscoped.handled(snapshot);
+    await historian.handled(snapshot);
     // One notification per subscribed URI (the licensed series was both released and revised).
     expect(keyed.updated.sort()).toEqual([usd, licensed].sort());
-    // A key without observations:read is not told of the licensed series' events.
+    // A key without observations:read is not told of the licensed series' events, nor one
+    // without cot:history of old COT reports; a key with it is told of the market's.
     expect(unscoped.updated).toEqual([jpy]);
+    expect(historian.updated.sort()).toEqual([euroFx, usd].sort());
   }, 180_000);
 });
