@@ -37,6 +37,29 @@ export interface EventLog extends EventFeed {
   snapshots(): string[];
 }
 
+/** Events read per step by readAllAfter. */
+const CATCH_UP_PAGE = 1000;
+
+/**
+ * Every event after `after` that `accept` takes, read a page at a time, and the position the next
+ * read starts at (the last event looked at). Throws EventGoneError as EventLog.read does.
+ */
+export async function readAllAfter(
+  log: EventLog,
+  after: string | null,
+  accept?: (event: ReleaseEvent) => boolean,
+): Promise<{ events: ReleaseEvent[]; next_after: string | null }> {
+  const events: ReleaseEvent[] = [];
+  let position = after;
+  for (;;) {
+    const page = await log.read(position, CATCH_UP_PAGE, accept);
+    events.push(...page.events);
+    const moved = page.next_after !== position;
+    position = page.next_after;
+    if (!moved) return { events, next_after: position };
+  }
+}
+
 /** Options of openEventLog. */
 export interface EventLogOptions {
   /** The newest snapshot of the log: the server's snapshot in service. Default: CURRENT. */

@@ -40,16 +40,19 @@ function tool(name: string): McpTool {
   return found;
 }
 
+const SERIES_PREFIX = 'mmds://series/';
+const MARKETS_PREFIX = 'mmds://markets/';
+
 const KINDS: readonly ResourceKind[] = [
   {
-    prefix: 'mmds://series/',
+    prefix: SERIES_PREFIX,
     read: tool('get_series_history'),
     catalogue: tool('list_series'),
     listed: (row) => row.history_url !== null && row.history_url !== undefined,
     description: 'Public history of a redistributable series (GET /api/v1/series/{slug}).',
   },
   {
-    prefix: 'mmds://markets/',
+    prefix: MARKETS_PREFIX,
     read: tool('get_cot_market'),
     catalogue: tool('get_cot_summary'),
     listed: () => true,
@@ -118,11 +121,10 @@ async function catalogueRows(kind: ResourceKind, context: McpContext): Promise<C
  * response budget (past it, the summary a tool call would answer, never a cut JSON).
  */
 async function readResource(uri: string, context: McpContext): Promise<ReadResourceResult> {
-  const kind = KINDS.find((candidate) => uri.startsWith(candidate.prefix));
-  const slug = kind ? uri.slice(kind.prefix.length) : '';
-  // The slug itself is checked by the route (parseRequest), as for the REST path.
-  if (!kind || slug === '' || /[/?#]/.test(slug))
+  const parsed = parseResourceUri(uri);
+  if (!parsed)
     throw new McpError(RESOURCE_NOT_FOUND, `no resource ${uri.slice(0, 200)}`, { uri: uri.slice(0, 200) });
+  const { kind, slug } = parsed;
   let result: ReturnType<typeof answer>;
   try {
     const search = new URLSearchParams();
@@ -134,6 +136,27 @@ async function readResource(uri: string, context: McpContext): Promise<ReadResou
   return {
     contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(result.structuredContent) }],
   };
+}
+
+/** A resource URI's kind and slug, or null when the URI has no known prefix or no single slug. */
+function parseResourceUri(uri: string): { kind: ResourceKind; slug: string } | null {
+  const kind = KINDS.find((candidate) => uri.startsWith(candidate.prefix));
+  const slug = kind ? uri.slice(kind.prefix.length) : '';
+  // The slug itself is checked by the route (parseRequest), as for the REST path.
+  if (!kind || slug === '' || /[/?#]/.test(slug)) return null;
+  return { kind, slug };
+}
+
+/** What a resource URI names: a series or a COT market by slug, or null (not one of ours). */
+export function resourceSubject(uri: string): { kind: 'series' | 'market'; slug: string } | null {
+  const parsed = parseResourceUri(uri);
+  if (!parsed) return null;
+  return { kind: parsed.kind.prefix === SERIES_PREFIX ? 'series' : 'market', slug: parsed.slug };
+}
+
+/** The URI of a series' or a market's resource. */
+export function resourceUri(kind: 'series' | 'market', slug: string): string {
+  return `${kind === 'series' ? SERIES_PREFIX : MARKETS_PREFIX}${slug}`;
 }
 
 /** A refused read as a JSON-RPC error: an unknown or unreadable resource is -32002, as MCP says. */

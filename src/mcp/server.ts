@@ -13,6 +13,7 @@ import { toApiError } from '../server/map-error.ts';
 import { PIPELINE_VERSION } from '../version.ts';
 import { registerPrompts } from './prompts.ts';
 import { registerResources } from './resources.ts';
+import { refuseSubscriptions } from './subscriptions.ts';
 import { MCP_TOOLS, type McpTool, pathArgument, toolParams } from './tools.ts';
 
 /** The default response budget of one tool call, in tokens (issue 25). */
@@ -94,6 +95,8 @@ export function createMcpServer(context: McpContext): McpServer {
     );
   }
   registerResources(server, context);
+  // Stateless by default (POST /mcp); mmds mcp, whose session lasts, offers them (offerSubscriptions).
+  refuseSubscriptions(server);
   registerPrompts(server);
   return server;
 }

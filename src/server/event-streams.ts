@@ -5,7 +5,7 @@ import { ApiError, invalidParameter } from '../contract/errors.ts';
 import { PARAMS } from '../contract/params.ts';
 import type { ReleaseEvent } from '../events/event.ts';
 import { type EventFilters, type EventView, eventFilter } from '../events/event-filter.ts';
-import { EventGoneError, type EventLog, openEventLog } from '../events/event-log.ts';
+import { EventGoneError, type EventLog, openEventLog, readAllAfter } from '../events/event-log.ts';
 import { isUsableStatus, type KeyStatus } from '../keys/key-record.ts';
 import type { StoreLayout } from '../store/layout.ts';
 import type { ResponseHeaders } from './response-headers.ts';
@@ -122,15 +122,9 @@ export function createEventStreams(
       const accept = eventFilter(stream.filters, stream.view);
       let position = lastEventId?.trim() || stream.after || log.end();
       // What the log holds after the resume point, read before answering: a 410 is still possible.
-      const backlog: ReleaseEvent[] = [];
+      let backlog: ReleaseEvent[];
       try {
-        for (;;) {
-          const page = await log.read(position, PAGE, accept);
-          backlog.push(...page.events);
-          const moved = page.next_after !== position;
-          position = page.next_after;
-          if (!moved) break;
-        }
+        ({ events: backlog, next_after: position } = await readAllAfter(log, position, accept));
       } catch (error) {
         if (error instanceof EventGoneError) throw eventsGone(error);
         throw error;

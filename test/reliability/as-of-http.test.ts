@@ -1,5 +1,12 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AsOfServer, checkAllAsOfCases, startAsOfServer } from './helpers/as-of-model.ts';
+import {
+  type AsOfServer,
+  checkAllAsOfCases,
+  checkAsOfCaseOverMcp,
+  startAsOfServer,
+} from './helpers/as-of-model.ts';
 
 /**
  * as_of through the whole stack: random revision logs (ties, boundaries, instants before the
@@ -28,6 +35,26 @@ describe('as_of over HTTP against a reference model', () => {
     expect(requests).toBeGreaterThanOrEqual(CASES * 3 * 2);
     expect(served.server.logs.filter((entry) => entry.event === 'internal_error')).toEqual([]);
     console.info(`as_of over HTTP: ${CASES} cases, ${requests} requests (seed ${SEED})`);
+  }, 60_000);
+
+  // The same model, through the MCP tool of POST /mcp (issue 25): an agent's as_of answer equals
+  // the REST answer to the same request, and holds nothing known after as_of.
+  it(`answers get_observations and get_series_history over MCP like the REST API and the model (${CASES} cases, seed ${SEED})`, async () => {
+    const client = new Client({ name: 'mmds-as-of', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${served.server.url}/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${served.key}` } },
+      }),
+    );
+    try {
+      const calls = await checkAllAsOfCases(served, 4, (testCase) =>
+        checkAsOfCaseOverMcp(client, served.server.url, served.key, testCase, SEED),
+      );
+      expect(calls).toBeGreaterThanOrEqual(CASES * 3 * 2);
+      console.info(`as_of over MCP: ${CASES} cases, ${calls} tool calls (seed ${SEED})`);
+    } finally {
+      await client.close();
+    }
   }, 60_000);
 
   it('refuses an as_of in the future and answers one before every observation with an empty list', async () => {

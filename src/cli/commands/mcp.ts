@@ -1,9 +1,11 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Command } from 'commander';
 import { unauthorized } from '../../contract/errors.ts';
+import { openEventLog } from '../../events/event-log.ts';
 import { createStateStorage } from '../../keys/create-storage.ts';
 import { createKeyStore } from '../../keys/key-store.ts';
-import { createMcpServer, DEFAULT_TOKEN_BUDGET } from '../../mcp/server.ts';
+import { createMcpServer, DEFAULT_TOKEN_BUDGET, type McpContext } from '../../mcp/server.ts';
+import { offerSubscriptions } from '../../mcp/subscriptions.ts';
 import { openSnapshotDb } from '../../query/snapshot-db.ts';
 import type { Caller } from '../../server/handler-deps.ts';
 import { describeKeyRefusal } from '../../server/key-refusal.ts';
@@ -35,7 +37,9 @@ Speaks the Model Context Protocol on stdin and stdout: the tools of docs/mcp.md,
 as the REST endpoint it names does, from the current snapshot of MMDS_DATA_DIR (a publish during
 the session is followed, as mmds serve follows it). With MMDS_API_KEY set, tools act with that key's scopes (checked at start and on
 every call: a revoked key stops working); without it, as an anonymous caller. No rate limit: the
-process reads the local store. Logs nothing on stdout but protocol messages.
+process reads the local store. Logs nothing on stdout but protocol messages. Resources may be
+subscribed to (resources/subscribe): after each publish, one notifications/resources/updated per
+subscribed series or market that the publish released or revised, within the key's rights.
 
 Examples:
   mmds mcp
@@ -74,12 +78,13 @@ Examples:
         pollMs: 1_000,
         watch: true,
       });
+      let stopUpdates = () => {};
       try {
         // A bad key is a one-line failure at start, not a surprise at the first tool call.
         await caller().catch((error: Error) => {
           throw new ReportedFailure(error.message);
         });
-        const server = createMcpServer({
+        const mcpContext: McpContext = {
           snapshot: () => snapshots.current(),
           caller,
           now: context.now,
@@ -87,7 +92,12 @@ Examples:
           log: (entry) => context.stderr.write(`${JSON.stringify(entry)}\n`),
           budgetTokens,
           publicBaseUrl,
-        });
+        };
+        const server = createMcpServer(mcpContext);
+        // Subscriptions follow the release event log of the snapshot in service, as SSE does.
+        const events = openEventLog(layout, { head: () => snapshots.current()?.id ?? null });
+        const subscriptions = offerSubscriptions(server, mcpContext, events);
+        stopUpdates = snapshots.onSwitch(() => void subscriptions.update());
         const transport = new StdioServerTransport(process.stdin, context.stdout);
         const closed = new Promise<void>((resolve) => {
           transport.onclose = resolve;
@@ -97,6 +107,7 @@ Examples:
         await closed;
         await server.close();
       } finally {
+        stopUpdates();
         await snapshots.close();
         await storage?.dispose();
       }

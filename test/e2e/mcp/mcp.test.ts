@@ -5,12 +5,15 @@ import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openEventLog, readAllAfter } from '../../../src/events/event-log.ts';
 import { RESOURCE_PAGE_SIZE } from '../../../src/mcp/resources.ts';
 import { countTokens, DEFAULT_TOKEN_BUDGET, downloadPath } from '../../../src/mcp/server.ts';
 import { MCP_TOOLS } from '../../../src/mcp/tools.ts';
-import { REPO_ROOT } from '../../helpers/paths.ts';
+import { resolveLayout } from '../../../src/store/layout.ts';
+import { readCurrentId } from '../../../src/store/manifest.ts';
+import { REPO_ROOT, SAMPLE_DATA, SHARED_DATA } from '../../helpers/paths.ts';
 import { runMmds } from '../../helpers/run-cli.ts';
 import { startTestServer, type TestServer } from '../../helpers/server-fixture.ts';
 import { type SharedSampleFixture, useSharedSample } from '../../helpers/shared-sample-build.ts';
@@ -77,7 +80,8 @@ describe('MCP server over Streamable HTTP (POST /mcp) and stdio (mmds mcp)', () 
     (await client.callTool({ name, arguments: args })) as CallToolResult;
 
   beforeAll(async () => {
-    fixture = await useSharedSample();
+    // With the test-only licensed vendor: subscriptions are checked against its rights.
+    fixture = await useSharedSample({ licensed: true });
     server = await startTestServer({
       dataDir: fixture.dataDir,
       distDir: fixture.distDir,
@@ -404,6 +408,13 @@ describe('MCP server over Streamable HTTP (POST /mcp) and stdio (mmds mcp)', () 
       code: -32002,
     });
     await expect(client.listResources({ cursor: 'not-ours' })).rejects.toMatchObject({ code: -32602 });
+    // Stateless HTTP keeps no session to push on: subscriptions are not advertised, and asking is
+    // method not found with where push is offered (docs/mcp.md); stdio offers them (last test).
+    expect(client.getServerCapabilities()?.resources).toEqual({});
+    await expect(client.subscribeResource({ uri: 'mmds://series/eur-usd' })).rejects.toMatchObject({
+      code: -32601,
+      message: expect.stringContaining('/api/v1/events'),
+    });
     const templates = await client.listResourceTemplates();
     expect(templates.resourceTemplates.map((template) => template.uriTemplate)).toEqual([
       'mmds://series/{slug}',
@@ -466,4 +477,109 @@ describe('MCP server over Streamable HTTP (POST /mcp) and stdio (mmds mcp)', () 
     expect('code' in run ? run.code : 0, `${summary}\n${failed.join('\n')}\n${run.stderr}`).toBe(0);
     expect(summary).toMatch(/Total: \d+ passed/);
   }, 120_000);
+  // Last: it publishes into the data directory the server above serves.
+  it("notifies stdio subscribers after a publish: per subscribed URI, within the key's rights", async () => {
+    /** An mmds mcp session with a key, recording resource updates and its log lines. */
+    const session = async (key: string) => {
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: [join(REPO_ROOT, 'bin/mmds.js'), 'mcp'],
+        env: { PATH: process.env.PATH ?? '', ...fixture.env, MMDS_API_KEY: key },
+        stderr: 'pipe',
+      });
+      let log = '';
+      transport.stderr!.on('data', (chunk: Buffer) => {
+        log += chunk.toString('utf8');
+      });
+      const client = new Client({ name: 'mmds-test', version: '1.0.0' });
+      const updated: string[] = [];
+      client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+        updated.push(notification.params.uri);
+      });
+      await client.connect(transport);
+      clients.push(client);
+      /**
+       * Resolves once the session has read the log of a snapshot (its mcp_resources_updated line
+       * on stderr, written after its notifications), and a ping over stdout has come back: the
+       * notifications, sent before the pong on the same stream, have been received by then.
+       */
+      const handled = async (snapshot: string) => {
+        const line = `"event":"mcp_resources_updated","snapshot":"${snapshot}"`;
+        for (let waited = 0; !log.includes(line); waited += 50) {
+          if (waited > 30_000) throw new Error(`no update for ${snapshot} in: ${log}`);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        await client.ping();
+      };
+      return { client, updated, handled };
+    };
+    const keyed = await session(observationsKey);
+    const unscoped = await session(bulkOnlyKey);
+    const historian = await session(await issue('observations:read,cot:history'));
+    expect(keyed.client.getServerCapabilities()?.resources?.subscribe).toBe(true);
+    const [usd, jpy, gbp, licensed] = ['eur-usd', 'eur-jpy', 'eur-gbp', 'testvendor-payems'].map(
+      (slug) => `mmds://series/${slug}`,
+    );
+    const euroFx = 'mmds://markets/euro-fx';
+    for (const uri of [usd!, gbp!, licensed!, euroFx]) await keyed.client.subscribeResource({ uri });
+    await keyed.client.unsubscribeResource({ uri: gbp! });
+    for (const uri of [jpy!, licensed!]) await unscoped.client.subscribeResource({ uri });
+    for (const uri of [euroFx, usd!]) await historian.client.subscribeResource({ uri });
+    // Not a resource of ours: invalid params (-32602), as the MCP specification says.
+    for (const uri of [
+      'mmds://series/no-such-series',
+      'mmds://markets/no-such-market',
+      'https://example.com/',
+    ])
+      await expect(keyed.client.subscribeResource({ uri })).rejects.toMatchObject({ code: -32602 });
+
+    // A publish: the ECB's whole history (new days before the sample's for every currency), a
+    // later vintage of the licensed series (new and revised periods: events only a key may see)
+    // and the TFF reports of 2010 (euro FX reports far older than the public window: cot:history).
+    const later = () => new Date('2026-11-24T12:00:00Z');
+    for (const argv of [
+      ['ingest', 'ecb', join(SHARED_DATA, 'ecb/eurofxref-hist.csv')],
+      ['ingest', 'cftc', join(SHARED_DATA, 'cftc/history/tff_fut_2010__COT_2010.txt')],
+      [
+        'ingest',
+        'fred',
+        join(SAMPLE_DATA, 'bls/fred_PAYEMS_vintage_latest-2026-09_trimmed_2023-07_onward.csv'),
+        '--series',
+        'testvendor.PAYEMS',
+        '--vintage',
+        '2026-10-02',
+      ],
+      ['publish', '--json'],
+    ]) {
+      const run = await runMmds(argv, fixture.env, later);
+      expect(run.code, run.stderr).toBe(0);
+    }
+    const layout = resolveLayout(fixture.dataDir);
+    const snapshot = readCurrentId(layout)!;
+    // The log holds events of all four series: what is not notified is left out by the rules.
+    const { events } = await readAllAfter(openEventLog(layout), `${snapshot}:0`);
+    const about = (series: string) => events.filter((event) => event.series === series);
+    for (const series of ['ecb.USD', 'ecb.JPY', 'ecb.GBP', 'testvendor.PAYEMS'])
+      expect(
+        about(series).length,
+        `${series}: ${JSON.stringify(events.map((e) => e.series))}`,
+      ).toBeGreaterThan(0);
+    expect(about('testvendor.PAYEMS').map((event) => [event.type, event.public])).toEqual([
+      ['series.released', false],
+      ['series.revised', false],
+    ]);
+    expect(about('cftc.099741.tff').map((event) => [event.type, event.public, event.scopes])).toEqual([
+      ['series.released', false, ['observations:read', 'cot:history']],
+    ]);
+
+    await keyed.handled(snapshot);
+    await unscoped.handled(snapshot);
+    await historian.handled(snapshot);
+    // One notification per subscribed URI (the licensed series was both released and revised).
+    expect(keyed.updated.sort()).toEqual([usd, licensed].sort());
+    // A key without observations:read is not told of the licensed series' events, nor one
+    // without cot:history of old COT reports; a key with it is told of the market's.
+    expect(unscoped.updated).toEqual([jpy]);
+    expect(historian.updated.sort()).toEqual([euroFx, usd].sort());
+  }, 180_000);
 });

@@ -1,5 +1,7 @@
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { openDuckDb } from '../../../src/db/duckdb.ts';
@@ -15,6 +17,7 @@ import {
   type InstantPick,
   instantPickArbitrary,
   MODEL_NOW,
+  type ModelRow,
   modelSeries,
   PERIODS,
   pageSizeArbitrary,
@@ -144,6 +147,132 @@ export async function checkAsOfCaseOverHttp(
   return requests;
 }
 
+/** A page of GET /api/v1/observations as the REST API and the MCP tool both return it. */
+type ObservationsPage = {
+  data: ApiRow[];
+  meta: { next_cursor: string | null; as_of: string | null; generated_at?: string };
+};
+
+/** A page without its render time, which differs between two renders of one answer. */
+function comparablePage(page: ObservationsPage): ObservationsPage {
+  const { generated_at: _ignored, ...meta } = page.meta;
+  return { data: page.data, meta };
+}
+
+/**
+ * Reads every page of a series with the MCP tool get_observations (the same arguments as the
+ * query), and checks each page against GET /api/v1/observations for the same request: equal data
+ * and meta. Returns the rows and the tool calls made.
+ */
+async function readAllOverMcp(
+  client: Client,
+  url: string,
+  key: string,
+  seriesKey: string,
+  asOf: string | null,
+  limit: number,
+): Promise<{ rows: ApiRow[]; calls: number }> {
+  const rows: ApiRow[] = [];
+  let cursor: string | null = null;
+  let calls = 0;
+  do {
+    const args: Record<string, string> = { series: seriesKey, limit: String(limit) };
+    if (asOf !== null) args.as_of = asOf;
+    if (cursor !== null) args.cursor = cursor;
+    const result = (await client.callTool({ name: 'get_observations', arguments: args })) as CallToolResult;
+    calls += 1;
+    const where = `get_observations ${JSON.stringify(args)}`;
+    expect(result.isError, `${where}: ${JSON.stringify(result.content)}`).toBeFalsy();
+    const page = result.structuredContent as ObservationsPage;
+    const response = await fetch(`${url}/api/v1/observations?${new URLSearchParams(args)}`, {
+      headers: { Authorization: `Bearer ${key}` },
+    });
+    expect(response.status, where).toBe(200);
+    expect(comparablePage(page), where).toEqual(comparablePage((await response.json()) as ObservationsPage));
+    rows.push(...page.data);
+    cursor = page.meta.next_cursor;
+  } while (cursor !== null);
+  return { rows, calls };
+}
+
+/**
+ * Asks the MCP tool get_observations about every series of a case, without as_of and at each
+ * picked instant: each page equals the REST answer to the same request, the rows equal the model
+ * and none was known after as_of. Returns the number of tool calls made.
+ */
+export async function checkAsOfCaseOverMcp(
+  client: Client,
+  url: string,
+  key: string,
+  testCase: AsOfCase,
+  seed: number,
+): Promise<number> {
+  const boundaries = testCase.chains.flatMap((c) => c.revisions.map((r) => Date.parse(r.observed_at)));
+  const instants = [null, ...testCase.picks.map((pick) => resolveInstant(pick, boundaries))];
+  let calls = 0;
+  for (const seriesKey of testCase.seriesKeys) {
+    calls += await checkSeriesHistoryOverMcp(client, url, key, testCase, seriesKey, seed);
+    for (const asOf of instants) {
+      const where = `seed ${seed}, case ${testCase.index}, ${seriesKey} as of ${asOf}`;
+      const read = await readAllOverMcp(client, url, key, seriesKey, asOf, testCase.pageSize);
+      calls += read.calls;
+      expect(project(read.rows), where).toEqual(expectedRows(testCase.chains, seriesKey, asOf));
+      if (asOf !== null)
+        for (const row of read.rows)
+          expect(row.observed_at <= asOf, `${where}: ${row.observed_at}`).toBe(true);
+    }
+  }
+  return calls;
+}
+
+/** The fields of a values-in-force row (GET /api/v1/series/{slug}). */
+const inForceFields = (rows: readonly ModelRow[]) =>
+  rows.map(({ period, value, revision_number, observed_at }) => ({
+    period,
+    value,
+    revision_number,
+    observed_at,
+  }));
+
+/**
+ * get_series_history (values in force, no as_of) against GET /api/v1/series/{slug} and the model:
+ * the same body, or the same 404 for a series without observations. Returns the calls made (1).
+ */
+async function checkSeriesHistoryOverMcp(
+  client: Client,
+  url: string,
+  key: string,
+  testCase: AsOfCase,
+  seriesKey: string,
+  seed: number,
+): Promise<number> {
+  const slug = modelSeries(seriesKey).slug;
+  const where = `seed ${seed}, case ${testCase.index}, get_series_history ${slug}`;
+  const result = (await client.callTool({
+    name: 'get_series_history',
+    arguments: { slug },
+  })) as CallToolResult;
+  // With the key for its rate limit only: the route is public, the body the same.
+  const response = await fetch(`${url}/api/v1/series/${slug}`, {
+    headers: { Authorization: `Bearer ${key}` },
+  });
+  const inForce = expectedRows(testCase.chains, seriesKey, null).filter((row) => row.in_force);
+  if (inForce.length === 0) {
+    expect(response.status, where).toBe(404);
+    expect(result.isError, where).toBe(true);
+    expect(JSON.parse((result.content as { text: string }[])[0]!.text).status, where).toBe(404);
+    return 1;
+  }
+  expect(response.status, where).toBe(200);
+  expect(result.isError, `${where}: ${JSON.stringify(result.content)}`).toBeFalsy();
+  const page = result.structuredContent as unknown as { data: ModelRow[]; meta: ObservationsPage['meta'] };
+  expect(comparablePage(page as unknown as ObservationsPage), where).toEqual(
+    comparablePage((await response.json()) as ObservationsPage),
+  );
+  expect(inForceFields(page.data), where).toEqual(inForceFields(inForce));
+  return 1;
+}
+
 /** A server over one snapshot holding every case, and a key that may read observations. */
 export interface AsOfServer {
   server: TestServer;
@@ -187,15 +316,20 @@ export async function startAsOfServer(count: number, seed: number): Promise<AsOf
   };
 }
 
-/** Checks every case over HTTP, `concurrency` at a time; returns the number of requests made. */
-export async function checkAllAsOfCases(served: AsOfServer, concurrency: number): Promise<number> {
+/** Checks every case (over HTTP unless `check` says otherwise), `concurrency` at a time; returns the requests made. */
+export async function checkAllAsOfCases(
+  served: AsOfServer,
+  concurrency: number,
+  check: (testCase: AsOfCase) => Promise<number> = (testCase) =>
+    checkAsOfCaseOverHttp(served.server.url, served.key, testCase, served.seed),
+): Promise<number> {
   let next = 0;
   let requests = 0;
   const worker = async () => {
     while (next < served.cases.length) {
       const testCase = served.cases[next++]!;
       // Not `requests += await …`: that reads `requests` before the await and loses the others' counts.
-      const made = await checkAsOfCaseOverHttp(served.server.url, served.key, testCase, served.seed);
+      const made = await check(testCase);
       requests += made;
     }
   };
