@@ -197,6 +197,10 @@ export const MMDS_SETTINGS: readonly string[] = Object.freeze([
   'MMDS_HOOKS_LEASE_MS',
   'MMDS_HOOKS_POLL_MS',
   'MMDS_REVISION_CACHE_MB',
+  'MMDS_API_KEY',
+  'MMDS_SNAPSHOT_STORE',
+  'MMDS_SNAPSHOT_POLL_MS',
+  'MMDS_SNAPSHOT_WAIT_MS',
 ]);
 
 /** Variables named MMDS_* that mmds does not read, with the setting each was probably meant as. */
