@@ -9,6 +9,7 @@ import type { KeyedFloorResult } from './keyed-floor.ts';
 import type { LoadResult } from './load.ts';
 import type { MeasuredRun } from './processes.ts';
 import type { EcbInputs, ScaleLimits, ScaleResult } from './scale.ts';
+import type { ScaleOutResult } from './scale-out.ts';
 import type { MachineInfo } from './tools.ts';
 
 /** One target of the issue, with what was measured. */
@@ -86,6 +87,7 @@ export interface BenchResults {
   keyed_floor?: Record<string, KeyedFloorResult>;
   /** Section i: from the switch of CURRENT to webhook receivers and SSE clients. */
   event_latency?: EventLatencyResult;
+  scale_out?: ScaleOutResult;
   targets?: TargetCheck[];
 }
 
@@ -578,6 +580,25 @@ Revision cache: one 1,000-row block is charged ${int(h.cache.block_charged_bytes
 throughput runs, ${mb(h.server_rss_cache_full_bytes)} after ${int(h.series_requested_to_fill)} other series filled its cache (VmHWM ${mb(h.server_peak_rss_bytes)}).`);
   }
   return parts.join('\n\n');
+}
+
+/** Section j of BENCHMARKS.md. */
+function renderScaleOut(j: ScaleOutResult): string {
+  const pair = (f: LatencyFigures) => `${int(f.p50)} / ${int(f.p99)} (max ${int(f.max)})`;
+  const upload = j.uploads.map((u) => [u.day, int(u.files), int(u.bytes), secs(u.publish_seconds)]);
+  return `## j. Scale-out: snapshots through S3-compatible storage (scripts/bench/scale-out.ts)
+
+A real Ceph RADOS Gateway on loopback (one monitor, one memory-backed OSD; up in ${int(j.rgw_start_ms)} ms)${j.redis ? " and one Redis the instances share (keys, limits, the publisher's wake-up)" : ', no Redis (redis-server missing: the instances learn of commits by polling alone)'}.
+The store holds the real catalog, reference lists and ECB history without its newest ${j.days.length} days; \`mmds publish --to\`
+commits it, then each release is one of those days (${j.days[0]} to ${j.days.at(-1)}), ingested and published with \`--to\`.
+${j.instances} \`mmds serve --from\` instances follow the bucket (poll every ${int(j.poll_ms)} ms, \`MMDS_SNAPSHOT_WAIT_MS\` ${int(j.wait_ms)}).
+
+- First commit: ${int(j.first_commit.files)} files, ${int(j.first_commit.bytes)} bytes uploaded (snapshot ${int(j.first_commit.snapshot_bytes)} bytes) in ${secs(j.first_commit.seconds)}.
+- Cold start of an instance on an empty data directory, from its spawn to its first 200 from the committed snapshot: ${j.cold_start_ms.map((ms) => `${int(ms)} ms`).join(', ')}.
+- From the commit (the log entry seen in the bucket, polled every 5 ms) to the first instance answering from the new snapshot: p50 / p99 ${pair(j.commit_to_first)} ms; to all ${j.instances}: ${pair(j.commit_to_all)} ms (${j.uploads.length} releases; with so few, p99 is the slowest).
+- A round-robin client over the instances, sending back the X-Snapshot-Id it last saw, during the releases: ${int(j.client.requests)} requests, ${int(j.client.status_5xx)} with a status of 500 or more (${int(j.client.status_503)} of them 503), ${int(j.client.other_non_200)} other answers than 200, ${int(j.client.went_back)} answered from an older snapshot (keyed requests, a key whose limit no request reaches).
+
+${table(['release', 'files uploaded', 'bytes uploaded', 'publish'], upload)}`;
 }
 
 /** Section i of BENCHMARKS.md. */
@@ -1110,6 +1131,7 @@ writes (test/e2e/build/site-only-build.test.ts).`);
   }
 
   if (r.event_latency) parts.push(renderEventLatency(r.event_latency));
+  if (r.scale_out) parts.push(renderScaleOut(r.scale_out));
 
   parts.push(LIMITS);
   if (before) parts.push(renderBeforeAfter(before, r));
