@@ -9,7 +9,7 @@ import type { KeyedFloorResult } from './keyed-floor.ts';
 import type { LoadResult } from './load.ts';
 import type { MeasuredRun } from './processes.ts';
 import type { EcbInputs, ScaleLimits, ScaleResult } from './scale.ts';
-import type { ScaleOutResult } from './scale-out.ts';
+import type { ScaleOutResult, ScaleOutStoreResult } from './scale-out.ts';
 import type { MachineInfo } from './tools.ts';
 
 /** One target of the issue, with what was measured. */
@@ -88,6 +88,7 @@ export interface BenchResults {
   /** Section i: from the switch of CURRENT to webhook receivers and SSE clients. */
   event_latency?: EventLatencyResult;
   scale_out?: ScaleOutResult;
+  scale_out_store?: ScaleOutStoreResult;
   targets?: TargetCheck[];
 }
 
@@ -599,6 +600,19 @@ ${j.instances} \`mmds serve --from\` instances follow the bucket (poll every ${i
 - A round-robin client over the instances, sending back the X-Snapshot-Id it last saw, during the releases: ${int(j.client.requests)} requests, ${int(j.client.status_5xx)} with a status of 500 or more (${int(j.client.status_503)} of them 503), ${int(j.client.other_non_200)} other answers than 200, ${int(j.client.went_back)} answered from an older snapshot (keyed requests, a key whose limit no request reaches).
 
 ${table(['release', 'files uploaded', 'bytes uploaded', 'publish'], upload)}`;
+}
+
+/** Section j on the largest store of section c. */
+function renderScaleOutStore(s: ScaleOutStoreResult): string {
+  return `### j at ${s.label}: the largest store of section c through the bucket
+
+Its two snapshots (the first publish, and the incremental publish of one real ECB day) put into a
+fresh RGW in-process with the publisher's own code (\`publishToStore\`), then one \`mmds serve --from\`
+started on a data directory without snapshots (a key issued there first, for the probe).
+
+- Snapshot: ${mbOrGb(s.snapshot_bytes)}. First snapshot into an empty bucket: ${int(s.full_upload.files)} files, ${mbOrGb(s.full_upload.bytes)} in ${secs(s.full_upload.seconds)}.
+- **One incremental ECB day**: ${int(s.incremental_upload.files)} files, ${mbOrGb(s.incremental_upload.bytes)} uploaded in ${secs(s.incremental_upload.seconds)} (${int(s.incremental_upload.skipped)} files already in the bucket).
+- **Cold start of an instance from the bucket**: ${secs(s.cold_start_seconds)} from its spawn to its first 200 from the snapshot (downloading, verifying and opening it), peak RSS ${mbOrGb(s.cold_start_peak_rss_bytes)}.`;
 }
 
 /** Section i of BENCHMARKS.md. */
@@ -1132,6 +1146,7 @@ writes (test/e2e/build/site-only-build.test.ts).`);
 
   if (r.event_latency) parts.push(renderEventLatency(r.event_latency));
   if (r.scale_out) parts.push(renderScaleOut(r.scale_out));
+  if (r.scale_out_store) parts.push(renderScaleOutStore(r.scale_out_store));
 
   parts.push(LIMITS);
   if (before) parts.push(renderBeforeAfter(before, r));

@@ -82,7 +82,7 @@ import {
 } from './processes.ts';
 import { type BenchResults, type BuildFigures, evaluateTargets, renderReport } from './report.ts';
 import { measureScale, prepareEcbInputs, type ScaleLimits } from './scale.ts';
-import { measureScaleOut } from './scale-out.ts';
+import { measureScaleOut, measureScaleOutStore } from './scale-out.ts';
 import { ensureTools, readMachine, readVersions } from './tools.ts';
 
 const { values: flags } = parseArgs({
@@ -305,6 +305,17 @@ async function measureScales(results: BenchResults): Promise<void> {
       generatorMemoryLimit: GENERATOR_MEMORY_LIMIT,
       batchRows: GENERATOR_BATCH_ROWS,
     });
+    if (sections.has('j') && index === ordered.length - 1) {
+      try {
+        results.scale_out_store =
+          (await measureScaleOutStore(label, join(dir, 'data'), join(work, `scale-out-${label}`), {
+            log,
+            servers,
+          })) ?? undefined;
+      } catch (error) {
+        log(`j ${label}: failed: ${(error as Error).message}`);
+      }
+    }
     rmSync(dir, { recursive: true, force: true });
     results.load_average.push({ after: `scale ${label}`, load: loadavg()[0]! });
     saveResults(results);

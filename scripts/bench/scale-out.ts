@@ -23,9 +23,10 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { resolveLayout } from '../../src/store/layout.ts';
-import { manifestFiles, readManifest } from '../../src/store/manifest.ts';
-import { logKey } from '../../src/store/object-store/bucket-log.ts';
+import { manifestFiles, readCurrentId, readManifest } from '../../src/store/manifest.ts';
+import { logKey, readLogHead } from '../../src/store/object-store/bucket-log.ts';
 import { parseObjectStoreUrl, readS3Settings } from '../../src/store/object-store/object-store.ts';
+import { publishToStore } from '../../src/store/object-store/publish-to-store.ts';
 import { openS3Store } from '../../src/store/object-store/s3-store.ts';
 import { startRadosGateway } from '../../test/helpers/radosgw.ts';
 import { startRedis } from '../../test/helpers/redis-server.ts';
@@ -33,6 +34,7 @@ import { REAL_DATA_STEPS } from '../../test/helpers/snapshot-fixture.ts';
 import { figures, type LatencyFigures } from './event-latency.ts';
 import {
   issueBenchKey,
+  readMemory,
   runMmds,
   runMmdsMeasured,
   type ServerProcess,
@@ -300,4 +302,99 @@ function roundRobin(urls: readonly string[], auth: Record<string, string>) {
       return counts;
     },
   };
+}
+
+/** Section j on the largest store of section c: what going through the bucket costs at that size. */
+export interface ScaleOutStoreResult {
+  label: string;
+  snapshot_bytes: number;
+  /** The first snapshot of the store (the parent) put into an empty bucket. */
+  full_upload: { seconds: number; files: number; bytes: number };
+  /** Its child (one real ECB day more) committed after it: what an incremental publish uploads. */
+  incremental_upload: { seconds: number; files: number; bytes: number; skipped: number };
+  /** `mmds serve --from` on a data directory without snapshots: spawn to its first 200 from the child. */
+  cold_start_seconds: number;
+  cold_start_peak_rss_bytes: number;
+}
+
+/**
+ * Puts the store's last two snapshots (section c's publish and incremental publish) through a
+ * fresh RGW and starts one instance from it; null (with one line) without radosgw.
+ */
+export async function measureScaleOutStore(
+  label: string,
+  dataDir: string,
+  dir: string,
+  options: Pick<ScaleOutOptions, 'log' | 'servers'>,
+): Promise<ScaleOutStoreResult | null> {
+  const { log } = options;
+  const layout = resolveLayout(dataDir);
+  const child = readManifest(layout, readCurrentId(layout)!);
+  if (!child.parent) throw new Error(`j ${label}: the store has no parent snapshot to start from`);
+  const parent = readManifest(layout, child.parent);
+  const bytesOf = (manifest: typeof child) => manifestFiles(manifest).reduce((sum, f) => sum + f.bytes, 0);
+  const snapshotBytes = bytesOf(child);
+  let rgw: Awaited<ReturnType<typeof startRadosGateway>>;
+  try {
+    rgw = await startRadosGateway({
+      memstoreBytes: Math.ceil((snapshotBytes * 1.5) / 2 ** 30 + 1) * 2 ** 30,
+    });
+  } catch (error) {
+    log(`j ${label}: skipped: ${(error as Error).message.split('\n')[0]}`);
+    return null;
+  }
+  const storeUrl = `s3://${rgw.bucket}/${PREFIX}`;
+  const bucket = openS3Store(parseObjectStoreUrl(storeUrl), readS3Settings(rgw.env));
+  try {
+    log(`j ${label}: uploading the parent snapshot (${snapshotBytes} bytes)…`);
+    let started = performance.now();
+    const full = await publishToStore(bucket, layout, parent.id, null, new Date());
+    const fullSeconds = (performance.now() - started) / 1000;
+    started = performance.now();
+    const incremental = await publishToStore(bucket, layout, child.id, await readLogHead(bucket), new Date());
+    const incrementalSeconds = (performance.now() - started) / 1000;
+    log(
+      `j ${label}: full ${full.uploaded.bytes} bytes in ${fullSeconds.toFixed(1)} s; incremental ${incremental.uploaded.bytes} bytes in ${incrementalSeconds.toFixed(1)} s`,
+    );
+    const instanceDir = join(dir, `instance-${label}`);
+    const env = { ...rgw.env, MMDS_DATA_DIR: instanceDir, MMDS_DIST_DIR: join(dir, 'no-dist') };
+    const key = issueBenchKey(env, 'observations:read');
+    started = performance.now();
+    const instance = await startMmdsProcess(
+      ['serve', '--from', storeUrl, '--port', '0', '--host', '127.0.0.1'],
+      env,
+      /serving on http:\/\/127\.0\.0\.1:(\d+)/,
+    );
+    options.servers.push(instance);
+    try {
+      const deadline = started + 30 * 60_000;
+      while ((await snapshotOf(instance.url, { authorization: `Bearer ${key}` })) !== child.id) {
+        if (performance.now() > deadline)
+          throw new Error(`j ${label}: the instance did not serve within 30 min`);
+        await sleep(50);
+      }
+      const coldSeconds = (performance.now() - started) / 1000;
+      const peak = readMemory(instance.pid).peak;
+      log(`j ${label}: cold start from the bucket ${coldSeconds.toFixed(1)} s, peak RSS ${peak} bytes`);
+      return {
+        label,
+        snapshot_bytes: snapshotBytes,
+        full_upload: { seconds: fullSeconds, files: full.uploaded.files, bytes: full.uploaded.bytes },
+        incremental_upload: {
+          seconds: incrementalSeconds,
+          files: incremental.uploaded.files,
+          bytes: incremental.uploaded.bytes,
+          skipped: incremental.skipped,
+        },
+        cold_start_seconds: coldSeconds,
+        cold_start_peak_rss_bytes: peak,
+      };
+    } finally {
+      await instance.stop();
+      options.servers.splice(options.servers.indexOf(instance), 1);
+    }
+  } finally {
+    bucket.close();
+    await rgw.stop();
+  }
 }

@@ -35,6 +35,18 @@ const INSTALL_HINT =
  */
 export async function startRadosGateway(options: { memstoreBytes?: number } = {}): Promise<RadosGateway> {
   const started = Date.now();
+  try {
+    return await startOnce(options, started);
+  } catch (error) {
+    // A start under load has been seen to fail once in a setup command (free ports probed
+    // before the daemons bind them); a second try on new ports and a new directory. Not when
+    // the binaries are missing.
+    if ((error as Error).message === INSTALL_HINT) throw error;
+    return startOnce(options, started);
+  }
+}
+
+async function startOnce(options: { memstoreBytes?: number }, started: number): Promise<RadosGateway> {
   const temp = createTempDir('mmds-rgw-');
   const dir = temp.dir;
   const children: ChildProcess[] = [];
