@@ -1248,6 +1248,13 @@ const LIMITS_LEFT = `### Store and query work of this round (src/store, src/quer
   ceiling of one process is therefore below 0.1x whatever the query costs; 0.2x needs several
   server processes per machine (or instances: docs/operations.md), which this 2-core machine,
   with wrk on the other core, cannot show.
+- **Serve RSS after the throughput runs (goal 600 MB at 100M).** A 1M store's server measured
+  260 MB idle and 540 MB after 10 s of keyed pages with a new as_of each (2026-11-27): the
+  response cache (64 MB) and revision cache (64 MB) fill, and V8's young generation grows under
+  435 KB of garbage per request. With \`NODE_OPTIONS=--max-semi-space-size=2\` the same run ended
+  at 417 MB, at the same throughput within the noise (docs/operations.md, "Memory of mmds
+  serve"); the benchmark measures the defaults. At 100M the open snapshot's own views and
+  derived tables add about 170 MB to the idle figure.
 - **Repeated keyed request (goal 0.8x).** A profile of the cached 435 KB answer at concurrency 16:
   33% writing the body (as for bare node:http), the rest per-request work bare node:http does not
   do: h3's routing and Request objects, the parameter schema and as_of normalisation (about 6%),
