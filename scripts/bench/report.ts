@@ -1252,6 +1252,24 @@ const LIMITS_LEFT = `### Store and query work of this round (src/store, src/quer
   per request. On a 17 KB file (\`/api/v1/series\`) the fast path measured 0.68 to 0.79 of bare
   node:http (0.45 to 0.55 before this round); what is left is work every request needs (client
   address, limiter, request id, log line) and Node's own request handling.
+- **Publish with release events.** Since issue 24 a publish also diffs the new snapshot against
+  its parent to write the snapshot's events (src/query/changes.ts). A first publish compares every
+  (series, period): at 10M about 4 s of the publish (measured alone, 2026-11-27), done a few
+  partitions at a time so that its memory stays bounded (at 10M it had run out of DuckDB's 512 MB
+  before). In a loaded run the 10M publish can pass its 60 s; an incremental publish diffs only
+  the new batch's keys in the files it rewrote. The 100M publish's peak RSS (2.48 GB in the run of
+  2026-11-27) came with the first 24 periods of each of 100,000 series held as event details;
+  they are now kept only when an event lists them (24 periods at most), not yet measured at 100M.
+- **Builds (issue 27).** A full build renders and compresses every public file (about 2,900 on the
+  real data); the build after one ECB day renders the files that day feeds (about 560) and takes
+  the rest from the earlier build, rendering concurrently with the bulk export. On an idle machine
+  (2026-11-27, bench section d alone) they took 48.0 s and 9.2 s; with the machine loaded the
+  same steps take longer (the figures above). What is left in the full build is rendering
+  (Astro pages and JSON through DuckDB) and gzip/brotli of 86 MB of payloads on two cores.
+- **"Same over HTTP / in-process" (section c).** With the revision cache the in-process figure of
+  section c (\`readObservationHistory\` without serialisation) is a few hundredths of a ms, so this
+  older target compares an answer with a lookup; section h compares like with like (both
+  serialise the page).
 - **Keyed as_of page (section h).** With the revision cache (src/query/revision-cache.ts) the
   page is computed from the series' revisions in memory, and the in-process path sits at the
   floor; what both spend is \`JSON.stringify\` of 1,000 rows with their provenance (about 435 KB),
