@@ -4,7 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSnapshotDb } from '../../src/query/snapshot-db.ts';
 import { resolveLayout, snapshotDir } from '../../src/store/layout.ts';
 import { manifestFiles, readCurrentId, readManifest } from '../../src/store/manifest.ts';
-import { logKey, objectKey, readLogEntry, sha256Of } from '../../src/store/object-store/bucket-log.ts';
+import {
+  logKey,
+  objectKey,
+  readLogEntry,
+  readLogHead,
+  sha256Of,
+} from '../../src/store/object-store/bucket-log.ts';
 import type { ObjectStore } from '../../src/store/object-store/object-store.ts';
 import { DamagedObjectError, pullLatestSnapshot } from '../../src/store/object-store/pull-snapshot.ts';
 import { openS3Store } from '../../src/store/object-store/s3-store.ts';
@@ -283,6 +289,53 @@ describe('mmds publish --to s3://bucket/prefix', () => {
         next,
         third,
       ]);
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
+    }
+  });
+
+  it('monotonic reads: a follower asked for a snapshot committed ahead of it pulls at once and answers from it', async () => {
+    const server = await spawnServe(
+      {
+        ...gateway.env,
+        MMDS_DATA_DIR: join(temp.dir, 'lagging'),
+        MMDS_DIST_DIR: join(temp.dir, 'no-dist'),
+        MMDS_STORAGE: 'memory',
+        // It would not poll again for ten minutes: only the request can make it pull.
+        MMDS_SNAPSHOT_POLL_MS: '600000',
+        MMDS_SNAPSHOT_WAIT_MS: '20000',
+        PORT: '0',
+      },
+      ['--from', url],
+    );
+    try {
+      const status = (headers: Record<string, string> = {}) =>
+        fetch(`${server.url}/api/v1/status`, { headers });
+      let before: string | null = null;
+      for (const deadline = Date.now() + 30_000; before === null && Date.now() < deadline; ) {
+        const response = await status();
+        await response.arrayBuffer();
+        if (response.status === 200) before = response.headers.get('x-snapshot-id');
+        else await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(before).toBe((await readLogHead(store))!.snapshot_id);
+      // Something this store has not ingested yet: a new snapshot.
+      await ok(
+        ['ingest', 'mic', join(SAMPLE_DATA, 'reference/ISO10383_MIC.csv')],
+        loserEnv,
+        at('2026-11-26T13:00:00Z'),
+      );
+      await ok(['publish', '--to', url], loserEnv, at('2026-11-26T13:00:00Z'));
+      const ahead = (await readLogHead(store))!.snapshot_id;
+      expect(ahead).not.toBe(before);
+      const unchanged = await status();
+      expect(unchanged.headers.get('x-snapshot-id')).toBe(before);
+      const response = await status({ 'X-Snapshot-Id': ahead });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('x-snapshot-id')).toBe(ahead);
+      const bogus = await status({ 'X-Snapshot-Id': '20991231T000000Z-00000000' });
+      expect(bogus.status).toBe(400);
     } finally {
       server.child.kill('SIGTERM');
       await server.exited;
