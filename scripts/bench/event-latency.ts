@@ -34,7 +34,7 @@ import { resolveLayout } from '../../src/store/layout.ts';
 import { readCurrentId } from '../../src/store/manifest.ts';
 import { REAL_DATA_STEPS } from '../../test/helpers/snapshot-fixture.ts';
 import { percentile } from './load.ts';
-import { runMmds, runMmdsMeasured, SERVE_BIN, type ServerProcess, startServer } from './processes.ts';
+import { runMmds, runMmdsMeasured, type ServerProcess, startMmdsProcess } from './processes.ts';
 
 /** Latency figures of one measure over the releases (ms); `samples` in release order. */
 export interface LatencyFigures {
@@ -92,30 +92,8 @@ interface Arrivals {
   streams: Map<number, { at: number; id: string }>;
 }
 
-/**
- * Starts `mmds <args>` (a server, or `mmds deliver`) as a child process with its logs dropped:
- * the CLI measured (SERVE_BIN: BENCH_MMDS_ROOT's for a "before" run), while ingest and publish
- * are always this checkout's.
- */
-function startMmds(
-  args: readonly string[],
-  env: Record<string, string>,
-  ready: RegExp,
-): Promise<ServerProcess> {
-  return startServer({
-    name: `mmds ${args.join(' ')}`,
-    command: process.execPath,
-    args: [SERVE_BIN, ...args],
-    env,
-    discardStdout: true,
-    port: (output) => {
-      const match = ready.exec(output);
-      return match ? Number(match[1] ?? 0) : null;
-    },
-  });
-}
-
-const figures = (values: number[]): LatencyFigures => {
+/** p50, p99 and max of latencies (ms), with the samples in their order. */
+export const figures = (values: number[]): LatencyFigures => {
   const sorted = [...values].sort((a, b) => a - b);
   return {
     samples: values,
@@ -213,14 +191,14 @@ export async function measureEventLatency(
   try {
     for (const mode of MODES) {
       const serveReady = /serving on http:\/\/127\.0\.0\.1:(\d+)/;
-      const serving = await startMmds(
+      const serving = await startMmdsProcess(
         ['serve', ...(mode === 'serve --deliver' ? ['--deliver'] : []), '--port', '0', '--host', '127.0.0.1'],
         env,
         serveReady,
       );
       options.servers.push(serving);
       const deliverer =
-        mode === 'mmds deliver' ? await startMmds(['deliver'], env, /delivering webhooks()/) : null;
+        mode === 'mmds deliver' ? await startMmdsProcess(['deliver'], env, /delivering webhooks()/) : null;
       if (deliverer) options.servers.push(deliverer);
       for (const count of options.subscriptions) {
         log(`i. ${mode}, ${count} subscription(s) and stream(s): ${options.releases} releases…`);

@@ -133,6 +133,29 @@ export function startMmdsServe(
   });
 }
 
+/**
+ * Starts `mmds <args>` (a server, `mmds deliver`, `mmds serve --from`) as a child process with
+ * its stdout dropped, ready when its stderr matches `ready` (group 1: the port, if any). The CLI
+ * measured is SERVE_BIN (BENCH_MMDS_ROOT's for a "before" run).
+ */
+export function startMmdsProcess(
+  args: readonly string[],
+  env: Record<string, string>,
+  ready: RegExp,
+): Promise<ServerProcess> {
+  return startServer({
+    name: `mmds ${args.join(' ')}`,
+    command: process.execPath,
+    args: [SERVE_BIN, ...args],
+    env,
+    discardStdout: !process.env.BENCH_DEBUG,
+    port: (output) => {
+      const match = ready.exec(output);
+      return match ? Number(match[1] ?? 0) : null;
+    },
+  });
+}
+
 /** Resident and peak memory of a process, in bytes (from /proc/<pid>/status). */
 export function readMemory(pid: number): { rss: number; peak: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');

@@ -25,13 +25,18 @@
  *      the first webhook attempt at a local receiver and the first event at an SSE client, p50
  *      and p99 over repeated releases, for 1, 100 and 1,000 subscriptions and streams, with
  *      `mmds serve --deliver` and with a separate `mmds deliver` (event-latency.ts).
+ *   j. scale-out (issue 26): `mmds publish --to` a real Ceph RADOS Gateway and three
+ *      `mmds serve --from` instances: bytes uploaded per release, cold start from the bucket,
+ *      commit to every instance serving (p50, p99), a round-robin client's 5xx and backward
+ *      reads (scale-out.ts; skipped with one line without radosgw).
  *
  * Writes BENCHMARKS.md and bench-results/latest.json. Options:
- *   --sections a,b,c,d,e,f,g,h,i run only these (then BENCHMARKS.md is left alone)
+ *   --sections a,b,c,d,e,f,g,h,i,j run only these (then BENCHMARKS.md is left alone)
  *   --scales 1M,10M,100M the store sizes of section c (default all three; fewer also leave
  *                        BENCHMARKS.md alone)
  *   --floor-scales 1M    the store sizes of section h (default 1M; 10M and 100M as in c)
  *   --event-releases 6   measured releases per row of section i (one more warms up)
+ *   --scale-out-releases 10  releases published through the bucket in section j
  *   --keep               keep the work directory
  *   --out <file>         the JSON results (default bench-results/latest.json)
  *   --report-only        only write BENCHMARKS.md again from the results file
@@ -77,11 +82,13 @@ import {
 } from './processes.ts';
 import { type BenchResults, type BuildFigures, evaluateTargets, renderReport } from './report.ts';
 import { measureScale, prepareEcbInputs, type ScaleLimits } from './scale.ts';
+import { measureScaleOut, measureScaleOutStore } from './scale-out.ts';
 import { ensureTools, readMachine, readVersions } from './tools.ts';
 
 const { values: flags } = parseArgs({
   options: {
-    sections: { type: 'string', default: 'a,b,c,d,e,f,g,h,i' },
+    sections: { type: 'string', default: 'a,b,c,d,e,f,g,h,i,j' },
+    'scale-out-releases': { type: 'string', default: '10' },
     'event-releases': { type: 'string', default: '6' },
     'floor-scales': { type: 'string', default: '1M' },
     scales: { type: 'string', default: '1M,10M,100M' },
@@ -92,7 +99,7 @@ const { values: flags } = parseArgs({
     'report-only': { type: 'boolean', default: false },
   },
 });
-const sections = new Set((flags.sections ?? 'a,b,c,d,e,f,g,h,i').split(','));
+const sections = new Set((flags.sections ?? 'a,b,c,d,e,f,g,h,i,j').split(','));
 const eventReleases = Number(flags['event-releases']);
 if (!Number.isInteger(eventReleases) || eventReleases < 1)
   throw new Error('--event-releases: a whole number of releases, 1 or more');
@@ -230,6 +237,21 @@ async function main(): Promise<void> {
     results.load_average.push({ after: 'i', load: loadavg()[0]! });
     saveResults(results);
   }
+  if (sections.has('j')) {
+    const releases = Number(flags['scale-out-releases']);
+    if (!Number.isInteger(releases) || releases < 1)
+      throw new Error('--scale-out-releases: a whole number of releases, 1 or more');
+    results.scale_out =
+      (await measureScaleOut(join(work, 'scale-out'), {
+        log,
+        servers,
+        sharedData: SHARED_DATA,
+        releases,
+        instances: 3,
+      })) ?? undefined;
+    results.load_average.push({ after: 'j', load: loadavg()[0]! });
+    saveResults(results);
+  }
   if (sections.has('c')) await measureScales(results);
   const out = saveResults(results);
   const report = fullRun || flags.report ? writeReport(results) : null;
@@ -283,6 +305,17 @@ async function measureScales(results: BenchResults): Promise<void> {
       generatorMemoryLimit: GENERATOR_MEMORY_LIMIT,
       batchRows: GENERATOR_BATCH_ROWS,
     });
+    if (sections.has('j') && index === ordered.length - 1) {
+      try {
+        results.scale_out_store =
+          (await measureScaleOutStore(label, join(dir, 'data'), join(work, `scale-out-${label}`), {
+            log,
+            servers,
+          })) ?? undefined;
+      } catch (error) {
+        log(`j ${label}: failed: ${(error as Error).message}`);
+      }
+    }
     rmSync(dir, { recursive: true, force: true });
     results.load_average.push({ after: `scale ${label}`, load: loadavg()[0]! });
     saveResults(results);

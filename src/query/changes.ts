@@ -128,14 +128,17 @@ export interface ChangedSeriesDetail {
   new_last: string | null;
   /** Whether every new period is in the public COT window of `current` (observations: true). */
   new_in_window: boolean;
-  /** The first DETAIL_ITEMS new periods with their value and knowledge time (observations only). */
-  new_values: Array<{ period: string; value: number | null; observed_at: string }>;
+  /**
+   * Every new period with its value and knowledge time when there are at most DETAIL_ITEMS (what
+   * an event lists); null past that (a first publish of a large store: nothing to hold in memory).
+   */
+  new_values: Array<{ period: string; value: number | null; observed_at: string }> | null;
   revised_count: number;
   revised_first: string | null;
   revised_last: string | null;
   revised_in_window: boolean;
-  /** The first DETAIL_ITEMS revised periods: old and new value in force and their knowledge times. */
-  revised_values: Array<{
+  /** The revised periods, as new_values: old and new value in force and their knowledge times. */
+  revised_values: null | Array<{
     period: string;
     old_value: number | null;
     new_value: number | null;
@@ -163,7 +166,7 @@ export interface DetailOptions {
 /**
  * The per-series details of the diff of diffSnapshots (the same candidates, chains and
  * classification): for each series with new or revised periods, their counts, bounds, whether
- * they are in the public COT window, and the first few with values. `since` null: every period
+ * they are in the public COT window, and, when there are at most DETAIL_ITEMS, the periods with their values. `since` null: every period
  * of `current` is new (the first snapshot of a store).
  */
 export async function diffSnapshotDetails(
@@ -194,16 +197,18 @@ export async function diffSnapshotDetails(
                 min(period) FILTER (WHERE kind = 'new') AS new_first,
                 max(period) FILTER (WHERE kind = 'new') AS new_last,
                 coalesce(bool_and(in_window) FILTER (WHERE kind = 'new'), true) AS new_in_window,
+                CASE WHEN count_if(kind = 'new') <= ${DETAIL_ITEMS} THEN
                 coalesce(list({'period': period, 'value': ${valueIn('c')}, 'observed_at': ${at('c.latest_at')}}
-                          ORDER BY period) FILTER (WHERE kind = 'new'), [])[1:${DETAIL_ITEMS}] AS new_values,
+                          ORDER BY period) FILTER (WHERE kind = 'new'), []) END AS new_values,
                 count_if(kind = 'revised')::INTEGER AS revised_count,
                 min(period) FILTER (WHERE kind = 'revised') AS revised_first,
                 max(period) FILTER (WHERE kind = 'revised') AS revised_last,
                 coalesce(bool_and(in_window) FILTER (WHERE kind = 'revised'), true) AS revised_in_window,
+                CASE WHEN count_if(kind = 'revised') <= ${DETAIL_ITEMS} THEN
                 coalesce(list({'period': period, 'old_value': ${cot ? 'NULL::DOUBLE' : 'c.old_value'},
                                'new_value': ${valueIn('c')}, 'old_observed_at': ${at('c.old_at')},
                                'new_observed_at': ${at('c.latest_at')}}
-                          ORDER BY period) FILTER (WHERE kind = 'revised'), [])[1:${DETAIL_ITEMS}] AS revised_values,
+                          ORDER BY period) FILTER (WHERE kind = 'revised'), []) END AS revised_values,
                 ${at("max(c.latest_at) FILTER (WHERE kind IN ('new', 'revised'))")} AS latest_observed_at
            FROM classified c WHERE kind IN ('new', 'revised')
           GROUP BY series_key ORDER BY series_key`,
