@@ -146,7 +146,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     path: '/api/v1/status',
     summary: 'Service and data freshness status',
     description:
-      'Snapshot in service, and per source its last period, last observation time, cadence, next release due and staleness.',
+      'Snapshot in service, and per source its last period, last observation time, cadence, next release due and staleness; on an instance following a bucket, how far behind its commit log it is (replica).',
     access: { kind: 'public' },
     query: [],
     maxAge: 60,

@@ -18,7 +18,7 @@ export const REDIS_BASE = 'mmds';
 export function createStateStorage(spec: string, dataDir: string): Storage {
   if (spec === 'file') return createStorage({ driver: fsDriver({ base: resolveLayout(dataDir).stateDir }) });
   if (spec === 'memory') return createStorage({ driver: memoryDriver() });
-  if (/^rediss?:\/\/./.test(spec)) {
+  if (isRedisUrl(spec)) {
     const storage = createStorage({
       driver: redisDriver({
         url: spec,
@@ -37,6 +37,11 @@ export function createStateStorage(spec: string, dataDir: string): Storage {
     return storage;
   }
   throw new ConfigError('MMDS_STORAGE must be "file", "memory" or a redis:// URL');
+}
+
+/** Whether an MMDS_STORAGE value names a Redis (`redis://` or `rediss://`). */
+export function isRedisUrl(spec: string): boolean {
+  return /^rediss?:\/\/./.test(spec);
 }
 
 /**

@@ -10,6 +10,7 @@ import type { SnapshotDb } from '../query/snapshot-db.ts';
 import { authorise } from '../server/authorise.ts';
 import type { Caller } from '../server/handler-deps.ts';
 import { toApiError } from '../server/map-error.ts';
+import type { ReplicaStatus } from '../store/object-store/follow-store.ts';
 import { PIPELINE_VERSION } from '../version.ts';
 import { registerPrompts } from './prompts.ts';
 import { registerResources } from './resources.ts';
@@ -40,6 +41,8 @@ export interface McpContext {
    * request's own, or `mmds mcp --public-url`; null when unknown (the answer then gives the path).
    */
   publicBaseUrl: string | null;
+  /** An instance following a bucket: where it stands, for the status tool (HandlerDeps.replica). */
+  replica?: (servedId: string | null, now: Date) => Promise<ReplicaStatus>;
 }
 
 /** The tokens of a text by the stated rule. */
@@ -173,9 +176,11 @@ export async function renderRoute(
   const cotHistory = caller?.scopes.includes(COT_HISTORY_SCOPE) ?? false;
   const release = db.lease();
   try {
+    const now = context.now();
+    const replica = route.id === 'status' && context.replica ? await context.replica(db.id, now) : null;
     return {
       params,
-      envelope: await renderPayload(db, route, params, { now: context.now(), keyed, cotHistory }),
+      envelope: await renderPayload(db, route, params, { now, keyed, cotHistory, replica }),
     };
   } finally {
     release();

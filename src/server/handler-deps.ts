@@ -1,5 +1,6 @@
 import type { Decision } from '../rate-limit/sliding-log.ts';
 import type { StoreLayout } from '../store/layout.ts';
+import type { ReplicaStatus } from '../store/object-store/follow-store.ts';
 import type { EventStreams } from './event-streams.ts';
 import type { SnapshotWait } from './monotonic-read.ts';
 import type { ResponseCache } from './response-cache.ts';
@@ -47,6 +48,8 @@ export interface HandlerDeps {
   eventStreams: EventStreams;
   now: () => Date;
   log: (entry: Record<string, unknown>) => void;
+  /** Set on an instance following a bucket: where it stands against the log (/api/v1/status). */
+  replica?: (servedId: string | null, now: Date) => Promise<ReplicaStatus>;
 }
 
 /** What one request resolved to, for its log line. */

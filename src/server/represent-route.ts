@@ -35,7 +35,9 @@ export async function representRoute(
       : `${db.id} ${keyed ? 'k' : 'p'}${cotHistory ? 'c' : ''} ${route.id} ${params.slug ?? ''} ${normaliseQuery(params)}${clockHour(route, deps)}${logEnd(route, db)}`;
   const cached = cacheKey ? deps.cache.get(cacheKey) : undefined;
   if (cached) return cached;
-  const envelope = await renderPayload(db, route, params, { now: deps.now(), keyed, cotHistory });
+  const now = deps.now();
+  const replica = route.id === 'status' && deps.replica ? await deps.replica(db.id, now) : null;
+  const envelope = await renderPayload(db, route, params, { now, keyed, cotHistory, replica });
   if (route.mediaType === 'text/calendar') {
     const body = Buffer.from(renderReleasesIcs(envelope));
     const representation: Representation = {

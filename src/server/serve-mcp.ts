@@ -51,6 +51,7 @@ export async function serveMcp(
     requestId: () => requestId,
     log: deps.log,
     publicBaseUrl: requestOrigin(request, deps.behindProxy),
+    ...(deps.replica ? { replica: deps.replica } : {}),
   });
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,

@@ -23,12 +23,19 @@ export async function serveStatusPage(
   if (!db) throw unavailable('no snapshot has been published yet', 30);
   headers.set('X-Snapshot-Id', db.id);
   const release = db.lease();
-  const envelope = await renderPayload(
-    db,
-    STATUS_ROUTE,
-    { slug: null, query: {}, keyedParams: [] },
-    { now: deps.now(), keyed: false },
-  ).finally(release);
+  const now = deps.now();
+  let envelope: Awaited<ReturnType<typeof renderPayload>>;
+  try {
+    const replica = deps.replica ? await deps.replica(db.id, now) : null;
+    envelope = await renderPayload(
+      db,
+      STATUS_ROUTE,
+      { slug: null, query: {}, keyedParams: [] },
+      { now, keyed: false, replica },
+    );
+  } finally {
+    release();
+  }
   const body = Buffer.from(
     renderStatusPage(envelope as Parameters<typeof renderStatusPage>[0], { live: true }),
   );

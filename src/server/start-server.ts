@@ -20,6 +20,7 @@ import { RedisLimiter } from '../rate-limit/redis-limiter.ts';
 import { assertLimit } from '../rate-limit/sliding-log.ts';
 import { resolveLayout, snapshotDir } from '../store/layout.ts';
 import { readManifest } from '../store/manifest.ts';
+import type { ReplicaStatus } from '../store/object-store/follow-store.ts';
 import { VerifiedFiles, verifySnapshotFiles } from '../store/verify-files.ts';
 import { answerClientError } from './answer-client-error.ts';
 import { quarantineHost } from './check-host.ts';
@@ -49,6 +50,8 @@ export interface StartServerOptions {
    * the bucket's log); without it, only a snapshot already in the data directory is awaited.
    */
   isCommittedAhead?: (snapshotId: string) => Promise<boolean>;
+  /** An instance following a bucket (`mmds serve --from`): where it stands, for /api/v1/status. */
+  replica?: (servedId: string | null, now: Date) => Promise<ReplicaStatus>;
 }
 
 /** A listening server. */
@@ -190,6 +193,7 @@ export async function startServer(
     eventStreams,
     now,
     log,
+    ...(options.replica ? { replica: options.replica } : {}),
   });
   const app = createApp(handle, (request) =>
     resolveClientIp(request.ip ?? '0.0.0.0', request.headers.get('x-forwarded-for'), config.trustedProxies),

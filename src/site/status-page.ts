@@ -1,3 +1,4 @@
+import type { ReplicaStatus } from '../store/object-store/follow-store.ts';
 import { escapeHtml } from './escape-html.ts';
 import { formatTimestamp, MISSING } from './format.ts';
 import { renderDocument } from './layout.ts';
@@ -24,6 +25,8 @@ export interface StatusData {
   freshness: string;
   checked_at: string;
   snapshot: { id: string; published_at: string; parent: string | null; pipeline_version: string };
+  /** An instance following a bucket (ReplicaStatus); null or absent otherwise. */
+  replica?: ReplicaStatus | null;
   sources: StatusSource[];
 }
 
@@ -102,6 +105,29 @@ export function renderFreshnessTable(sources: readonly StatusSource[], options: 
   ].join('');
 }
 
+/** Where an instance following a bucket stands against its commit log, in words. */
+function renderReplica(replica: ReplicaStatus): string[] {
+  const position =
+    replica.seq === null
+      ? 'a snapshot not in the log it has read'
+      : `commit ${replica.seq} of ${replica.log_seq ?? '?'}`;
+  const behind =
+    replica.behind_commits === null
+      ? 'unknown'
+      : replica.behind_commits === 0
+        ? 'up to date'
+        : `${replica.behind_commits} commit(s)${replica.behind_seconds === null ? '' : `, ${replica.behind_seconds} s`}`;
+  return [
+    `<dt>Follows</dt><dd><code>${escapeHtml(replica.store)}</code>: ${position}</dd>`,
+    `<dt>Behind the log</dt><dd>${behind}</dd>`,
+    ...(replica.last_error
+      ? [
+          `<dt>Last pull failed</dt><dd>${formatTimestamp(replica.last_error.at)}: ${escapeHtml(replica.last_error.message)}</dd>`,
+        ]
+      : []),
+  ];
+}
+
 /**
  * Renders the status page, a whole HTML document in the site's layout, from the status
  * payload. `mmds build` writes it with the payload of the build time; the server can render it
@@ -124,6 +150,7 @@ export function renderStatusPage(statusPayload: { data: StatusData }, options: S
     `<dt>Published</dt><dd>${formatTimestamp(snapshot.published_at)}</dd>`,
     `<dt>Previous snapshot</dt><dd>${snapshot.parent ? `<code>${escapeHtml(snapshot.parent)}</code>` : 'none'}</dd>`,
     `<dt>Pipeline version</dt><dd>${escapeHtml(snapshot.pipeline_version)}</dd>`,
+    ...(status.replica ? renderReplica(status.replica) : []),
     '</dl>',
     '<h2>Sources</h2>',
     '<p>A source is <em>stale</em> when nothing new has been observed for longer than its allowance (<em>stale after</em>). For BLS, CFTC and ECB the next release comes from their release calendars (<a href="/releases/">release calendar</a>); for other sources it is an estimate from the cadence, holidays not modelled.</p>',

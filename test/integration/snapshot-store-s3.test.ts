@@ -272,11 +272,31 @@ describe('mmds publish --to s3://bucket/prefix', () => {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       const meanwhile = await fetch(`${server.url}/api/v1/status`);
-      await meanwhile.arrayBuffer();
+      const { data } = (await meanwhile.json()) as { data: { replica: Record<string, unknown> } };
       expect(meanwhile.status).toBe(200);
       expect(meanwhile.headers.get('x-snapshot-id')).toBe(next);
+      // /status says how far behind the log the instance is, and why.
+      expect(data.replica).toMatchObject({
+        store: url,
+        log_seq: 5,
+        seq: 4,
+        behind_commits: 1,
+        behind_seconds: expect.any(Number),
+        last_error: { message: expect.stringContaining(`objects/${victim.sha256}`), at: expect.any(String) },
+      });
+      expect(data.replica.behind_seconds).toBeGreaterThanOrEqual(0);
       await store.put(objectKey(victim.sha256), good);
       await waitFor(third);
+      const caughtUp = (await (await fetch(`${server.url}/api/v1/status`)).json()) as {
+        data: { replica: Record<string, unknown> };
+      };
+      expect(caughtUp.data.replica).toMatchObject({
+        log_seq: 5,
+        seq: 5,
+        behind_commits: 0,
+        behind_seconds: 0,
+        last_error: null,
+      });
       expect(statuses.filter((status) => status >= 500)).toEqual([]);
       const events = server.stdout.map((line) => JSON.parse(line) as { event?: string; snapshot?: string });
       expect(events.filter((e) => e.event === 'store_pulled').map((e) => e.snapshot)).toEqual([

@@ -34,7 +34,7 @@ export interface paths {
     };
     /**
      * Service and data freshness status
-     * @description Snapshot in service, and per source its last period, last observation time, cadence, next release due and staleness.
+     * @description Snapshot in service, and per source its last period, last observation time, cadence, next release due and staleness; on an instance following a bucket, how far behind its commit log it is (replica).
      *
      *     Public: no key needed. Public responses may be cached for 60 s. Endpoint 1 of the interface specification.
      */
@@ -2018,6 +2018,33 @@ export interface operations {
                  */
                 created_at: string;
               }[];
+              /** @description Instances that follow a bucket (`mmds serve --from s3://…`): where the instance stands against the bucket's commit log. Null for a server on its own data directory and in the static build. */
+              replica: {
+                /** @description The bucket the instance follows, `s3://bucket/prefix` (never credentials). */
+                store: string;
+                /** @description The newest commit of the bucket's log the instance has read; null before its first read. */
+                log_seq: number | null;
+                /**
+                 * Format: date-time
+                 * @description When the instance last read the log's end successfully.
+                 */
+                log_checked_at: string | null;
+                /** @description The commit (log entry) of the snapshot in service; null when that snapshot is not one the instance has read in the log (it started on an older local copy and has not pulled since). */
+                seq: number | null;
+                /** @description Commits of the log (as last read) newer than the snapshot in service; 0 when current. */
+                behind_commits: number | null;
+                /** @description Seconds since the first commit the instance does not serve was made; 0 when current, null when unknown. */
+                behind_seconds: number | null;
+                last_error: {
+                  /** @description What failed: the bucket unreachable, or an object refused as damaged (it keeps serving its snapshot meanwhile). */
+                  message: string;
+                  /**
+                   * Format: date-time
+                   * @description When it last failed.
+                   */
+                  at: string;
+                } | null;
+              } | null;
               /** @description Every catalog source, by id. */
               sources: {
                 /** @description Catalog source id. */

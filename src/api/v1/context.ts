@@ -1,6 +1,7 @@
 import type { Payload } from '../../contract/envelope.ts';
 import type { RequestParams } from '../../contract/parse-request.ts';
 import type { SnapshotDb } from '../../query/snapshot-db.ts';
+import type { ReplicaStatus } from '../../store/object-store/follow-store.ts';
 
 /** What a payload function gets besides the parameters. */
 export interface ApiContext {
@@ -14,6 +15,11 @@ export interface ApiContext {
    * PUBLIC_COT_REPORTS) are for it alone, on every route (docs/keys.md). Absent: false.
    */
   cotHistory?: boolean;
+  /**
+   * Where an instance following a bucket (`mmds serve --from`) stands against the bucket's log;
+   * null or absent elsewhere (a server on its own data directory, the static build).
+   */
+  replica?: ReplicaStatus | null;
 }
 
 /** Computes one endpoint's `{data, meta}`; shared by the static build and the server. */

@@ -2,6 +2,7 @@ import { type Success, success } from '../../contract/envelope.ts';
 import type { RequestParams } from '../../contract/parse-request.ts';
 import type { RouteDefinition } from '../../contract/routes.ts';
 import type { SnapshotDb } from '../../query/snapshot-db.ts';
+import type { ReplicaStatus } from '../../store/object-store/follow-store.ts';
 import { renderCsv } from './csv.ts';
 import { csvColumnsOf } from './csv-columns.ts';
 import { PAYLOADS } from './endpoints.ts';
@@ -14,6 +15,8 @@ export interface RenderOptions {
   keyed: boolean;
   /** The caller holds cot:history (ApiContext.cotHistory). */
   cotHistory?: boolean;
+  /** ApiContext.replica (status only). */
+  replica?: ReplicaStatus | null;
 }
 
 /**
@@ -27,7 +30,13 @@ export async function renderPayload(
   options: RenderOptions,
 ): Promise<Success> {
   const payload = await PAYLOADS[route.id](
-    { db, now: options.now, keyed: options.keyed, cotHistory: options.cotHistory === true },
+    {
+      db,
+      now: options.now,
+      keyed: options.keyed,
+      cotHistory: options.cotHistory === true,
+      replica: options.replica ?? null,
+    },
     params,
   );
   return success(payload, db.id, `${options.now.toISOString().slice(0, 19)}Z`);

@@ -5,7 +5,7 @@ import { estimateNextRelease, isStale } from './freshness.ts';
 import { readNextReleases } from './releases.ts';
 
 /** Endpoint 1: the snapshot in service and the freshness of every source, computed at `now`. */
-export const getStatus: PayloadFunction = async ({ db, now }) => {
+export const getStatus: PayloadFunction = async ({ db, now, replica }) => {
   const rows = await readSourceFreshness(db);
   const next = await readNextReleases(db, now);
   const sources = rows.map((row) => {
@@ -44,6 +44,7 @@ export const getStatus: PayloadFunction = async ({ db, now }) => {
       },
       // The ids /api/v1/changes accepts as since (docs/api/changes.md).
       snapshots: listKnownSnapshots(db.layout),
+      replica: replica ?? null,
       sources,
     },
   };

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { openDuckDb, pipelineDuckDbOptions, withConnection } from '../../db/duckdb.ts';
+import { isRedisUrl } from '../../keys/create-storage.ts';
 import { listBatches } from '../../store/batches.ts';
 import { resolveLayout, type StoreLayout } from '../../store/layout.ts';
 import { type LogEntry, readLogHead } from '../../store/object-store/bucket-log.ts';
@@ -49,7 +50,8 @@ snapshot's files the bucket lacks are uploaded as objects/<sha256>, then its man
 snapshot is committed by creating the next log/<seq>.json only if no one else has: a concurrent
 publisher that took that number first makes this one exit 1 with one line (run it again).
 Endpoint and keys: AWS_ENDPOINT_URL_S3 (path-style), AWS_REGION, AWS_ACCESS_KEY_ID,
-AWS_SECRET_ACCESS_KEY.
+AWS_SECRET_ACCESS_KEY. With MMDS_STORAGE=redis://… it then publishes one message on that Redis,
+so that the mmds serve --from instances switch at once; Redis down is a warning (committed).
 
 Examples:
   mmds publish
@@ -92,6 +94,7 @@ Examples:
         for (const warning of result.warnings) context.reporter.warn(warning.message);
         const stored =
           remote === null ? null : await commitRemote(remote, layout, result.snapshot_id, context);
+        if (remote !== null && stored?.status === 'committed') await wakeFollowers(remote, stored, context);
         context.reporter.result(stored === null ? result : { ...result, store: stored });
         const rows = Object.entries(result.tables)
           .filter(([, n]) => n > 0)
@@ -142,6 +145,32 @@ async function commitRemote(
     if (error instanceof LostCommitError || error instanceof ObjectStoreError)
       throw new ReportedFailure(error.message);
     throw error;
+  }
+}
+
+/**
+ * Tells the `mmds serve --from` instances of the bucket about the commit through the Redis they
+ * share (MMDS_STORAGE), so they switch now rather than at their next poll. The snapshot is
+ * committed whatever Redis does: an unreachable Redis is one warning, and the instances find the
+ * commit at their next poll.
+ */
+async function wakeFollowers(
+  remote: Remote,
+  stored: StorePublishResult,
+  context: CommandContext,
+): Promise<void> {
+  if (!isRedisUrl(context.config.storage)) return;
+  const { announceCommit } = await import('../../store/object-store/commit-wake.ts');
+  try {
+    await announceCommit(context.config.storage, remote.store.url, {
+      seq: stored.seq,
+      snapshot_id: stored.snapshot_id,
+    });
+  } catch (error) {
+    context.reporter.warn(
+      `committed log entry ${stored.seq}, but could not tell the followers: ${(error as Error).message}; ` +
+        'they will find it at their next poll (MMDS_SNAPSHOT_POLL_MS)',
+    );
   }
 }
 

@@ -3,9 +3,10 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { startDelivery } from '../../hooks/start-delivery.ts';
 import { openStoreEventFeed } from '../../hooks/store-feed.ts';
-import { checkStateStorage, createStateStorage } from '../../keys/create-storage.ts';
+import { checkStateStorage, createStateStorage, isRedisUrl } from '../../keys/create-storage.ts';
 import { startServer } from '../../server/start-server.ts';
 import { resolveLayout } from '../../store/layout.ts';
+import { subscribeCommits } from '../../store/object-store/commit-wake.ts';
 import { followStore, type StoreFollower } from '../../store/object-store/follow-store.ts';
 import { type ObjectStoreLocation, parseObjectStoreUrl } from '../../store/object-store/object-store.ts';
 import type { CommandContext } from '../context.ts';
@@ -36,6 +37,8 @@ behind a proxy, set MMDS_TRUSTED_PROXIES (docs/operations.md). With Redis, it re
 With --from s3://bucket/prefix it polls the bucket's log every MMDS_SNAPSHOT_POLL_MS, downloads
 the newest snapshot's missing files into MMDS_DATA_DIR, checks every SHA-256 and switches to it;
 a damaged object is refused and the current snapshot stays in service (docs/operations.md).
+With MMDS_STORAGE=redis://… it also reads the log as soon as mmds publish --to announces a
+commit there. /api/v1/status says (replica) how far behind the bucket's log the instance is.
 On start it prints, on stderr, "mmds: serving on <url>" and the addresses of the site: the home
 page /, the API reference /docs/api/, the status page /status/ and /api/v1/openapi.json.
 
@@ -100,6 +103,7 @@ Examples:
       const server = await startServer(config, {
         log: feed ? serverLog : log,
         isCommittedAhead: follower ? (id) => follower.isCommittedAhead(id) : undefined,
+        ...(follower ? { replica: follower.describe } : {}),
       });
       const delivery = feed ? await startDelivery(config, feed, log) : null;
       if (delivery) wakeDeliverer = () => delivery.deliverer.wake();
@@ -122,6 +126,10 @@ Examples:
     });
 }
 
+/**
+ * Follows the bucket's log; with Redis (MMDS_STORAGE=redis://…, the Redis the instances share
+ * anyway) also listens for the publisher's commit messages, which read the log at once.
+ */
 async function startFollowing(
   location: ObjectStoreLocation,
   config: CommandContext['config'],
@@ -129,11 +137,21 @@ async function startFollowing(
 ): Promise<StoreFollower> {
   // The SDK is loaded only by a server that follows a bucket.
   const { openS3Store } = await import('../../store/object-store/s3-store.ts');
-  return followStore(openS3Store(location, config.s3), resolveLayout(config.dataDir), {
+  const store = openS3Store(location, config.s3);
+  const follower = followStore(store, resolveLayout(config.dataDir), {
     intervalMs: config.snapshotPollMs,
     keep: config.keepSnapshots,
     log,
   });
+  if (!isRedisUrl(config.storage)) return follower;
+  const subscription = subscribeCommits(config.storage, store.url, () => follower.wake(), log);
+  return {
+    ...follower,
+    stop: async () => {
+      await subscription.close();
+      await follower.stop();
+    },
+  };
 }
 
 /** The site's pages a person opens first, with the server's real address. */

@@ -36,6 +36,48 @@ export const STATUS_DATA: JsonSchema = object({
       created_at: timestamp('When it was published.'),
     }),
   },
+  replica: nullable(
+    object(
+      {
+        store: text('The bucket the instance follows, `s3://bucket/prefix` (never credentials).'),
+        log_seq: nullable(
+          integer(
+            "The newest commit of the bucket's log the instance has read; null before its first read.",
+            {
+              minimum: 1,
+            },
+          ),
+        ),
+        log_checked_at: nullable(timestamp("When the instance last read the log's end successfully.")),
+        seq: nullable(
+          integer(
+            'The commit (log entry) of the snapshot in service; null when that snapshot is not one the instance has read in the log (it started on an older local copy and has not pulled since).',
+            { minimum: 1 },
+          ),
+        ),
+        behind_commits: nullable(
+          integer('Commits of the log (as last read) newer than the snapshot in service; 0 when current.', {
+            minimum: 0,
+          }),
+        ),
+        behind_seconds: nullable(
+          integer(
+            'Seconds since the first commit the instance does not serve was made; 0 when current, null when unknown.',
+            { minimum: 0 },
+          ),
+        ),
+        last_error: nullable(
+          object({
+            message: text(
+              'What failed: the bucket unreachable, or an object refused as damaged (it keeps serving its snapshot meanwhile).',
+            ),
+            at: timestamp('When it last failed.'),
+          }),
+        ),
+      },
+      "Instances that follow a bucket (`mmds serve --from s3://…`): where the instance stands against the bucket's commit log. Null for a server on its own data directory and in the static build.",
+    ),
+  ),
   sources: {
     type: 'array',
     description: 'Every catalog source, by id.',

@@ -44,9 +44,10 @@ export interface PullResult {
 export async function pullLatestSnapshot(
   store: ObjectStore,
   layout: StoreLayout,
-  options: { keep: number },
+  options: { keep: number; head?: LogEntry | null },
 ): Promise<PullResult> {
-  const head = await readLogHead(store);
+  // The caller may have just read the log's end itself (follow-store.ts keeps it for /status).
+  const head = options.head === undefined ? await readLogHead(store) : options.head;
   const none = { downloaded: { files: 0, bytes: 0 }, linked: 0 };
   if (head === null) return { status: 'empty', seq: null, snapshot_id: null, ...none };
   if (readCurrentId(layout) === head.snapshot_id)
