@@ -49,8 +49,10 @@ export interface DistUploadResult {
   uploaded: { objects: number; bytes: number };
   /** Objects the bucket held already with the same sha256, type and Cache-Control. */
   unchanged: number;
-  /** Objects under the prefix that belong to no file of this build (older builds'; never deleted here). */
+  /** How many objects under the prefix belong to no file of this build (older builds'; never deleted here). */
   stale: number;
+  /** Their keys, for an operator to expire (docs/deploy-static.md). */
+  stale_keys: string[];
 }
 
 /** dist/ cannot be uploaded as it is (no build, a site-only build, a file changed since the build). */
@@ -214,7 +216,7 @@ export async function uploadDist(
       options.progress?.(`build: uploading to ${store.url}…`, { done, total });
     });
   const keys = new Set(phases.flat().map((object) => object.key));
-  const stale = (await store.list('')).filter((key) => !keys.has(key)).length;
+  const stale = (await store.list('')).filter((key) => !keys.has(key));
   return {
     url: store.url,
     snapshot: manifest.snapshot,
@@ -222,7 +224,8 @@ export async function uploadDist(
     aliases,
     uploaded,
     unchanged,
-    stale,
+    stale: stale.length,
+    stale_keys: stale,
   };
 }
 

@@ -24,6 +24,10 @@ let gateway: RadosGateway;
 let fixture: SharedSampleFixture;
 let store: ObjectStore;
 const PREFIX = 'site';
+/** An object under the prefix that no file of the build has (put there by the test). */
+const STALE_KEY = 'markets/gone/index.html';
+/** The keys under the site's prefix that belong to the build. */
+const builtKeys = async () => (await store.list('')).filter((key) => key !== STALE_KEY);
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 const readManifest = () =>
@@ -62,6 +66,7 @@ describe('uploading dist/ to a bucket a CDN uses as its origin', () => {
     expect(result.uploaded.objects).toBe(result.objects);
     expect(result.unchanged).toBe(0);
     expect(result.stale).toBe(0);
+    expect(result.stale_keys).toEqual([]);
     // Every file, one object each, plus the request-path aliases and the manifest.
     expect(result.objects).toBe(manifest.files.length + result.aliases + 1);
     const routeCache = new Map(manifest.routes.map((route) => [route.file, route.cache_control]));
@@ -139,6 +144,14 @@ describe('uploading dist/ to a bucket a CDN uses as its origin', () => {
     expect(again.result.objects).toBe(first.result.objects);
   });
 
+  it('leaves the objects of older builds, and names them', async () => {
+    await store.put(STALE_KEY, '<p>a page an older build had</p>');
+    const again = await upload();
+    expect(again.keys).toEqual([]);
+    expect(again.result).toMatchObject({ stale: 1, stale_keys: [STALE_KEY] });
+    expect((await store.get(STALE_KEY))?.toString()).toBe('<p>a page an older build had</p>');
+  });
+
   it('refuses a file changed since the build, uploading nothing', async () => {
     const path = join(fixture.distDir, 'api/v1/status/index.json');
     const original = readFileSync(path);
@@ -179,14 +192,14 @@ describe('mmds build --to s3://bucket/prefix', () => {
   it('on a dist/ that holds the current snapshot: no build, the upload alone', async () => {
     const run = await runMmds(['build', '--to', `s3://${gateway.bucket}/cli/`], env());
     expect(run.code, run.stderr).toBe(0);
-    const objects = (await store.list('')).length;
+    const objects = (await builtKeys()).length;
     expect(run.stdout).toContain(`dist already holds snapshot ${fixture.snapshotId}`);
     expect(run.stdout).toContain(
       `uploaded snapshot ${fixture.snapshotId}'s dist to s3://${gateway.bucket}/cli: ${objects} of ${objects} object(s)`,
     );
     const cli = openS3Store({ bucket: gateway.bucket, prefix: 'cli' }, readS3Settings(gateway.env));
     try {
-      expect((await cli.list('')).sort()).toEqual((await store.list('')).sort());
+      expect((await cli.list('')).sort()).toEqual((await builtKeys()).sort());
     } finally {
       cli.close();
     }
