@@ -41,7 +41,14 @@ async function upload(): Promise<{ result: DistUploadResult; keys: string[] }> {
 }
 
 beforeAll(async () => {
-  [gateway, fixture] = await Promise.all([startRadosGateway(), useSharedSample({ copyDist: true })]);
+  // Both at once (the gateway takes about 15 s); either failing still lets afterAll stop the other.
+  const [started, shared] = await Promise.allSettled([
+    startRadosGateway(),
+    useSharedSample({ copyDist: true }),
+  ]);
+  if (started.status === 'fulfilled') gateway = started.value;
+  if (shared.status === 'fulfilled') fixture = shared.value;
+  for (const outcome of [started, shared]) if (outcome.status === 'rejected') throw outcome.reason;
   console.log(`radosgw up in ${gateway.startMs} ms`);
   store = openS3Store({ bucket: gateway.bucket, prefix: PREFIX }, readS3Settings(gateway.env));
 }, 600_000);
