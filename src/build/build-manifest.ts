@@ -43,5 +43,8 @@ export function publicCacheControl(maxAge: number): string {
   return `public, max-age=${maxAge}`;
 }
 
+/** Cache-Control of the pages and assets (no route of their own), as mmds serve and nginx.conf send them. */
+export const SITE_CACHE_CONTROL = publicCacheControl(300);
+
 /** The file name of the manifest inside dist/. */
 export const BUILD_MANIFEST_FILE = 'build-manifest.json';

@@ -38,6 +38,16 @@ export function contentTypeOf(file: string): string {
   return CONTENT_TYPES[extname(file)] ?? 'application/octet-stream';
 }
 
+/**
+ * The strong ETag the build gives a file from its bytes' SHA-256 (hex): a bulk file the full hash,
+ * as its listing gives it; any other the first 32 base64url characters, enough for a cache key.
+ */
+export function builtFileEtag(file: string, sha256: string): string {
+  return isBulkFile(file)
+    ? `"${sha256}"`
+    : `"${Buffer.from(sha256, 'hex').toString('base64url').slice(0, 32)}"`;
+}
+
 /** Compressed copies pay off only above a few hundred bytes. */
 const COMPRESS_MIN_BYTES = 256;
 
@@ -83,7 +93,7 @@ export async function compressAndDescribe(
     return {
       file: `/${file}`,
       bytes: body.length,
-      etag: `"${digest.toString('base64url').slice(0, 32)}"`,
+      etag: builtFileEtag(file, digest.toString('hex')),
       content_type: contentType,
       gzip_bytes: sizes?.gzip ?? null,
       br_bytes: sizes?.br ?? null,
@@ -102,7 +112,7 @@ function describeBulkFile(outDir: string, file: string): BuiltFile {
   return {
     file: `/${file}`,
     bytes: body.length,
-    etag: `"${sha256}"`,
+    etag: builtFileEtag(file, sha256),
     content_type: contentTypeOf(file),
     gzip_bytes: null,
     br_bytes: null,

@@ -6,6 +6,7 @@ import { InputError } from '../ingest/input-error.ts';
 import { StorageUnreachableError } from '../keys/create-storage.ts';
 import { RevisionRefusedError } from '../store/append-batch.ts';
 import { LockedError } from '../store/lock.ts';
+import { ObjectStoreError } from '../store/object-store/object-store.ts';
 import { PublishRefusedError } from '../store/publish.ts';
 import { PIPELINE_VERSION } from '../version.ts';
 import { registerBuild } from './commands/build.ts';
@@ -59,7 +60,8 @@ export const EXIT_CODE_HELP = `Exit codes (the same for every command):
       out of memory
   2   wrong usage: unknown command, source or flag, a bad flag value, a file argument that is missing
   3   nothing new (mmds update only)
-  69  unavailable: a download failed (publisher down, HTTP error, bad file) or Redis is unreachable
+  69  unavailable: a download failed (publisher down, HTTP error, bad file), Redis is unreachable,
+      or the bucket of mmds build --to failed (unreachable, refused)
   70  internal error (a bug: please report it)
   75  the data directory is busy (another mmds holds its lock)
   78  bad configuration: an environment variable, or MMDS_DATA_DIR missing for a command that reads it`;
@@ -246,7 +248,8 @@ function classifyError(error: unknown): Failure {
   }
   if (error instanceof UsageError || error instanceof OutputDirError) return fail(EXIT.usage, error.message);
   if (error instanceof FetchError) return fail(EXIT.unavailable, `${error.message} (the store is unchanged)`);
-  if (error instanceof StorageUnreachableError) return fail(EXIT.unavailable, error.message);
+  if (error instanceof StorageUnreachableError || error instanceof ObjectStoreError)
+    return fail(EXIT.unavailable, error.message);
   if (error instanceof InputError || error instanceof RevisionRefusedError)
     return fail(EXIT.failure, `${error.message} (the store is unchanged)`);
   if (error instanceof PublishRefusedError) {

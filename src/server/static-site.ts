@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BulkSnapshot } from '../api/v1/bulk.ts';
-import { BUILD_MANIFEST_FILE, type BuildManifest } from '../build/build-manifest.ts';
+import { BUILD_MANIFEST_FILE, type BuildManifest, SITE_CACHE_CONTROL } from '../build/build-manifest.ts';
 import { isBulkFile } from '../build/bulk-files.ts';
 import type { BuiltFile } from '../build/finish-dist.ts';
 
@@ -126,6 +126,6 @@ function loadEntry(distDir: string, file: BuiltFile, cacheControl: string | unde
     br: file.br_bytes === null ? null : readFileSync(`${path}.br`),
     etag: file.etag,
     contentType: file.content_type,
-    cacheControl: cacheControl ?? 'public, max-age=300',
+    cacheControl: cacheControl ?? SITE_CACHE_CONTROL,
   };
 }

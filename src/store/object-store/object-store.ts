@@ -12,14 +12,17 @@ export interface ObjectStore {
    * as received, or null when there is none (no file is written then).
    */
   getToFile(key: string, file: string): Promise<{ sha256: string; bytes: number } | null>;
-  /** The object's size, or null when there is none. */
-  head(key: string): Promise<{ size: number } | null>;
+  /** The object's size and the headers it was stored with, or null when there is none. */
+  head(key: string): Promise<ObjectHead | null>;
   /** Keys under a key prefix, in key order, after `startAfter` when given. */
   list(keyPrefix: string, startAfter?: string): Promise<string[]>;
   /** Writes (or replaces) an object. */
   put(key: string, body: Buffer | string): Promise<void>;
-  /** Uploads a local file as an object (streamed, not read into memory). */
-  putFile(key: string, file: string): Promise<void>;
+  /**
+   * Uploads a local file as an object (streamed, not read into memory), with the headers a reader
+   * (a CDN using the bucket as its origin) gets back, when given.
+   */
+  putFile(key: string, file: string, headers?: ObjectHeaders): Promise<void>;
   /**
    * Creates the object only if no object has the key (`If-None-Match: *`): true when this call
    * created it, false when one was there already. Of concurrent creators exactly one gets true.
@@ -27,6 +30,19 @@ export interface ObjectStore {
   putIfAbsent(key: string, body: Buffer | string): Promise<boolean>;
   /** Releases the connections. */
   close(): void;
+}
+
+/** What an object is served with besides its bytes; stored with it at upload. */
+export interface ObjectHeaders {
+  contentType?: string;
+  cacheControl?: string;
+  /** User metadata (`x-amz-meta-<name>`); names in lowercase. */
+  metadata?: Record<string, string>;
+}
+
+/** An object's size and stored headers (the headers absent when it was stored without them). */
+export interface ObjectHead extends ObjectHeaders {
+  size: number;
 }
 
 /** The object store answered with an error, or could not be reached. */

@@ -90,7 +90,12 @@ export function openS3Store(location: ObjectStoreLocation, settings: S3Settings)
       call('HEAD', key, async () => {
         try {
           const reply = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: full(key) }));
-          return { size: reply.ContentLength ?? 0 };
+          return {
+            size: reply.ContentLength ?? 0,
+            ...(reply.ContentType ? { contentType: reply.ContentType } : {}),
+            ...(reply.CacheControl ? { cacheControl: reply.CacheControl } : {}),
+            metadata: reply.Metadata ?? {},
+          };
         } catch (error) {
           if (statusOf(error) === 404) return null;
           throw error;
@@ -118,7 +123,7 @@ export function openS3Store(location: ObjectStoreLocation, settings: S3Settings)
       call('PUT', key, async () => {
         await client.send(new PutObjectCommand({ Bucket: bucket, Key: full(key), Body: body }));
       }),
-    putFile: (key, file) =>
+    putFile: (key, file, headers) =>
       call('PUT', key, async () => {
         await client.send(
           new PutObjectCommand({
@@ -126,6 +131,9 @@ export function openS3Store(location: ObjectStoreLocation, settings: S3Settings)
             Key: full(key),
             Body: createReadStream(file),
             ContentLength: statSync(file).size,
+            ...(headers?.contentType ? { ContentType: headers.contentType } : {}),
+            ...(headers?.cacheControl ? { CacheControl: headers.cacheControl } : {}),
+            ...(headers?.metadata ? { Metadata: headers.metadata } : {}),
           }),
         );
       }),
