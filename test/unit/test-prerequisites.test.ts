@@ -79,7 +79,11 @@ describe('tests that need what Node and npm do not bring', () => {
         'test/reliability/faults-redis.test.ts',
       ]),
     );
-    expect(listTestsNeeding(byName('radosgw'))).toEqual(['test/integration/snapshot-store-s3.test.ts']);
+    expect(listTestsNeeding(byName('radosgw'))).toEqual([
+      'test/integration/scale-out-s3.test.ts',
+      'test/integration/snapshot-store-s3.test.ts',
+      'test/integration/static-to-s3.test.ts',
+    ]);
     expect(listTestsNeeding(byName('chromium'))).toContain('test/e2e/site/browser.test.ts');
     expect(listTestsNeeding(byName('python3-pandas'))).toEqual(['test/e2e/python/python-example.test.ts']);
     for (const prerequisite of PREREQUISITES)
