@@ -1257,14 +1257,15 @@ const LIMITS_LEFT = `### Store and query work of this round (src/store, src/quer
   (series, period): at 10M about 4 s of the publish (measured alone, 2026-11-27), done a few
   partitions at a time so that its memory stays bounded (at 10M it had run out of DuckDB's 512 MB
   before). In a loaded run the 10M publish can pass its 60 s; an incremental publish diffs only
-  the new batch's keys in the files it rewrote. The 100M publish's peak RSS (2.48 GB in the run of
-  2026-11-27) came with the first 24 periods of each of 100,000 series held as event details;
-  they are now kept only when an event lists them (24 periods at most), not yet measured at 100M.
+  the new batch's keys in the files it rewrote. The 100M publish's peak RSS was 2.48 GB in a loaded run
+  earlier on 2026-11-27, when the first 24 periods of each of 100,000 series were held as event
+  details; they are now kept only when an event lists them (24 periods at most), and this run
+  measures the peak above.
 - **Builds (issue 27).** A full build renders and compresses every public file (about 2,900 on the
   real data); the build after one ECB day renders the files that day feeds (about 560) and takes
   the rest from the earlier build, rendering concurrently with the bulk export. On an idle machine
-  (2026-11-27, bench section d alone) they took 48.0 s and 9.2 s; with the machine loaded the
-  same steps take longer (the figures above). What is left in the full build is rendering
+  (2026-11-27, bench section d alone) they took 48.0 s and 9.2 s; with other work on the machine
+  they take longer (the figures above). What is left in the full build is rendering
   (Astro pages and JSON through DuckDB) and gzip/brotli of 86 MB of payloads on two cores.
 - **"Same over HTTP / in-process" (section c).** With the revision cache the in-process figure of
   section c (\`readObservationHistory\` without serialisation) is a few hundredths of a ms, so this
