@@ -4,6 +4,8 @@ import { once } from 'node:events';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { type ObjectStore, readS3Settings } from '../../src/store/object-store/object-store.ts';
+import { openS3Store } from '../../src/store/object-store/s3-store.ts';
 import { findFreePort } from './redis-server.ts';
 import { createTempDir } from './temp-dir.ts';
 
@@ -227,4 +229,9 @@ async function killProcess(child: ChildProcess): Promise<void> {
   const exited = once(child, 'exit');
   child.kill('SIGKILL');
   await exited;
+}
+
+/** The project's own client of the gateway's bucket, under `prefix` (the standard AWS variables of `env`). */
+export function openGatewayStore(gateway: RadosGateway, prefix: string): ObjectStore {
+  return openS3Store({ bucket: gateway.bucket, prefix }, readS3Settings(gateway.env));
 }

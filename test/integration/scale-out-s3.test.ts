@@ -5,10 +5,9 @@ import { resolveLayout } from '../../src/store/layout.ts';
 import { readCurrentId } from '../../src/store/manifest.ts';
 import { logKey, readLogEntry } from '../../src/store/object-store/bucket-log.ts';
 import type { ObjectStore } from '../../src/store/object-store/object-store.ts';
-import { openS3Store } from '../../src/store/object-store/s3-store.ts';
 import { linesOf, spawnMmds } from '../e2e/cli/spawn-mmds.ts';
 import { REPO_ROOT, SAMPLE_DATA } from '../helpers/paths.ts';
-import { type RadosGateway, startRadosGateway } from '../helpers/radosgw.ts';
+import { openGatewayStore, type RadosGateway, startRadosGateway } from '../helpers/radosgw.ts';
 import { type RedisServer, startRedis } from '../helpers/redis-server.ts';
 import { runMmds } from '../helpers/run-cli.ts';
 import { type ServeProcess, spawnServe } from '../helpers/spawn-serve.ts';
@@ -116,16 +115,7 @@ beforeAll(async () => {
     MMDS_DIST_DIR: join(temp.dir, 'no-dist'),
     MMDS_STORAGE: redis.url,
   };
-  store = openS3Store(
-    { bucket: gateway.bucket, prefix: PREFIX },
-    {
-      endpoint: gateway.endpoint,
-      region: 'us-east-1',
-      accessKeyId: gateway.accessKeyId,
-      secretAccessKey: gateway.secretAccessKey,
-      sessionToken: null,
-    },
-  );
+  store = openGatewayStore(gateway, PREFIX);
   // The real history without its newest days (the file is newest first), and one file per day.
   const [header, ...rows] = readFileSync(ECB_HISTORY, 'utf8').split('\n');
   const held = rows.slice(0, HELD_BACK).reverse();

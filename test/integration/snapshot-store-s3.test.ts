@@ -13,10 +13,9 @@ import {
 } from '../../src/store/object-store/bucket-log.ts';
 import type { ObjectStore } from '../../src/store/object-store/object-store.ts';
 import { DamagedObjectError, pullLatestSnapshot } from '../../src/store/object-store/pull-snapshot.ts';
-import { openS3Store } from '../../src/store/object-store/s3-store.ts';
 import { verifySnapshotFiles } from '../../src/store/verify-files.ts';
 import { REPO_ROOT, SAMPLE_DATA } from '../helpers/paths.ts';
-import { type RadosGateway, startRadosGateway } from '../helpers/radosgw.ts';
+import { openGatewayStore, type RadosGateway, startRadosGateway } from '../helpers/radosgw.ts';
 import { runMmds } from '../helpers/run-cli.ts';
 import { spawnServe } from '../helpers/spawn-serve.ts';
 import { createTempDir } from '../helpers/temp-dir.ts';
@@ -57,16 +56,7 @@ beforeAll(async () => {
   console.log(`radosgw up in ${gateway.startMs} ms`);
   env = { MMDS_DATA_DIR: dataDir, MMDS_DIST_DIR: join(temp.dir, 'dist'), ...gateway.env };
   url = `s3://${gateway.bucket}/${PREFIX}`;
-  store = openS3Store(
-    { bucket: gateway.bucket, prefix: PREFIX },
-    {
-      endpoint: gateway.endpoint,
-      region: 'us-east-1',
-      accessKeyId: gateway.accessKeyId,
-      secretAccessKey: gateway.secretAccessKey,
-      sessionToken: null,
-    },
-  );
+  store = openGatewayStore(gateway, PREFIX);
   await ok(['ingest', 'catalog', join(REPO_ROOT, 'data/catalog/catalog.yaml')]);
   await ok(['ingest', 'ecb', join(SAMPLE_DATA, 'ecb/eurofxref-daily.xml')]);
 }, 180_000);

@@ -7,10 +7,9 @@ import { isBulkFile } from '../../src/build/bulk-files.ts';
 import { builtFileEtag } from '../../src/build/finish-dist.ts';
 import { DistUploadError, type DistUploadResult, uploadDist } from '../../src/build/upload-dist.ts';
 import { mapConcurrent } from '../../src/lib/map-concurrent.ts';
-import { type ObjectStore, readS3Settings } from '../../src/store/object-store/object-store.ts';
-import { openS3Store } from '../../src/store/object-store/s3-store.ts';
+import type { ObjectStore } from '../../src/store/object-store/object-store.ts';
 import { closedPort } from '../e2e/cli/spawn-mmds.ts';
-import { type RadosGateway, startRadosGateway } from '../helpers/radosgw.ts';
+import { openGatewayStore, type RadosGateway, startRadosGateway } from '../helpers/radosgw.ts';
 import { runMmds } from '../helpers/run-cli.ts';
 import { type SharedSampleFixture, useSharedSample } from '../helpers/shared-sample-build.ts';
 
@@ -50,7 +49,7 @@ beforeAll(async () => {
   if (shared.status === 'fulfilled') fixture = shared.value;
   for (const outcome of [started, shared]) if (outcome.status === 'rejected') throw outcome.reason;
   console.log(`radosgw up in ${gateway.startMs} ms`);
-  store = openS3Store({ bucket: gateway.bucket, prefix: PREFIX }, readS3Settings(gateway.env));
+  store = openGatewayStore(gateway, PREFIX);
 }, 600_000);
 
 afterAll(async () => {
@@ -204,7 +203,7 @@ describe('mmds build --to s3://bucket/prefix', () => {
     expect(run.stdout).toContain(
       `uploaded snapshot ${fixture.snapshotId}'s dist to s3://${gateway.bucket}/cli: ${objects} of ${objects} object(s)`,
     );
-    const cli = openS3Store({ bucket: gateway.bucket, prefix: 'cli' }, readS3Settings(gateway.env));
+    const cli = openGatewayStore(gateway, 'cli');
     try {
       expect((await cli.list('')).sort()).toEqual((await builtKeys()).sort());
     } finally {
