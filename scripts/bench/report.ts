@@ -387,7 +387,7 @@ export function evaluateTargets(r: BenchResults): TargetCheck[] {
   );
   ratioTarget(
     'repeated keyed request / bare node:http',
-    0.7,
+    0.8,
     r.keyed?.cached.ratio_vs_bare_node,
     r.keyed?.cached.targets,
     'mmds serve (cached keyed)',
