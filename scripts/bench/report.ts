@@ -66,6 +66,8 @@ export interface BenchResults {
       answered_by: string;
       ok: boolean;
     }>;
+    /** A public answer of at most 20 KB against bare node:http (issue 27); absent in older runs. */
+    small?: { path: string; body_bytes: number; targets: Targets; ratio_vs_bare_node: number };
   };
   keyed?: {
     series: string;
@@ -381,6 +383,15 @@ export function evaluateTargets(r: BenchResults): TargetCheck[] {
     0.85,
     r.public?.ratios.mmds_serve_vs_bare_node,
     r.public?.targets,
+    'mmds serve',
+    'bare node:http',
+    'a',
+  );
+  ratioTarget(
+    `public endpoint on a payload of at most 20 KB (${r.public?.small?.path ?? '–'}), mmds serve / bare node:http`,
+    0.9,
+    r.public?.small?.ratio_vs_bare_node,
+    r.public?.small?.targets,
     'mmds serve',
     'bare node:http',
     'a',
@@ -1000,6 +1011,17 @@ ${throughputTable(p.targets, 'bare node:http')}
 
 - **mmds serve / bare node:http: ${x(p.ratios.mmds_serve_vs_bare_node)}** (the Node limit: the same bytes from memory with no routing, headers or logging).
 - **nginx with \`dist/nginx.conf\` / plain nginx: ${x(p.ratios.nginx_conf_vs_plain_nginx)}** (plain: a bare \`root\`, the file requested by its path).
+${
+  p.small
+    ? `
+A payload of at most 20 KB, where the work per request weighs more than writing the body: \`${p.small.path}\`
+(${int(p.small.body_bytes)} bytes), the same wrk settings and script.
+
+${throughputTable(p.small.targets, 'bare node:http')}
+
+- **mmds serve / bare node:http on ${int(p.small.body_bytes)} bytes: ${x(p.small.ratio_vs_bare_node)}**`
+    : ''
+}
 
 ### What \`dist/nginx.conf\` answers itself and what it passes to \`mmds serve\`
 

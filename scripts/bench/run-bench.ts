@@ -4,7 +4,8 @@
  * server itself, and compares the service with the physical limits of the machine:
  *
  *   a. a public endpoint through `mmds serve`, a bare node:http server sending the same bytes,
- *      nginx serving dist/ plainly, and nginx with the configuration `mmds build` writes;
+ *      nginx serving dist/ plainly, and nginx with the configuration `mmds build` writes; then a
+ *      public answer of at most 20 KB through `mmds serve` against bare node:http;
  *   b. a keyed as_of request against the same DuckDB query in-process (concurrency 1, 4, 16),
  *      and a repeated keyed request (response cache) against bare node:http;
  *   c. 1, 10 and 100 million synthetic observations (plus the real ECB history): publish (wall
@@ -114,6 +115,9 @@ const ROUNDS = 5;
 const XFF_ADDRESSES = 20_000;
 const LATENCY_SECONDS = 5;
 const PUBLIC_PATH = '/api/v1/markets/cot';
+/** A public answer of at most 20 KB (issue 27's target): the ECB's latest reference rates. */
+const SMALL_PUBLIC_PATH = '/api/v1/fx/ecb';
+const SMALL_PUBLIC_MAX_BYTES = 20 * 1024;
 const AS_OF_SERIES = 'bls.CES0000000001';
 const AS_OF_BASE = Date.parse('2026-03-01T00:00:00Z');
 /** Store sizes of section c: one series is always 250 monthly periods x 4 revisions = 1,000 rows. */
@@ -476,12 +480,49 @@ async function measurePublic(results: BenchResults, real: RealData): Promise<voi
       nginx_conf_vs_plain_nginx: measured['nginx + mmds build conf']!.rps / measured['nginx plain']!.rps,
     },
     nginx_conf_checks: checks,
+    small: await measureSmallPublic(mmds.url, real.distDir),
   };
   results.load_average.push({ after: 'a', load: loadavg()[0]! });
   for (const server of [bare, plain, site]) {
     await server.stop();
     servers.splice(servers.indexOf(server), 1);
   }
+}
+
+/**
+ * a, second part: a public answer of at most 20 KB through mmds serve against bare node:http
+ * sending the same bytes, where the per-request work weighs more than writing the body.
+ */
+async function measureSmallPublic(
+  mmdsUrl: string,
+  distDir: string,
+): Promise<NonNullable<BenchResults['public']>['small']> {
+  const file = join(distDir, `${SMALL_PUBLIC_PATH.slice(1)}/index.json`);
+  const expected = readFileSync(file);
+  if (expected.length > SMALL_PUBLIC_MAX_BYTES)
+    throw new Error(`${SMALL_PUBLIC_PATH} is ${expected.length} bytes, over ${SMALL_PUBLIC_MAX_BYTES}`);
+  const bare = await startBare(file);
+  const targets = [
+    { name: 'bare node:http', url: `${bare.url}${SMALL_PUBLIC_PATH}` },
+    { name: 'mmds serve', url: `${mmdsUrl}${SMALL_PUBLIC_PATH}` },
+  ];
+  const http = createHttpCaller(1);
+  for (const target of targets) {
+    const response = await http.fetch(target.url);
+    if (response.status !== 200 || Buffer.from(response.body).compare(expected) !== 0)
+      throw new Error(`${target.name} does not send the same bytes for ${SMALL_PUBLIC_PATH}`);
+  }
+  http.close();
+  log(`a. public endpoint of ${expected.length} bytes (${SMALL_PUBLIC_PATH})…`);
+  const measured = compareTargets(targets, ['xff', String(XFF_ADDRESSES)]);
+  await bare.stop();
+  servers.splice(servers.indexOf(bare), 1);
+  return {
+    path: SMALL_PUBLIC_PATH,
+    body_bytes: expected.length,
+    targets: measured,
+    ratio_vs_bare_node: measured['mmds serve']!.rps / measured['bare node:http']!.rps,
+  };
 }
 
 /** Requests that show what the generated nginx configuration answers itself and what it passes on. */

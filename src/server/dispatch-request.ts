@@ -12,7 +12,7 @@ import { createResponse, respondWith } from './http-response.ts';
 import { INVALID_KEY_MESSAGE } from './key-refusal.ts';
 import { rateLimited } from './map-error.ts';
 import { snapshotForRequest } from './monotonic-read.ts';
-import { representRoute } from './represent-route.ts';
+import { isRepeatable, representRoute, responseCacheKey } from './represent-route.ts';
 import { ALLOW, type ResponseHeaders } from './response-headers.ts';
 import { isBulkDownloadPath, serveBulkDownload } from './serve-bulk-download.ts';
 import { isBulkFullFilePath, serveBulkFullFile } from './serve-bulk-full.ts';
@@ -69,8 +69,7 @@ export async function dispatchRequest(
     if (host !== undefined) throw invalidHost(host);
     return serveFile(request, url, headers, deps, null);
   }
-  const caller = await identify(request, clientIp, headers, deps);
-  state.caller = caller;
+  const caller = await identify(request, clientIp, headers, state, deps);
   // After the rate limit, so that a bad Host is counted and logged like any other refusal.
   const host = refusedHost(request);
   if (host !== undefined) throw invalidHost(host);
@@ -122,6 +121,16 @@ export async function dispatchRequest(
   const release = db.lease();
   try {
     const representation = await representRoute(matched.route, params, url, db, keyed, deps, cotHistory);
+    if (caller && deps.keyedAnswers && isRepeatable(matched.route)) {
+      // The keyed fast path may give this body again to the same request of a key with these scopes.
+      const cacheKey = responseCacheKey(matched.route, params, db, keyed, cotHistory, deps);
+      if (cacheKey !== null && deps.cache.get(cacheKey) === representation)
+        deps.keyedAnswers.remember(rawTarget(request.url), caller.scopes, db.id, {
+          cacheKey,
+          route: matched.route,
+          path: url.pathname,
+        });
+    }
     return respondWith(request, representation, headers);
   } finally {
     release();
@@ -141,8 +150,13 @@ function namedSnapshots(routeId: string, params: RequestParams, request: Request
 
 /** Whether a request is for MCP_PATH (with or without a query). */
 function isMcpRequest(href: string): boolean {
-  const path = href.replace(/^[a-z]+:\/\/[^/]*/i, '');
+  const path = rawTarget(href);
   return path === MCP_PATH || path.startsWith(`${MCP_PATH}?`);
+}
+
+/** The path and query of a request's URL as srvx gave it, without the origin it put in front. */
+function rawTarget(href: string): string {
+  return href.replace(/^[a-z]+:\/\/[^/]*/i, '');
 }
 
 /**
@@ -151,7 +165,7 @@ function isMcpRequest(href: string): boolean {
  * not parse. The origin srvx put in front (scheme and host, never a `/`) is replaced.
  */
 function requestUrl(href: string): URL {
-  return new URL(`http://host${href.replace(/^[a-z]+:\/\/[^/]*/i, '')}`);
+  return new URL(`http://host${rawTarget(href)}`);
 }
 
 /** Authenticates a bearer token (a bad key is a 401, never anonymous access) and applies the rate limit. */
@@ -159,6 +173,7 @@ async function identify(
   request: Request,
   clientIp: string,
   headers: ResponseHeaders,
+  state: RequestState,
   deps: HandlerDeps,
 ): Promise<Caller | null> {
   const authorization = request.headers.get('authorization');
@@ -170,6 +185,8 @@ async function identify(
     if ('refused' in result) refusal = result.refused;
     else caller = result;
   }
+  // The log line names the key also when the limit refuses it.
+  state.caller = caller;
   const decision = caller
     ? await deps.consume(`key:${caller.keyId}`, caller.rateLimit)
     : await deps.consume(deps.anonymousBucket(clientIp), deps.anonymousLimit);

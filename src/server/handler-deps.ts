@@ -2,6 +2,7 @@ import type { Decision } from '../rate-limit/sliding-log.ts';
 import type { StoreLayout } from '../store/layout.ts';
 import type { ReplicaStatus } from '../store/object-store/follow-store.ts';
 import type { EventStreams } from './event-streams.ts';
+import type { KeyedAnswers } from './keyed-fast-path.ts';
 import type { SnapshotWait } from './monotonic-read.ts';
 import type { ResponseCache } from './response-cache.ts';
 import type { SnapshotManager } from './snapshot-manager.ts';
@@ -39,6 +40,8 @@ export interface HandlerDeps {
   /** The limiter bucket of an anonymous client address (IPv6 by its prefix: rateLimitSubject). */
   anonymousBucket: (clientIp: string) => string;
   cache: ResponseCache;
+  /** Where keyed answers are remembered for the keyed fast path (keyed-fast-path.ts), when it runs. */
+  keyedAnswers?: KeyedAnswers;
   /**
    * Whether a proxy is declared in front (MMDS_TRUSTED_PROXIES > 0): it then names the public
    * Host, and POST /mcp does not hold a loopback connection's Host to a loopback name (serve-mcp.ts).

@@ -56,7 +56,7 @@ const ACCEPTS = {
 /** Picks the encoding the client accepts: brotli, then gzip, then none. */
 export function chooseEncoding(
   acceptEncoding: string | null,
-  representation: Representation,
+  representation: Pick<Representation, 'gzip' | 'br'>,
 ): 'br' | 'gzip' | null {
   if (!acceptEncoding) return null;
   if (representation.br !== null && ACCEPTS.br.test(acceptEncoding)) return 'br';

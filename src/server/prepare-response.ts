@@ -1,6 +1,7 @@
 import type { RouteDefinition } from '../contract/routes.ts';
 import { RATE_LIMIT_FIELDS } from '../rate-limit/headers.ts';
 import { MAX_LOGGED_PATH } from './access-log.ts';
+import type { Representation } from './http-response.ts';
 import { BASE_HEADERS } from './response-headers.ts';
 import type { StaticEntry } from './static-site.ts';
 
@@ -39,17 +40,60 @@ export function prepareResponse(
   snapshot: string,
 ): PreparedResponse {
   const query = url.indexOf('?');
-  const common = [
+  const lists = prepareLists(
+    commonFields(route, snapshot, `public, max-age=${route.maxAge}`, entry.etag, null),
+    entry,
+  );
+  return {
+    path: (query < 0 ? url : url.slice(0, query)).slice(0, MAX_LOGGED_PATH),
+    snapshot,
+    entry,
+    identity: lists.identity,
+    gzip: lists.gzip ?? null,
+    br: lists.br ?? null,
+    notModified: lists.notModified,
+  };
+}
+
+/**
+ * The fields of a successful answer of a route of the table that do not depend on its body, in
+ * the order the general path sets them (dispatch-request.ts, then respondWith).
+ */
+export function commonFields(
+  route: RouteDefinition,
+  snapshot: string,
+  cacheControl: string,
+  etag: string,
+  link: string | null | undefined,
+): string[] {
+  return [
     ...BASE_FLAT,
     'x-snapshot-id',
     snapshot,
     'vary',
     route.access.kind === 'public-or-scope' ? 'Authorization, Accept-Encoding' : 'Accept-Encoding',
     'cache-control',
-    `public, max-age=${route.maxAge}`,
+    cacheControl,
     'etag',
-    entry.etag,
+    etag,
+    ...(link ? ['link', link] : []),
   ];
+}
+
+/** The header lists of one body, each ending in the PER_REQUEST slots. */
+export interface PreparedLists {
+  identity: string[];
+  /** undefined: the representation has no copy in that encoding yet (made on demand). */
+  gzip: string[] | null | undefined;
+  br: string[] | null | undefined;
+  notModified: string[];
+}
+
+/** The header lists of a body and its compressed copies (null or undefined where it has none). */
+export function prepareLists(
+  common: readonly string[],
+  entry: Pick<Representation, 'body' | 'gzip' | 'br' | 'contentType'>,
+): PreparedLists {
   const withBody = (body: Buffer, encoding: string | null): string[] => [
     ...common,
     'content-type',
@@ -60,12 +104,9 @@ export function prepareResponse(
     ...PER_REQUEST,
   ];
   return {
-    path: (query < 0 ? url : url.slice(0, query)).slice(0, MAX_LOGGED_PATH),
-    snapshot,
-    entry,
     identity: withBody(entry.body, null),
-    gzip: entry.gzip ? withBody(entry.gzip, 'gzip') : null,
-    br: entry.br ? withBody(entry.br, 'br') : null,
+    gzip: entry.gzip ? withBody(entry.gzip, 'gzip') : entry.gzip,
+    br: entry.br ? withBody(entry.br, 'br') : entry.br,
     notModified: [...common, ...PER_REQUEST],
   };
 }

@@ -1,21 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { sendNodeResponse } from 'srvx/node';
 import { ROUTES, type RouteDefinition } from '../contract/routes.ts';
-import { rateLimitHeaders, writeRateLimitValues } from '../rate-limit/headers.ts';
 import type { Decision } from '../rate-limit/sliding-log.ts';
 import { elapsedMs, type RequestLogLine } from './access-log.ts';
 import { hostAccepted } from './check-host.ts';
-import { chooseEncoding, matchesEtag, respondWithError } from './http-response.ts';
-import { rateLimited } from './map-error.ts';
-import {
-  PER_REQUEST,
-  type PreparedResponse,
-  prepareResponse,
-  RATE_LIMIT_SLOT,
-  REQUEST_ID_SLOT,
-} from './prepare-response.ts';
+import { chooseAnswer, writeAnswer, writeRateLimited } from './fast-answer.ts';
+import { type PreparedResponse, prepareResponse } from './prepare-response.ts';
 import { createRequestId } from './request-id.ts';
-import { createHeaders } from './response-headers.ts';
 import type { StaticSite } from './static-site.ts';
 
 /** A node:http request listener. */
@@ -48,8 +38,7 @@ const ROUTES_BY_ID = new Map<string, RouteDefinition>(ROUTES.map((route) => [rou
  *
  * Per file, the header lists are computed once; per request it does one Map lookup on the raw
  * URL, no URL parsing, no Request or Headers object and no promise (unless the limiter is Redis),
- * and fills the request id and rate-limit values into the prepared list in place: node:http
- * serialises the list synchronously inside writeHead, so one list serves every request.
+ * and fills the request id and rate-limit values into the prepared list in place (fast-answer.ts).
  */
 export function createPublicFastPath(deps: PublicFastPathDeps, next: NodeRequestHandler): NodeRequestHandler {
   let site: StaticSite | null = null;
@@ -87,31 +76,12 @@ export function createPublicFastPath(deps: PublicFastPathDeps, next: NodeRequest
     let status: number;
     if (!decision.allowed) {
       // Rare: built as the general path builds every error, with the same helpers.
-      const headers = createHeaders(requestId);
-      for (const [name, value] of Object.entries(rateLimitHeaders(decision))) headers.set(name, value);
-      const refusal = respondWithError({ method }, rateLimited(decision), requestId, headers);
-      status = refusal.status;
-      sendNodeResponse(response, refusal).catch(() => response.destroy());
+      status = writeRateLimited(response, method, decision, requestId);
     } else {
-      const headers = request.headers;
-      const ifNoneMatch = headers['if-none-match'];
-      let list: string[];
-      let body: Buffer | undefined;
-      if (ifNoneMatch !== undefined && matchesEtag(ifNoneMatch, found.entry.etag)) {
-        status = 304;
-        list = found.notModified;
-      } else {
-        status = 200;
-        const encoding = chooseEncoding(headers['accept-encoding'] ?? null, found.entry);
-        list = (encoding && found[encoding]) || found.identity;
-        body = (encoding && found.entry[encoding]) || found.entry.body;
-      }
-      const end = list.length - PER_REQUEST.length;
-      list[end + REQUEST_ID_SLOT] = requestId;
-      writeRateLimitValues(list, end + RATE_LIMIT_SLOT, decision);
-      response.writeHead(status, list);
-      if (method === 'HEAD' || body === undefined) response.end();
-      else response.end(body);
+      // A pre-rendered file has every copy it will have: an answer is always chosen.
+      const chosen = chooseAnswer(request.headers, found.entry, found)!;
+      status = chosen.status;
+      writeAnswer(response, method, chosen, requestId, decision);
     }
     const line: RequestLogLine = {
       event: 'request',

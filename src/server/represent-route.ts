@@ -29,10 +29,7 @@ export async function representRoute(
     if (entry) return entry;
   }
   const csv = params.query.format === 'csv';
-  const cacheKey =
-    route.id === 'status'
-      ? null
-      : `${db.id} ${keyed ? 'k' : 'p'}${cotHistory ? 'c' : ''} ${route.id} ${params.slug ?? ''} ${normaliseQuery(params)}${clockHour(route, deps)}${logEnd(route, db)}`;
+  const cacheKey = responseCacheKey(route, params, db, keyed, cotHistory, deps);
   const cached = cacheKey ? deps.cache.get(cacheKey) : undefined;
   if (cached) return cached;
   const now = deps.now();
@@ -69,6 +66,32 @@ export async function representRoute(
 }
 
 /**
+ * The key of a rendered body in the response cache: snapshot, view, route and normalised query,
+ * plus the hour or the log's end for the routes whose body also depends on them. Null for the
+ * live status, never cached.
+ */
+export function responseCacheKey(
+  route: RouteDefinition,
+  params: RequestParams,
+  db: SnapshotDb,
+  keyed: boolean,
+  cotHistory: boolean,
+  deps: Pick<HandlerDeps, 'now'>,
+): string | null {
+  if (route.id === 'status') return null;
+  return `${db.id} ${keyed ? 'k' : 'p'}${cotHistory ? 'c' : ''} ${route.id} ${params.slug ?? ''} ${normaliseQuery(params)}${clockHour(route, deps)}${logEnd(route, db)}`;
+}
+
+/**
+ * Whether a route's rendered body depends only on the snapshot and the request (not on the
+ * clock or the event log's end), so that the same request may be answered with it again for as
+ * long as the snapshot is in service (keyed-fast-path.ts).
+ */
+export function isRepeatable(route: RouteDefinition): boolean {
+  return route.id !== 'status' && route.id !== 'events' && !CLOCK_ROUTES.has(route.id);
+}
+
+/**
  * The events route's pages also change without a new snapshot (release.delayed is appended
  * between snapshots: noticed-events.ts), so its key holds the position of the log's end.
  */
@@ -100,6 +123,6 @@ const CLOCK_ROUTES: ReadonlySet<string> = new Set(['releases', 'releases-ics', '
  * series' next release: their cached bodies are kept for the hour they were rendered in, not for
  * the whole snapshot.
  */
-function clockHour(route: RouteDefinition, deps: HandlerDeps): string {
+function clockHour(route: RouteDefinition, deps: Pick<HandlerDeps, 'now'>): string {
   return CLOCK_ROUTES.has(route.id) ? ` ${deps.now().toISOString().slice(0, 13)}` : '';
 }

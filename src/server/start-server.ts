@@ -7,7 +7,7 @@ import type { Config } from '../config/load-config.ts';
 import { unavailable } from '../contract/errors.ts';
 import { createStateStorage, getRedisClient, keyRecordDirectory } from '../keys/create-storage.ts';
 import { followKeyChanges, type KeyChangeFeed, type KeyChangeSource } from '../keys/follow-key-changes.ts';
-import { getKeyStatus } from '../keys/key-record.ts';
+import { getKeyStatus, type KeyRecord } from '../keys/key-record.ts';
 import { KeyRecordCache } from '../keys/key-record-cache.ts';
 import { createKeyStore, type KeyStore } from '../keys/key-store.ts';
 import { openSnapshotDb } from '../query/snapshot-db.ts';
@@ -27,8 +27,9 @@ import { quarantineHost } from './check-host.ts';
 import { createApp } from './create-app.ts';
 import { watchDelayedReleases } from './delay-watch.ts';
 import { createEventStreams } from './event-streams.ts';
-import { createRequestHandler } from './handle-request.ts';
+import { type Caller, createRequestHandler } from './handle-request.ts';
 import { describeKeyRefusal } from './key-refusal.ts';
+import { createKeyedFastPath, KeyedAnswers } from './keyed-fast-path.ts';
 import { createPublicFastPath } from './public-fast-path.ts';
 import { ResponseCache } from './response-cache.ts';
 import { createSnapshotManager } from './snapshot-manager.ts';
@@ -159,6 +160,8 @@ export async function startServer(
           { graceMinutes: config.eventStreams.delayMinutes, checkMs: config.eventStreams.delayCheckMs },
         )
       : null;
+  const cache = new ResponseCache();
+  const keyedAnswers = new KeyedAnswers();
   const handle = createRequestHandler({
     snapshots,
     snapshotWait: {
@@ -181,14 +184,14 @@ export async function startServer(
         log({ event: 'auth_refused', reason: result.log.reason, key_id: result.log.keyId });
         return { refused: describeKeyRefusal(result.log.reason) };
       }
-      const { record } = result;
-      return { keyId: record.id, org: record.org, scopes: record.scopes, rateLimit: record.rate_limit };
+      return callerOf(result.record);
     },
     consume: (bucket, limit) => limiter.consume(bucket, limit),
     rateLimitHeaders,
     anonymousLimit,
     anonymousBucket,
-    cache: new ResponseCache(),
+    cache,
+    keyedAnswers,
     behindProxy: config.trustedProxies > 0,
     eventStreams,
     now,
@@ -217,6 +220,28 @@ export async function startServer(
   const nodeServer = server.node!.server!;
   const h3Listener = server.node!.handler;
   nodeServer.removeListener('request', h3Listener);
+  // Behind it, the keyed fast path: a keyed request the general path has answered in this snapshot.
+  const keyedFastPath = createKeyedFastPath(
+    {
+      answers: keyedAnswers,
+      cache,
+      currentSnapshot: () => snapshots.current()?.id ?? null,
+      verify: async (token) => {
+        const result = await keys.authenticate(token, new Date(), config.keyPepper);
+        return result.ok ? callerOf(result.record) : null;
+      },
+      consume: redis
+        ? (bucket, limit) => limiter.consume(bucket, limit)
+        : (bucket, limit) => local.consumeNow(bucket, limit),
+      resolveClientIp: (address, forwardedFor) =>
+        resolveClientIp(address, forwardedFor, config.trustedProxies),
+      log,
+    },
+    (request, response) => {
+      quarantineHost(request);
+      void h3Listener(request, response);
+    },
+  );
   nodeServer.on(
     'request',
     createPublicFastPath(
@@ -233,10 +258,7 @@ export async function startServer(
           resolveClientIp(address, forwardedFor, config.trustedProxies),
         log,
       },
-      (request, response) => {
-        quarantineHost(request);
-        void h3Listener(request, response);
-      },
+      keyedFastPath,
     ),
   );
   nodeServer.on('clientError', (error: NodeJS.ErrnoException, socket) =>
@@ -294,4 +316,9 @@ function openKeyStore(
   if (!source) return { keys: createKeyStore(storage), keyChanges: null };
   const cache = new KeyRecordCache();
   return { keys: createKeyStore(storage, { cache }), keyChanges: followKeyChanges(source, cache, { log }) };
+}
+
+/** The caller a verified key record stands for (never the key itself). */
+function callerOf(record: KeyRecord): Caller {
+  return { keyId: record.id, org: record.org, scopes: record.scopes, rateLimit: record.rate_limit };
 }

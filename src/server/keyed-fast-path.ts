@@ -1,0 +1,211 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RouteDefinition } from '../contract/routes.ts';
+import type { Decision } from '../rate-limit/sliding-log.ts';
+import { elapsedMs, MAX_LOGGED_PATH, type RequestLogLine } from './access-log.ts';
+import { hostAccepted } from './check-host.ts';
+import { chooseAnswer, writeAnswer, writeRateLimited } from './fast-answer.ts';
+import type { Caller } from './handler-deps.ts';
+import type { Representation } from './http-response.ts';
+import { commonFields, type PreparedLists, prepareLists } from './prepare-response.ts';
+import type { NodeRequestHandler } from './public-fast-path.ts';
+import { createRequestId } from './request-id.ts';
+import type { ResponseCache } from './response-cache.ts';
+
+/** A keyed answer the general path gave: what the fast path needs to give it again. */
+interface KeyedAnswer {
+  /** Its key in the response cache, which holds the body (the fast path never keeps one alive). */
+  cacheKey: string;
+  route: RouteDefinition;
+  /** The path for the log line. */
+  path: string;
+}
+
+/** The raw URLs the fast path keeps answers for, at most (the oldest go first). */
+const MAX_URLS = 10_000;
+
+/**
+ * The keyed answers of the snapshot in service, by raw request URL and then by the caller's
+ * scopes: two keys with the same scopes get the same view (authorise.ts and the cot:history view
+ * read nothing else of a key), so one body serves both. Emptied when the snapshot changes.
+ */
+export class KeyedAnswers {
+  #snapshot: string | null = null;
+  readonly #byUrl = new Map<string, Map<string, KeyedAnswer>>();
+  readonly #maxUrls: number;
+
+  constructor(maxUrls = MAX_URLS) {
+    this.#maxUrls = maxUrls;
+  }
+
+  /** Called by the general path after it answered a keyed request of a repeatable route. */
+  remember(
+    rawUrl: string,
+    scopes: readonly string[],
+    snapshot: string,
+    answer: { cacheKey: string; route: RouteDefinition; path: string },
+  ): void {
+    if (snapshot !== this.#snapshot) {
+      this.#byUrl.clear();
+      this.#snapshot = snapshot;
+    }
+    let byScopes = this.#byUrl.get(rawUrl);
+    if (!byScopes) {
+      if (this.#byUrl.size >= this.#maxUrls) this.#byUrl.delete(this.#byUrl.keys().next().value!);
+      byScopes = new Map();
+      this.#byUrl.set(rawUrl, byScopes);
+    }
+    byScopes.set(scopesOf(scopes), { ...answer, path: answer.path.slice(0, MAX_LOGGED_PATH) });
+  }
+
+  /** The answers remembered for a raw URL in a snapshot, if that snapshot is the one they are of. */
+  lookup(rawUrl: string, snapshot: string | null): Map<string, KeyedAnswer> | undefined {
+    return snapshot !== null && snapshot === this.#snapshot ? this.#byUrl.get(rawUrl) : undefined;
+  }
+
+  get size(): number {
+    return this.#byUrl.size;
+  }
+}
+
+function scopesOf(scopes: readonly string[]): string {
+  return [...scopes].sort().join(' ');
+}
+
+/** What the keyed fast path needs, injected by the composition root. */
+export interface KeyedFastPathDeps {
+  answers: KeyedAnswers;
+  cache: ResponseCache;
+  /** The id of the snapshot in service, or null. */
+  currentSnapshot: () => string | null;
+  /**
+   * The caller a bearer token proves, or null for any refusal, without logging it: a refused
+   * key goes on to the general path, which refuses it and logs the refusal once.
+   */
+  verify: (token: string) => Promise<Caller | null>;
+  consume: (bucket: string, limit: number) => Decision | Promise<Decision>;
+  resolveClientIp: (socketAddress: string, forwardedFor: string | null) => string;
+  log: (entry: Record<string, unknown>) => void;
+}
+
+const BEARER = /^Bearer ([\x21-\x7e]{1,200})$/i;
+
+/**
+ * Creates the node:http listener that answers a keyed GET or HEAD the general path has already
+ * answered in this snapshot, for a key with the same scopes: the raw URL (exactly as sent) finds
+ * the remembered answer, the key is verified and counted as the general path does, and the body
+ * comes from the response cache with header lists made once per body. No URL parsing, no
+ * parameter schema, no Request or Headers object. It answers exactly as the general path would
+ * (same status, headers and body, 304 and compressed copies, the same 429 and log line); whatever
+ * it cannot (an unknown URL, a refused key, other scopes, a body evicted from the cache, an
+ * encoding not made yet, a request naming another snapshot) goes to `next` untouched.
+ */
+export function createKeyedFastPath(deps: KeyedFastPathDeps, next: NodeRequestHandler): NodeRequestHandler {
+  /** Header lists per body, made on its first fast answer (weakly held: the cache owns bodies). */
+  const lists = new WeakMap<Representation, PreparedLists>();
+
+  const listsOf = (representation: Representation, answer: KeyedAnswer, snapshot: string): PreparedLists => {
+    let made = lists.get(representation);
+    // Made again when the general path has since added a compressed copy, which needs its list.
+    const stale =
+      made &&
+      ((made.gzip === undefined && representation.gzip) || (made.br === undefined && representation.br));
+    if (made && !stale) return made;
+    const common = commonFields(
+      answer.route,
+      snapshot,
+      'private, no-store',
+      representation.etag,
+      representation.link,
+    );
+    made = prepareLists(common, representation);
+    lists.set(representation, made);
+    return made;
+  };
+
+  const answer = async (
+    request: IncomingMessage,
+    response: ServerResponse,
+    answers: Map<string, KeyedAnswer>,
+    snapshot: string,
+    token: string,
+    started: number,
+  ): Promise<void> => {
+    let caller: Caller | null;
+    try {
+      caller = await deps.verify(token);
+    } catch {
+      caller = null;
+    }
+    const found = caller ? answers.get(scopesOf(caller.scopes)) : undefined;
+    const representation = found ? deps.cache.get(found.cacheKey) : undefined;
+    const chosen =
+      found && representation
+        ? chooseAnswer(request.headers, representation, listsOf(representation, found, snapshot))
+        : null;
+    if (!caller || !found || !chosen) {
+      next(request, response);
+      return;
+    }
+    let decision: Decision;
+    try {
+      decision = await deps.consume(`key:${caller.keyId}`, caller.rateLimit);
+    } catch {
+      // Nothing was counted: the general path decides again and answers whatever the limiter throws.
+      next(request, response);
+      return;
+    }
+    const requestId = createRequestId();
+    const method = request.method!;
+    const status = decision.allowed ? chosen.status : writeRateLimited(response, method, decision, requestId);
+    if (decision.allowed) writeAnswer(response, method, chosen, requestId, decision);
+    const forwardedFor = request.headers['x-forwarded-for'];
+    const line: RequestLogLine = {
+      event: 'request',
+      request_id: requestId,
+      method,
+      path: found.path,
+      status,
+      ms: elapsedMs(started),
+      ip: deps.resolveClientIp(
+        request.socket.remoteAddress ?? '0.0.0.0',
+        typeof forwardedFor === 'string' ? forwardedFor : null,
+      ),
+      key_id: caller.keyId,
+      snapshot: decision.allowed ? snapshot : null,
+    };
+    deps.log(line);
+  };
+
+  return (request, response) => {
+    const started = performance.now();
+    const { method, url, headers } = request;
+    const authorization = headers.authorization;
+    const snapshot = deps.currentSnapshot();
+    const answers =
+      (method === 'GET' || method === 'HEAD') && url !== undefined && authorization !== undefined
+        ? deps.answers.lookup(url, snapshot)
+        : undefined;
+    const token = answers ? BEARER.exec(authorization!.trim())?.[1] : undefined;
+    if (
+      !answers ||
+      !token ||
+      // A request that names the snapshot it last saw: the general path keeps reads monotonic.
+      (headers['x-snapshot-id'] !== undefined && headers['x-snapshot-id'] !== snapshot) ||
+      // A missing or bad Host is the general path's 400, counted and logged there.
+      !hostAccepted(headers.host, request.httpVersion)
+    ) {
+      next(request, response);
+      return;
+    }
+    answer(request, response, answers, snapshot!, token, started).catch((error: unknown) => {
+      // A bug: logged, and the general path answers if nothing was sent yet.
+      deps.log({
+        event: 'internal_error',
+        request_id: null,
+        error: String((error as Error)?.stack ?? error),
+      });
+      if (response.headersSent) response.destroy();
+      else next(request, response);
+    });
+  };
+}
