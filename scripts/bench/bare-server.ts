@@ -4,19 +4,29 @@
  * run-bench.ts as a child process, like `mmds serve`:
  *
  *   node scripts/bench/bare-server.ts <file> [content-type]
+ *   node scripts/bench/bare-server.ts <file> --fields <json file>
+ *
+ * With --fields it sends, instead of Content-Type and Content-Length alone, the header fields of
+ * a JSON object (those another server sent with the same body, as recorded by run-bench.ts): what
+ * sending them costs, with none of the work of computing them.
  *
  * Listens on a free loopback port and prints `listening <port>` on stdout.
  */
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 
-const [file, contentType = 'application/json; charset=utf-8'] = process.argv.slice(2);
-if (!file) {
-  process.stderr.write('usage: node scripts/bench/bare-server.ts <file> [content-type]\n');
+const [file, second = 'application/json; charset=utf-8', fieldsFile] = process.argv.slice(2);
+if (!file || (second === '--fields' && !fieldsFile)) {
+  process.stderr.write(
+    'usage: node scripts/bench/bare-server.ts <file> [content-type | --fields <json file>]\n',
+  );
   process.exit(2);
 }
 const body = readFileSync(file);
-const headers = { 'Content-Type': contentType, 'Content-Length': String(body.length) };
+const headers: Record<string, string> =
+  second === '--fields'
+    ? (JSON.parse(readFileSync(fieldsFile!, 'utf8')) as Record<string, string>)
+    : { 'Content-Type': second, 'Content-Length': String(body.length) };
 const server = createServer((_request, response) => {
   response.writeHead(200, headers);
   response.end(body);

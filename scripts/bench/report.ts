@@ -67,7 +67,14 @@ export interface BenchResults {
       ok: boolean;
     }>;
     /** A public answer of at most 20 KB against bare node:http (issue 27); absent in older runs. */
-    small?: { path: string; body_bytes: number; targets: Targets; ratio_vs_bare_node: number };
+    small?: {
+      path: string;
+      body_bytes: number;
+      /** The header fields mmds serve sent, which the second bare server sends too. */
+      fields?: Record<string, string>;
+      targets: Targets;
+      ratio_vs_bare_node: number;
+    };
   };
   keyed?: {
     series: string;
@@ -1019,7 +1026,12 @@ A payload of at most 20 KB, where the work per request weighs more than writing 
 
 ${throughputTable(p.small.targets, 'bare node:http')}
 
-- **mmds serve / bare node:http on ${int(p.small.body_bytes)} bytes: ${x(p.small.ratio_vs_bare_node)}**`
+- **mmds serve / bare node:http on ${int(p.small.body_bytes)} bytes: ${x(p.small.ratio_vs_bare_node)}**${
+        p.small.targets['bare node:http, same header fields']
+          ? `
+- bare node:http sending the ${int(Object.keys(p.small.fields ?? {}).length)} header fields of mmds serve's answer (values fixed, nothing computed) / bare node:http: ${x(p.small.targets['bare node:http, same header fields'].rps / p.small.targets['bare node:http']!.rps)}: what the contract's headers cost to send; mmds serve / that server: ${x(p.small.targets['mmds serve']!.rps / p.small.targets['bare node:http, same header fields'].rps)}, the work per request (rate limit, request id, log line)`
+          : ''
+      }`
     : ''
 }
 

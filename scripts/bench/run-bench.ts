@@ -399,11 +399,15 @@ function directoryBytes(dir: string): number {
   return total;
 }
 
-async function startBare(file: string): Promise<ServerProcess> {
+async function startBare(file: string, fieldsFile?: string): Promise<ServerProcess> {
   const server = await startServer({
     name: 'bare node:http',
     command: process.execPath,
-    args: [join(REPO_ROOT, 'scripts/bench/bare-server.ts'), file],
+    args: [
+      join(REPO_ROOT, 'scripts/bench/bare-server.ts'),
+      file,
+      ...(fieldsFile ? ['--fields', fieldsFile] : []),
+    ],
     port: (output) => {
       const match = /listening (\d+)/.exec(output);
       return match ? Number(match[1]) : null;
@@ -501,12 +505,25 @@ async function measureSmallPublic(
   const expected = readFileSync(file);
   if (expected.length > SMALL_PUBLIC_MAX_BYTES)
     throw new Error(`${SMALL_PUBLIC_PATH} is ${expected.length} bytes, over ${SMALL_PUBLIC_MAX_BYTES}`);
+  const http = createHttpCaller(1);
+  // The same header fields as mmds serve sends (values of its first answer), from a bare server:
+  // what sending them costs, apart from the work of computing them per request.
+  const sent = await http.fetch(`${mmdsUrl}${SMALL_PUBLIC_PATH}`);
+  const fields = Object.fromEntries(
+    Object.entries(sent.headers).filter(
+      (entry): entry is [string, string] =>
+        typeof entry[1] === 'string' && !['date', 'connection', 'keep-alive'].includes(entry[0]),
+    ),
+  );
+  const fieldsFile = join(work, 'small-public-fields.json');
+  writeFileSync(fieldsFile, JSON.stringify(fields));
   const bare = await startBare(file);
+  const bareFields = await startBare(file, fieldsFile);
   const targets = [
     { name: 'bare node:http', url: `${bare.url}${SMALL_PUBLIC_PATH}` },
+    { name: 'bare node:http, same header fields', url: `${bareFields.url}${SMALL_PUBLIC_PATH}` },
     { name: 'mmds serve', url: `${mmdsUrl}${SMALL_PUBLIC_PATH}` },
   ];
-  const http = createHttpCaller(1);
   for (const target of targets) {
     const response = await http.fetch(target.url);
     if (response.status !== 200 || Buffer.from(response.body).compare(expected) !== 0)
@@ -515,11 +532,14 @@ async function measureSmallPublic(
   http.close();
   log(`a. public endpoint of ${expected.length} bytes (${SMALL_PUBLIC_PATH})…`);
   const measured = compareTargets(targets, ['xff', String(XFF_ADDRESSES)]);
-  await bare.stop();
-  servers.splice(servers.indexOf(bare), 1);
+  for (const server of [bare, bareFields]) {
+    await server.stop();
+    servers.splice(servers.indexOf(server), 1);
+  }
   return {
     path: SMALL_PUBLIC_PATH,
     body_bytes: expected.length,
+    fields,
     targets: measured,
     ratio_vs_bare_node: measured['mmds serve']!.rps / measured['bare node:http']!.rps,
   };
