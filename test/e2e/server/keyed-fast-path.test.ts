@@ -1,4 +1,4 @@
-import { createServer, request as httpRequest, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES } from '../../../src/contract/routes.ts';
@@ -7,6 +7,7 @@ import type { Caller } from '../../../src/server/handler-deps.ts';
 import { compressBody, type Representation } from '../../../src/server/http-response.ts';
 import { createKeyedFastPath, KeyedAnswers } from '../../../src/server/keyed-fast-path.ts';
 import { ResponseCache } from '../../../src/server/response-cache.ts';
+import { expectSameAnswer, type Reply, sendRaw } from '../../helpers/raw-http.ts';
 import { runMmds } from '../../helpers/run-cli.ts';
 import { startTestServer, type TestServer } from '../../helpers/server-fixture.ts';
 import { useSharedSample } from '../../helpers/shared-sample-build.ts';
@@ -21,61 +22,6 @@ import type { SnapshotFixture } from '../../helpers/snapshot-fixture.ts';
  */
 
 const REAL_CLOCK = () => new Date();
-/** The fields that differ between any two responses (ids, time, the counter moving). */
-const PER_REQUEST = new Set([
-  'x-request-id',
-  'date',
-  'x-ratelimit-remaining',
-  'x-ratelimit-reset',
-  'ratelimit',
-]);
-
-interface Reply {
-  status: number;
-  headers: Record<string, string>;
-  body: Buffer;
-}
-
-/** One request over node:http, the target on the request line exactly as given. */
-function send(
-  base: string,
-  target: string,
-  init: { method?: string; headers?: Record<string, string> } = {},
-): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const { hostname, port } = new URL(base);
-    const request = httpRequest({
-      hostname,
-      port,
-      path: target,
-      method: init.method ?? 'GET',
-      headers: init.headers,
-    });
-    request.on('error', reject);
-    request.on('response', (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('error', reject);
-      response.on('end', () => {
-        const headers: Record<string, string> = {};
-        for (const [name, value] of Object.entries(response.headers)) headers[name] = String(value);
-        resolve({ status: response.statusCode!, headers, body: Buffer.concat(chunks) });
-      });
-    });
-    request.end();
-  });
-}
-
-function stable(headers: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).filter(([name]) => !PER_REQUEST.has(name)));
-}
-
-function expectSameAnswer(fast: Reply, general: Reply, what: string): void {
-  expect(fast.status, what).toBe(general.status);
-  expect(stable(fast.headers), what).toEqual(stable(general.headers));
-  expect(Object.keys(fast.headers).sort(), what).toEqual(Object.keys(general.headers).sort());
-  expect(fast.body.equals(general.body), `${what}: body`).toBe(true);
-}
 
 /** The same request with the first letter of its first parameter's name escaped: only h3 answers it. */
 function otherSpelling(target: string): string {
@@ -129,10 +75,10 @@ describe('the keyed fast path in front of h3', () => {
       '/api/v1/markets/cot/gold?limit=3',
     ];
     for (const target of targets) {
-      const first = await send(server.url, target, { headers: bearer(key) });
+      const first = await sendRaw(server.url, target, { headers: bearer(key) });
       expect(first.status, `${target}: ${first.body}`).toBe(200);
-      const fast = await send(server.url, target, { headers: bearer(key) });
-      const general = await send(server.url, otherSpelling(target), { headers: bearer(key) });
+      const fast = await sendRaw(server.url, target, { headers: bearer(key) });
+      const general = await sendRaw(server.url, otherSpelling(target), { headers: bearer(key) });
       expect(general.status, otherSpelling(target)).toBe(200);
       expectSameAnswer(fast, general, target);
       expectSameAnswer(first, fast, `${target}, first and repeated`);
@@ -141,14 +87,14 @@ describe('the keyed fast path in front of h3', () => {
       expect(logLine(fast).key_id).toBe(id);
     }
     // A paginated answer keeps its Link header.
-    const paged = await send(server.url, targets[1]!, { headers: bearer(key) });
+    const paged = await sendRaw(server.url, targets[1]!, { headers: bearer(key) });
     expect(paged.headers.link).toMatch(/rel="next"/);
   });
 
   it('answers HEAD, a matching If-None-Match and gzip or brotli as the general path does', async () => {
     const { key } = await issue('observations:read');
     const target = '/api/v1/observations?series=ecb.USD&as_of=2026-03-01T00:00:00Z';
-    const etag = (await send(server.url, target, { headers: bearer(key) })).headers.etag!;
+    const etag = (await sendRaw(server.url, target, { headers: bearer(key) })).headers.etag!;
     const variants: Array<[string, { method?: string; headers?: Record<string, string> }]> = [
       ['HEAD', { method: 'HEAD' }],
       ['If-None-Match', { headers: { 'If-None-Match': etag } }],
@@ -161,8 +107,8 @@ describe('the keyed fast path in front of h3', () => {
     const encodings = new Set<string | undefined>();
     for (const [name, init] of variants) {
       const headers = { ...init.headers, ...bearer(key) };
-      const fast = await send(server.url, target, { ...init, headers });
-      const general = await send(server.url, otherSpelling(target), { ...init, headers });
+      const fast = await sendRaw(server.url, target, { ...init, headers });
+      const general = await sendRaw(server.url, otherSpelling(target), { ...init, headers });
       expectSameAnswer(fast, general, name);
       seen.add(fast.status);
       encodings.add(fast.headers['content-encoding']);
@@ -176,24 +122,24 @@ describe('the keyed fast path in front of h3', () => {
     const full = await issue('cot:history');
     const other = await issue('cot:history');
     const none = await issue('observations:read');
-    const withFull = await send(server.url, target, { headers: bearer(full.key) });
+    const withFull = await sendRaw(server.url, target, { headers: bearer(full.key) });
     expect(withFull.status).toBe(200);
     // Another key with the same scopes gets the same body (counted against its own limit).
-    const same = await send(server.url, target, { headers: bearer(other.key) });
+    const same = await sendRaw(server.url, target, { headers: bearer(other.key) });
     expect(same.body.equals(withFull.body)).toBe(true);
     expect(logLine(same).key_id).toBe(other.id);
     // A key without cot:history gets the public view of the market (12 weeks at most).
-    const publicView = await send(server.url, target, { headers: bearer(none.key) });
+    const publicView = await sendRaw(server.url, target, { headers: bearer(none.key) });
     expect(publicView.status).toBe(200);
     expect(publicView.headers.etag).not.toBe(withFull.headers.etag);
     expect(publicView.body.length).toBeLessThan(withFull.body.length);
     const revoked = await runMmds(['keys', 'revoke', full.id], fixture.env, REAL_CLOCK);
     expect(revoked.code, revoked.stderr).toBe(0);
-    const refused = await send(server.url, target, { headers: bearer(full.key) });
+    const refused = await sendRaw(server.url, target, { headers: bearer(full.key) });
     expect(refused.status).toBe(401);
     expect(JSON.parse(refused.body.toString()).error.message).toMatch(/revoked/);
     const wrongSecret = `${other.key.slice(0, -4)}${other.key.endsWith('aaaa') ? 'bbbb' : 'aaaa'}`;
-    expect((await send(server.url, target, { headers: bearer(wrongSecret) })).status).toBe(401);
+    expect((await sendRaw(server.url, target, { headers: bearer(wrongSecret) })).status).toBe(401);
     // One refusal logged per refused request.
     const refusals = server.logs.filter((line) => line.event === 'auth_refused' && line.key_id === full.id);
     expect(refusals).toHaveLength(1);
@@ -203,11 +149,11 @@ describe('the keyed fast path in front of h3', () => {
     const { key, id } = await issue('observations:read', 3);
     const target = '/api/v1/observations?series=ecb.USD&limit=2';
     const replies = [
-      await send(server.url, target, { headers: bearer(key) }),
-      await send(server.url, target, { headers: bearer(key) }),
-      await send(server.url, otherSpelling(target), { headers: bearer(key) }),
-      await send(server.url, target, { headers: bearer(key) }),
-      await send(server.url, otherSpelling(target), { headers: bearer(key) }),
+      await sendRaw(server.url, target, { headers: bearer(key) }),
+      await sendRaw(server.url, target, { headers: bearer(key) }),
+      await sendRaw(server.url, otherSpelling(target), { headers: bearer(key) }),
+      await sendRaw(server.url, target, { headers: bearer(key) }),
+      await sendRaw(server.url, otherSpelling(target), { headers: bearer(key) }),
     ];
     expect(replies.map((reply) => reply.status)).toEqual([200, 200, 200, 429, 429]);
     expect(replies.map((reply) => reply.headers['x-ratelimit-remaining'])).toEqual(['2', '1', '0', '0', '0']);
@@ -264,7 +210,7 @@ describe('the keyed fast path in front of h3', () => {
     const base = `http://127.0.0.1:${(direct.address() as AddressInfo).port}`;
     const target = '/api/v1/observations?series=ecb.USD';
     const statusOf = async (path: string, token: string | null, init: { method?: string } = {}) =>
-      (await send(base, path, { ...init, headers: token ? { Authorization: `Bearer ${token}` } : {} }))
+      (await sendRaw(base, path, { ...init, headers: token ? { Authorization: `Bearer ${token}` } : {} }))
         .status;
     try {
       expect(await statusOf(target, 'good')).toBe(599);
@@ -273,7 +219,7 @@ describe('the keyed fast path in front of h3', () => {
         route,
         path: '/api/v1/observations',
       });
-      const answered = await send(base, target, { headers: { Authorization: 'Bearer good' } });
+      const answered = await sendRaw(base, target, { headers: { Authorization: 'Bearer good' } });
       expect(answered.status).toBe(200);
       expect(answered.body.equals(body)).toBe(true);
       expect(answered.headers).toMatchObject({

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { createServer, request as httpRequest, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +12,7 @@ import { MemoryLimiter } from '../../../src/rate-limit/memory-limiter.ts';
 import { createPublicFastPath } from '../../../src/server/public-fast-path.ts';
 import { loadStaticSite, type StaticSite } from '../../../src/server/static-site.ts';
 import { SAMPLE_DATA } from '../../helpers/paths.ts';
+import { expectSameAnswer, type Reply, sendRaw, stableFields } from '../../helpers/raw-http.ts';
 import { runMmds } from '../../helpers/run-cli.ts';
 import { startTestServer, type TestServer } from '../../helpers/server-fixture.ts';
 import { useSharedSample } from '../../helpers/shared-sample-build.ts';
@@ -23,21 +24,6 @@ import { LICENSED_SERIES_KEY, type SnapshotFixture } from '../../helpers/snapsho
  * would: the general path still answers the same request spelt another way (`/x?` for `/x`,
  * `%55SD` for `USD`), so the two are compared over HTTP, header by header and byte by byte.
  */
-
-/** The fields that differ between any two responses (ids, time, the counter moving). */
-const PER_REQUEST = new Set([
-  'x-request-id',
-  'date',
-  'x-ratelimit-remaining',
-  'x-ratelimit-reset',
-  'ratelimit',
-]);
-
-interface Reply {
-  status: number;
-  headers: Record<string, string>;
-  body: Buffer;
-}
 
 /** The request line target `mmds build` pre-rendered for a route (values escaped as a client would). */
 function rawTarget(route: Pick<StaticRoute, 'path' | 'query'>): string {
@@ -53,49 +39,6 @@ function otherSpelling(route: Pick<StaticRoute, 'path' | 'query'>): string {
   const [name, value] = entry;
   const first = `%${value.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`;
   return `${route.path}?${encodeURIComponent(name)}=${first}${encodeURIComponent(value.slice(1))}`;
-}
-
-/** One request over node:http (not fetch, which would decode a compressed body): the bytes as sent. */
-function send(
-  base: string,
-  target: string,
-  init: { method?: string; headers?: Record<string, string> } = {},
-): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    // The target goes on the request line exactly as given (a URL object would drop a bare `?`).
-    const { hostname, port } = new URL(base);
-    const request = httpRequest({
-      hostname,
-      port,
-      path: target,
-      method: init.method ?? 'GET',
-      headers: init.headers,
-    });
-    request.on('error', reject);
-    request.on('response', (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('error', reject);
-      response.on('end', () => {
-        const headers: Record<string, string> = {};
-        for (const [name, value] of Object.entries(response.headers)) headers[name] = String(value);
-        resolve({ status: response.statusCode!, headers, body: Buffer.concat(chunks) });
-      });
-    });
-    request.end();
-  });
-}
-
-/** Headers without the per-request fields, for comparison. */
-function stable(headers: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).filter(([name]) => !PER_REQUEST.has(name)));
-}
-
-function expectSameAnswer(fast: Reply, general: Reply, what: string): void {
-  expect(fast.status, what).toBe(general.status);
-  expect(stable(fast.headers), what).toEqual(stable(general.headers));
-  expect(Object.keys(fast.headers).sort(), what).toEqual(Object.keys(general.headers).sort());
-  expect(fast.body.equals(general.body), `${what}: body`).toBe(true);
 }
 
 describe('the public fast path in front of h3', () => {
@@ -134,8 +77,8 @@ describe('the public fast path in front of h3', () => {
   it('answers every pre-rendered request as the general path does, and logs the same line', async () => {
     expect(routes.length).toBeGreaterThan(50);
     for (const route of routes) {
-      const fast = await send(server.url, rawTarget(route));
-      const general = await send(server.url, otherSpelling(route));
+      const fast = await sendRaw(server.url, rawTarget(route));
+      const general = await sendRaw(server.url, otherSpelling(route));
       expect(fast.status, rawTarget(route)).toBe(200);
       expect(fast.headers['x-snapshot-id']).toBe(manifest.snapshot);
       expectSameAnswer(fast, general, rawTarget(route));
@@ -147,7 +90,7 @@ describe('the public fast path in front of h3', () => {
     const compressed = manifest.files.filter((file) => file.gzip_bytes !== null && file.br_bytes !== null);
     const route = routes.find((r) => compressed.some((file) => file.file === `/${r.file}`))!;
     expect(route).toBeDefined();
-    const etag = (await send(server.url, rawTarget(route))).headers.etag!;
+    const etag = (await sendRaw(server.url, rawTarget(route))).headers.etag!;
     const variants: Array<[string, { method?: string; headers?: Record<string, string> }]> = [
       ['HEAD', { method: 'HEAD' }],
       ['If-None-Match', { headers: { 'If-None-Match': etag } }],
@@ -160,8 +103,8 @@ describe('the public fast path in front of h3', () => {
     const seen = new Set<number>();
     const encodings = new Set<string | undefined>();
     for (const [name, init] of variants) {
-      const fast = await send(server.url, rawTarget(route), init);
-      const general = await send(server.url, otherSpelling(route), init);
+      const fast = await sendRaw(server.url, rawTarget(route), init);
+      const general = await sendRaw(server.url, otherSpelling(route), init);
       expectSameAnswer(fast, general, name);
       seen.add(fast.status);
       encodings.add(fast.headers['content-encoding']);
@@ -172,18 +115,18 @@ describe('the public fast path in front of h3', () => {
 
   it('leaves keys, other methods, the live status and errors to h3', async () => {
     const target = rawTarget(routes[0]!);
-    const keyed = await send(server.url, target, { headers: { Authorization: 'Bearer abc' } });
+    const keyed = await sendRaw(server.url, target, { headers: { Authorization: 'Bearer abc' } });
     expect(keyed.status).toBe(401);
     expect(keyed.headers['www-authenticate']).toBe('Bearer');
-    expect((await send(server.url, target, { method: 'POST' })).status).toBe(405);
-    expect((await send(server.url, target, { method: 'OPTIONS' })).status).toBe(204);
-    const status = await send(server.url, '/api/v1/status');
+    expect((await sendRaw(server.url, target, { method: 'POST' })).status).toBe(405);
+    expect((await sendRaw(server.url, target, { method: 'OPTIONS' })).status).toBe(204);
+    const status = await sendRaw(server.url, '/api/v1/status');
     expect(status.status).toBe(200);
     expect(JSON.parse(status.body.toString()).data.snapshot).toBeDefined();
-    expect((await send(server.url, '/api/v1/nothing-here')).status).toBe(404);
+    expect((await sendRaw(server.url, '/api/v1/nothing-here')).status).toBe(404);
     // A pre-rendered request with a bad Host is the general path's counted 400 in the envelope.
     for (const host of ['x:99999', '1.2.3.256', '[::1]:99999']) {
-      const refused = await send(server.url, target, { headers: { Host: host } });
+      const refused = await sendRaw(server.url, target, { headers: { Host: host } });
       expect(refused.status, host).toBe(400);
       expect(JSON.parse(refused.body.toString()).error.code).toBe('invalid_parameter');
       expect(refused.headers['x-ratelimit-remaining']).toBeDefined();
@@ -201,11 +144,11 @@ describe('the public fast path in front of h3', () => {
       const route = routes[0]!;
       const as = (ip: string) => ({ headers: { 'X-Forwarded-For': ip } });
       const replies = [
-        await send(limited.url, rawTarget(route), as('203.0.113.9')),
-        await send(limited.url, otherSpelling(route), as('203.0.113.9')),
-        await send(limited.url, rawTarget(route), as('203.0.113.9')),
-        await send(limited.url, rawTarget(route), as('203.0.113.9')),
-        await send(limited.url, otherSpelling(route), as('203.0.113.9')),
+        await sendRaw(limited.url, rawTarget(route), as('203.0.113.9')),
+        await sendRaw(limited.url, otherSpelling(route), as('203.0.113.9')),
+        await sendRaw(limited.url, rawTarget(route), as('203.0.113.9')),
+        await sendRaw(limited.url, rawTarget(route), as('203.0.113.9')),
+        await sendRaw(limited.url, otherSpelling(route), as('203.0.113.9')),
       ];
       expect(replies.map((reply) => reply.status)).toEqual([200, 200, 200, 429, 429]);
       expect(replies.map((reply) => reply.headers['x-ratelimit-remaining'])).toEqual([
@@ -217,14 +160,14 @@ describe('the public fast path in front of h3', () => {
       ]);
       const [fast, general] = [replies[3]!, replies[4]!];
       expect(Object.keys(fast.headers).sort()).toEqual(Object.keys(general.headers).sort());
-      expect(stable(fast.headers)).toEqual(stable(general.headers));
+      expect(stableFields(fast.headers)).toEqual(stableFields(general.headers));
       expect(fast.headers['cache-control']).toBe('no-store');
       expect(Number(fast.headers['retry-after'])).toBeGreaterThanOrEqual(1);
       const body = JSON.parse(fast.body.toString()) as { error: { code: string; request_id: string } };
       expect(body.error.code).toBe('rate_limited');
       expect(body.error.request_id).toBe(fast.headers['x-request-id']);
       // Another client is not affected.
-      expect((await send(limited.url, rawTarget(route), as('203.0.113.10'))).status).toBe(200);
+      expect((await sendRaw(limited.url, rawTarget(route), as('203.0.113.10'))).status).toBe(200);
     } finally {
       await limited.close();
     }
@@ -257,7 +200,7 @@ describe('the public fast path in front of h3', () => {
     try {
       const route = routes.find((r) => Object.keys(r.query).length === 1)!;
       const statusOf = async (target: string, init?: { method?: string; headers?: Record<string, string> }) =>
-        (await send(base, target, init)).status;
+        (await sendRaw(base, target, init)).status;
       expect(await statusOf(rawTarget(route))).toBe(200);
       expect(await statusOf(otherSpelling(route))).toBe(599);
       expect(await statusOf(rawTarget(route), { headers: { Authorization: 'Bearer x' } })).toBe(599);
@@ -306,7 +249,7 @@ describe('the public fast path in front of h3', () => {
       if (Date.now() > deadline) throw new Error('the server did not switch to the new snapshot');
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    const reply = await send(server.url, rawTarget(routes.find((route) => route.route_id === 'series')!));
+    const reply = await sendRaw(server.url, rawTarget(routes.find((route) => route.route_id === 'series')!));
     expect(reply.status).toBe(200);
     expect(reply.headers['x-snapshot-id']).toBe(next);
     expect((JSON.parse(reply.body.toString()) as { meta: { snapshot: string } }).meta.snapshot).toBe(next);

@@ -81,7 +81,29 @@ export async function writeAsOfCases(
   );
 }
 
-/** Reads every page of a series over HTTP, following meta.next_cursor; returns the rows and requests made. */
+/** A page of GET /api/v1/observations as the REST API and the MCP tool both return it. */
+type ObservationsPage = {
+  data: ApiRow[];
+  meta: { next_cursor: string | null; as_of: string | null; generated_at?: string };
+};
+
+/** Reads every page of one request, following meta.next_cursor; returns the rows and the pages read. */
+async function readAllPages(
+  readPage: (cursor: string | null) => Promise<ObservationsPage>,
+): Promise<{ rows: ApiRow[]; pages: number }> {
+  const rows: ApiRow[] = [];
+  let cursor: string | null = null;
+  let pages = 0;
+  do {
+    const page = await readPage(cursor);
+    pages += 1;
+    rows.push(...page.data);
+    cursor = page.meta.next_cursor;
+  } while (cursor !== null);
+  return { rows, pages };
+}
+
+/** Reads every page of a series over HTTP; returns the rows and requests made. */
 async function readAllOverHttp(
   url: string,
   key: string,
@@ -89,27 +111,19 @@ async function readAllOverHttp(
   asOf: string | null,
   limit: number,
 ): Promise<{ rows: ApiRow[]; requests: number }> {
-  const rows: ApiRow[] = [];
-  let cursor: string | null = null;
-  let requests = 0;
-  do {
+  const { rows, pages } = await readAllPages(async (cursor) => {
     const search = new URLSearchParams({ series: seriesKey, limit: String(limit) });
     if (asOf !== null) search.set('as_of', asOf);
     if (cursor !== null) search.set('cursor', cursor);
     const response = await fetch(`${url}/api/v1/observations?${search}`, {
       headers: { Authorization: `Bearer ${key}` },
     });
-    requests += 1;
-    const body = (await response.json()) as {
-      data: ApiRow[];
-      meta: { next_cursor: string | null; as_of: string | null };
-    };
+    const body = (await response.json()) as ObservationsPage;
     expect(response.status, `${seriesKey} as of ${asOf}: ${JSON.stringify(body)}`).toBe(200);
     expect(body.meta.as_of).toBe(asOf);
-    rows.push(...body.data);
-    cursor = body.meta.next_cursor;
-  } while (cursor !== null);
-  return { rows, requests };
+    return body;
+  });
+  return { rows, requests: pages };
 }
 
 /**
@@ -147,12 +161,6 @@ export async function checkAsOfCaseOverHttp(
   return requests;
 }
 
-/** A page of GET /api/v1/observations as the REST API and the MCP tool both return it. */
-type ObservationsPage = {
-  data: ApiRow[];
-  meta: { next_cursor: string | null; as_of: string | null; generated_at?: string };
-};
-
 /** A page without its render time, which differs between two renders of one answer. */
 function comparablePage(page: ObservationsPage): ObservationsPage {
   const { generated_at: _ignored, ...meta } = page.meta;
@@ -172,15 +180,11 @@ async function readAllOverMcp(
   asOf: string | null,
   limit: number,
 ): Promise<{ rows: ApiRow[]; calls: number }> {
-  const rows: ApiRow[] = [];
-  let cursor: string | null = null;
-  let calls = 0;
-  do {
+  const { rows, pages } = await readAllPages(async (cursor) => {
     const args: Record<string, string> = { series: seriesKey, limit: String(limit) };
     if (asOf !== null) args.as_of = asOf;
     if (cursor !== null) args.cursor = cursor;
     const result = (await client.callTool({ name: 'get_observations', arguments: args })) as CallToolResult;
-    calls += 1;
     const where = `get_observations ${JSON.stringify(args)}`;
     expect(result.isError, `${where}: ${JSON.stringify(result.content)}`).toBeFalsy();
     const page = result.structuredContent as ObservationsPage;
@@ -189,10 +193,9 @@ async function readAllOverMcp(
     });
     expect(response.status, where).toBe(200);
     expect(comparablePage(page), where).toEqual(comparablePage((await response.json()) as ObservationsPage));
-    rows.push(...page.data);
-    cursor = page.meta.next_cursor;
-  } while (cursor !== null);
-  return { rows, calls };
+    return page;
+  });
+  return { rows, calls: pages };
 }
 
 /**
