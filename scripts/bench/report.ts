@@ -1281,11 +1281,21 @@ const LIMITS_LEFT = `### Store and query work of this round (src/store, src/quer
   load average at each step is above): ratios come from one run with interleaved rounds, absolute
   times move between runs. Treat a ratio within a few hundredths of its goal as near it, not as a
   margin either way.
-- **Public endpoint.** The file of section a is now 765 KB (every COT market is listed), so both
-  servers spend most of a request copying the body and the ratio says little about the overhead
-  per request. On a 17 KB file (\`/api/v1/series\`) the fast path measured 0.68 to 0.79 of bare
-  node:http (0.45 to 0.55 before this round); what is left is work every request needs (client
-  address, limiter, request id, log line) and Node's own request handling.
+- **Public endpoint.** The file of section a is now about 1 MB (every COT market is listed), so
+  both servers spend most of a request copying the body: mmds serve is near bare node:http there.
+- **Public endpoint on at most 20 KB (goal 0.9x).** On \`/api/v1/fx/ecb\` (6.7 KB), in the run of
+  2026-11-27 11:06 (commit b1c3f49): bare node:http 63,200 req/s; the same bare server sending the
+  15 header fields of mmds serve's answer (values fixed, nothing computed) 51,600, 0.82x: the
+  contract's fields (CORS, X-Request-Id, X-Snapshot-Id, ETag, Cache-Control, Vary, the five
+  rate-limit fields) cost about a fifth to send and for wrk, on the same two cores, to read. mmds
+  serve's fast path answers 31,200, 0.60x of that server: per request it resolves the client
+  address, counts it in the limiter (40,000 addresses here), makes a request id and writes a log
+  line. A CPU profile under the same load has the server's own JavaScript at about a fifth of its
+  busy time and the socket write (on loopback the kernel also delivers to wrk) at most of the
+  rest; with its log sent to /dev/null instead of a pipe it answered 34,900 req/s against 31,000.
+  So 0.9x is out of reach while every answer carries the contract's fields and every request is
+  logged; what is left to try is fewer bytes of headers (the CORS expose list on every answer) and
+  a log line written without JSON.stringify.
 - **Publish with release events.** Since issue 24 a publish also diffs the new snapshot against
   its parent to write the snapshot's events (src/query/changes.ts). A first publish compares every
   (series, period): at 10M about 4 s of the publish (measured alone, 2026-11-27), done a few
@@ -1334,12 +1344,14 @@ const LIMITS_LEFT = `### Store and query work of this round (src/store, src/quer
   at 417 MB, at the same throughput within the noise (docs/operations.md, "Memory of mmds
   serve"); the benchmark measures the defaults. At 100M the open snapshot's own views and
   derived tables add about 170 MB to the idle figure.
-- **Repeated keyed request (goal 0.8x).** A profile of the cached 435 KB answer at concurrency 16:
-  33% writing the body (as for bare node:http), the rest per-request work bare node:http does not
-  do: h3's routing and Request objects, the parameter schema and as_of normalisation (about 6%),
-  the key's SHA-256 check (2%), the limiter, ten response headers and the log line (2.5%). Left
-  to try: a keyed fast path beside the public one (raw URL and key id to a prepared response),
-  skipping h3 and the schema for a request already answered.
+- **Repeated keyed request (goal 0.8x).** A repeated keyed request is now answered by the keyed
+  fast path (src/server/keyed-fast-path.ts, docs/operations.md): no h3, no URL parsing, no
+  parameter schema; the body comes from the response cache. In the run of 2026-11-27 11:06 it went
+  from 0.40x to 0.70x of bare node:http (9,700 against 13,800 req/s on 409 KB). Per request it
+  still does what a keyed answer needs: the key's HMAC or SHA-256 and constant-time compare, the
+  key's rate limit, 15 header fields and a log line, the same costs that hold the 6.7 KB public
+  answer at 0.60x of a bare server sending the same fields (above). Not tried: remembering a
+  verified key for a moment (it would let a revoked key through for that moment).
 - **Ingest.** The ECB CSV, CFTC, FRED/ALFRED and BLS API files are read (and, but for the shape
   of BLS JSON, checked) in DuckDB and handed to the store as relations, and revisions are planned
   in SQL. Still built as JavaScript rows: the BLS release-vintage JSON and the datahub CPI CSV
