@@ -166,8 +166,8 @@ export interface DetailOptions {
 /**
  * The per-series details of the diff of diffSnapshots (the same candidates, chains and
  * classification): for each series with new or revised periods, their counts, bounds, whether
- * they are in the public COT window, and, when there are at most DETAIL_ITEMS, the periods with their values. `since` null: every period
- * of `current` is new (the first snapshot of a store).
+ * they are in the public COT window, and, when there are at most DETAIL_ITEMS, the periods with
+ * their values. `since` null: every period of `current` is new (the first snapshot of a store).
  */
 export async function diffSnapshotDetails(
   layout: StoreLayout,

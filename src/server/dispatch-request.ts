@@ -12,7 +12,7 @@ import { createResponse, respondWith } from './http-response.ts';
 import { INVALID_KEY_MESSAGE } from './key-refusal.ts';
 import { rateLimited } from './map-error.ts';
 import { snapshotForRequest } from './monotonic-read.ts';
-import { isRepeatable, representRoute, responseCacheKey } from './represent-route.ts';
+import { isRepeatable, representRoute } from './represent-route.ts';
 import { ALLOW, type ResponseHeaders } from './response-headers.ts';
 import { isBulkDownloadPath, serveBulkDownload } from './serve-bulk-download.ts';
 import { isBulkFullFilePath, serveBulkFullFile } from './serve-bulk-full.ts';
@@ -120,17 +120,22 @@ export async function dispatchRequest(
   // The request's queries all read this snapshot, even if a publish retires it meanwhile.
   const release = db.lease();
   try {
-    const representation = await representRoute(matched.route, params, url, db, keyed, deps, cotHistory);
-    if (caller && deps.keyedAnswers && isRepeatable(matched.route)) {
-      // The keyed fast path may give this body again to the same request of a key with these scopes.
-      const cacheKey = responseCacheKey(matched.route, params, db, keyed, cotHistory, deps);
-      if (cacheKey !== null && deps.cache.get(cacheKey) === representation)
-        deps.keyedAnswers.remember(rawTarget(request.url), caller.scopes, db.id, {
-          cacheKey,
-          route: matched.route,
-          path: url.pathname,
-        });
-    }
+    const { representation, cacheKey } = await representRoute(
+      matched.route,
+      params,
+      url,
+      db,
+      keyed,
+      deps,
+      cotHistory,
+    );
+    // The keyed fast path may give this body again to the same request of a key with these scopes.
+    if (caller && cacheKey !== null && isRepeatable(matched.route))
+      deps.keyedAnswers?.remember(rawTarget(request.url), caller.scopes, db.id, {
+        cacheKey,
+        route: matched.route,
+        path: url.pathname,
+      });
     return respondWith(request, representation, headers);
   } finally {
     release();

@@ -1,14 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RouteDefinition } from '../contract/routes.ts';
 import type { Decision } from '../rate-limit/sliding-log.ts';
-import { elapsedMs, MAX_LOGGED_PATH, type RequestLogLine } from './access-log.ts';
+import { MAX_LOGGED_PATH } from './access-log.ts';
 import { hostAccepted } from './check-host.ts';
-import { chooseAnswer, writeAnswer, writeRateLimited } from './fast-answer.ts';
+import { answerAndLog, chooseAnswer, clientIpOf, handOverAfterFailure } from './fast-answer.ts';
 import type { Caller } from './handler-deps.ts';
 import type { Representation } from './http-response.ts';
 import { commonFields, type PreparedLists, prepareLists } from './prepare-response.ts';
 import type { NodeRequestHandler } from './public-fast-path.ts';
-import { createRequestId } from './request-id.ts';
 import type { ResponseCache } from './response-cache.ts';
 
 /** A keyed answer the general path gave: what the fast path needs to give it again. */
@@ -104,12 +103,14 @@ export function createKeyedFastPath(deps: KeyedFastPathDeps, next: NodeRequestHa
   const lists = new WeakMap<Representation, PreparedLists>();
 
   const listsOf = (representation: Representation, answer: KeyedAnswer, snapshot: string): PreparedLists => {
-    let made = lists.get(representation);
-    // Made again when the general path has since added a compressed copy, which needs its list.
-    const stale =
+    const made = lists.get(representation);
+    // Kept unless the general path has since added a compressed copy, which needs its list.
+    if (
       made &&
-      ((made.gzip === undefined && representation.gzip) || (made.br === undefined && representation.br));
-    if (made && !stale) return made;
+      (made.gzip !== undefined || !representation.gzip) &&
+      (made.br !== undefined || !representation.br)
+    )
+      return made;
     const common = commonFields(
       answer.route,
       snapshot,
@@ -117,9 +118,9 @@ export function createKeyedFastPath(deps: KeyedFastPathDeps, next: NodeRequestHa
       representation.etag,
       representation.link,
     );
-    made = prepareLists(common, representation);
-    lists.set(representation, made);
-    return made;
+    const fresh = prepareLists(common, representation);
+    lists.set(representation, fresh);
+    return fresh;
   };
 
   const answer = async (
@@ -154,26 +155,14 @@ export function createKeyedFastPath(deps: KeyedFastPathDeps, next: NodeRequestHa
       next(request, response);
       return;
     }
-    const requestId = createRequestId();
-    const method = request.method!;
-    const status = decision.allowed ? chosen.status : writeRateLimited(response, method, decision, requestId);
-    if (decision.allowed) writeAnswer(response, method, chosen, requestId, decision);
-    const forwardedFor = request.headers['x-forwarded-for'];
-    const line: RequestLogLine = {
-      event: 'request',
-      request_id: requestId,
-      method,
+    answerAndLog(request, response, chosen, decision, {
+      log: deps.log,
       path: found.path,
-      status,
-      ms: elapsedMs(started),
-      ip: deps.resolveClientIp(
-        request.socket.remoteAddress ?? '0.0.0.0',
-        typeof forwardedFor === 'string' ? forwardedFor : null,
-      ),
-      key_id: caller.keyId,
-      snapshot: decision.allowed ? snapshot : null,
-    };
-    deps.log(line);
+      ip: clientIpOf(request, deps.resolveClientIp),
+      keyId: caller.keyId,
+      snapshot,
+      started,
+    });
   };
 
   return (request, response) => {
@@ -197,15 +186,8 @@ export function createKeyedFastPath(deps: KeyedFastPathDeps, next: NodeRequestHa
       next(request, response);
       return;
     }
-    answer(request, response, answers, snapshot!, token, started).catch((error: unknown) => {
-      // A bug: logged, and the general path answers if nothing was sent yet.
-      deps.log({
-        event: 'internal_error',
-        request_id: null,
-        error: String((error as Error)?.stack ?? error),
-      });
-      if (response.headersSent) response.destroy();
-      else next(request, response);
-    });
+    answer(request, response, answers, snapshot!, token, started).catch((error: unknown) =>
+      handOverAfterFailure(error, request, response, next, deps.log),
+    );
   };
 }

@@ -1,11 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ROUTES, type RouteDefinition } from '../contract/routes.ts';
 import type { Decision } from '../rate-limit/sliding-log.ts';
-import { elapsedMs, type RequestLogLine } from './access-log.ts';
 import { hostAccepted } from './check-host.ts';
-import { chooseAnswer, writeAnswer, writeRateLimited } from './fast-answer.ts';
+import { answerAndLog, chooseAnswer, clientIpOf, handOverAfterFailure } from './fast-answer.ts';
 import { type PreparedResponse, prepareResponse } from './prepare-response.ts';
-import { createRequestId } from './request-id.ts';
 import type { StaticSite } from './static-site.ts';
 
 /** A node:http request listener. */
@@ -63,41 +61,7 @@ export function createPublicFastPath(deps: PublicFastPathDeps, next: NodeRequest
     return response;
   };
 
-  const send = (
-    request: IncomingMessage,
-    response: ServerResponse,
-    found: PreparedResponse,
-    decision: Decision,
-    clientIp: string,
-    started: number,
-  ): void => {
-    const requestId = createRequestId();
-    const method = request.method!;
-    let status: number;
-    if (!decision.allowed) {
-      // Rare: built as the general path builds every error, with the same helpers.
-      status = writeRateLimited(response, method, decision, requestId);
-    } else {
-      // A pre-rendered file has every copy it will have: an answer is always chosen.
-      const chosen = chooseAnswer(request.headers, found.entry, found)!;
-      status = chosen.status;
-      writeAnswer(response, method, chosen, requestId, decision);
-    }
-    const line: RequestLogLine = {
-      event: 'request',
-      request_id: requestId,
-      method,
-      path: found.path,
-      status,
-      ms: elapsedMs(started),
-      ip: clientIp,
-      key_id: null,
-      snapshot: decision.allowed ? found.snapshot : null,
-    };
-    deps.log(line);
-  };
-
-  /** Answers with `send`; a failure there (a bug) is logged, and h3 answers if nothing was sent yet. */
+  /** Answers a request the limiter decided; a failure there (a bug) is handed to h3. */
   const answer = (
     request: IncomingMessage,
     response: ServerResponse,
@@ -107,15 +71,17 @@ export function createPublicFastPath(deps: PublicFastPathDeps, next: NodeRequest
     started: number,
   ): void => {
     try {
-      send(request, response, found, decision, clientIp, started);
-    } catch (error) {
-      deps.log({
-        event: 'internal_error',
-        request_id: null,
-        error: String((error as Error)?.stack ?? error),
+      // A pre-rendered file has every copy it will have: an answer is always chosen.
+      answerAndLog(request, response, chooseAnswer(request.headers, found.entry, found)!, decision, {
+        log: deps.log,
+        path: found.path,
+        ip: clientIp,
+        keyId: null,
+        snapshot: found.snapshot,
+        started,
       });
-      if (response.headersSent) response.destroy();
-      else next(request, response);
+    } catch (error) {
+      handOverAfterFailure(error, request, response, next, deps.log);
     }
   };
 
@@ -137,11 +103,7 @@ export function createPublicFastPath(deps: PublicFastPathDeps, next: NodeRequest
       next(request, response);
       return;
     }
-    const forwardedFor = headers['x-forwarded-for'];
-    const clientIp = deps.resolveClientIp(
-      request.socket.remoteAddress ?? '0.0.0.0',
-      typeof forwardedFor === 'string' ? forwardedFor : null,
-    );
+    const clientIp = clientIpOf(request, deps.resolveClientIp);
     let decision: Decision | Promise<Decision>;
     try {
       decision = deps.consume(deps.anonymousBucket(clientIp), deps.anonymousLimit);

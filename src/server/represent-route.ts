@@ -8,6 +8,12 @@ import type { SnapshotDb } from '../query/snapshot-db.ts';
 import type { HandlerDeps } from './handler-deps.ts';
 import { compressBody, type Representation } from './http-response.ts';
 
+/** A body to send, and its key in the response cache when the cache holds it (else null). */
+export interface RouteRepresentation {
+  representation: Representation;
+  cacheKey: string | null;
+}
+
 /**
  * The body of an endpoint request: the built file of a public request when `mmds build` made one
  * for the snapshot in service, else a rendered body from the response cache, else rendered now
@@ -22,16 +28,16 @@ export async function representRoute(
   deps: HandlerDeps,
   /** The caller holds cot:history (ApiContext.cotHistory): part of the view, so of the cache key. */
   cotHistory = false,
-): Promise<Representation> {
+): Promise<RouteRepresentation> {
   const site = deps.staticSite();
   if (!keyed && route.id !== 'status' && site?.snapshot === db.id) {
     const entry = site.lookupRoute(url.pathname, url.searchParams);
-    if (entry) return entry;
+    if (entry) return { representation: entry, cacheKey: null };
   }
   const csv = params.query.format === 'csv';
   const cacheKey = responseCacheKey(route, params, db, keyed, cotHistory, deps);
   const cached = cacheKey ? deps.cache.get(cacheKey) : undefined;
-  if (cached) return cached;
+  if (cached) return { representation: cached, cacheKey };
   const now = deps.now();
   const replica = route.id === 'status' && deps.replica ? await deps.replica(db.id, now) : null;
   const envelope = await renderPayload(db, route, params, { now, keyed, cotHistory, replica });
@@ -44,8 +50,7 @@ export async function representRoute(
       contentType: `${route.mediaType}; charset=utf-8`,
       link: null,
     };
-    if (cacheKey) deps.cache.set(cacheKey, representation);
-    return representation;
+    return keep(deps, cacheKey, representation);
   }
   // The data is serialised once: the body is built around it, and the ETag covers it (not
   // generated_at), so an unchanged snapshot keeps its ETag.
@@ -61,8 +66,17 @@ export async function representRoute(
     contentType: csv ? 'text/csv; charset=utf-8; header=present' : 'application/json; charset=utf-8',
     link: nextLink(url, envelope.meta.next_cursor),
   };
-  if (cacheKey) deps.cache.set(cacheKey, representation);
-  return representation;
+  return keep(deps, cacheKey, representation);
+}
+
+/** Puts a rendered body in the response cache (when it has a key), saying whether the cache kept it. */
+function keep(
+  deps: HandlerDeps,
+  cacheKey: string | null,
+  representation: Representation,
+): RouteRepresentation {
+  const kept = cacheKey !== null && deps.cache.set(cacheKey, representation);
+  return { representation, cacheKey: kept ? cacheKey : null };
 }
 
 /**
@@ -70,13 +84,13 @@ export async function representRoute(
  * plus the hour or the log's end for the routes whose body also depends on them. Null for the
  * live status, never cached.
  */
-export function responseCacheKey(
+function responseCacheKey(
   route: RouteDefinition,
   params: RequestParams,
   db: SnapshotDb,
   keyed: boolean,
   cotHistory: boolean,
-  deps: Pick<HandlerDeps, 'now'>,
+  deps: HandlerDeps,
 ): string | null {
   if (route.id === 'status') return null;
   return `${db.id} ${keyed ? 'k' : 'p'}${cotHistory ? 'c' : ''} ${route.id} ${params.slug ?? ''} ${normaliseQuery(params)}${clockHour(route, deps)}${logEnd(route, db)}`;
@@ -123,6 +137,6 @@ const CLOCK_ROUTES: ReadonlySet<string> = new Set(['releases', 'releases-ics', '
  * series' next release: their cached bodies are kept for the hour they were rendered in, not for
  * the whole snapshot.
  */
-function clockHour(route: RouteDefinition, deps: Pick<HandlerDeps, 'now'>): string {
+function clockHour(route: RouteDefinition, deps: HandlerDeps): string {
   return CLOCK_ROUTES.has(route.id) ? ` ${deps.now().toISOString().slice(0, 13)}` : '';
 }

@@ -31,11 +31,12 @@ export class ResponseCache {
 
   /**
    * Stores a representation (its body moved into a buffer of its own), evicting the least
-   * recently used ones beyond the bounds. One larger than an eighth of the budget is not kept.
+   * recently used ones beyond the bounds. One larger than an eighth of the budget is not kept:
+   * returns whether it was.
    */
-  set(key: string, representation: Representation): void {
+  set(key: string, representation: Representation): boolean {
     this.#remove(key);
-    if (heldBytes(key, representation) > this.#maxBytes / 8) return;
+    if (heldBytes(key, representation) > this.#maxBytes / 8) return false;
     representation.body = ownBytes(representation.body);
     if (representation.gzip) representation.gzip = ownBytes(representation.gzip);
     if (representation.br) representation.br = ownBytes(representation.br);
@@ -44,6 +45,7 @@ export class ResponseCache {
     this.#bytes += bytes;
     representation.onCompressed = () => this.#recount(key, representation);
     this.#evict();
+    return this.#entries.has(key);
   }
 
   get size(): number {

@@ -1,4 +1,5 @@
-import { request as httpRequest } from 'node:http';
+import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { expect } from 'vitest';
 
 /**
@@ -64,4 +65,25 @@ export function expectSameAnswer(fast: Reply, general: Reply, what: string): voi
   expect(stableFields(fast.headers), what).toEqual(stableFields(general.headers));
   expect(Object.keys(fast.headers).sort(), what).toEqual(Object.keys(general.headers).sort());
   expect(fast.body.equals(general.body), `${what}: body`).toBe(true);
+}
+
+/** The status `passOn` answers: what a fast path handed to the next listener. */
+export const PASSED_ON = 599;
+
+/** A stand-in for the listener behind a fast path (h3): answers PASSED_ON, with no body. */
+export function passOn(_request: IncomingMessage, response: ServerResponse): void {
+  response.writeHead(PASSED_ON);
+  response.end();
+}
+
+/** Serves one node:http listener alone on a free loopback port. */
+export async function listenAlone(
+  listener: (request: IncomingMessage, response: ServerResponse) => void,
+): Promise<{ base: string; close: () => Promise<void> }> {
+  const server = createServer(listener);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }

@@ -1,5 +1,3 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES } from '../../../src/contract/routes.ts';
 import { MemoryLimiter } from '../../../src/rate-limit/memory-limiter.ts';
@@ -7,7 +5,14 @@ import type { Caller } from '../../../src/server/handler-deps.ts';
 import { compressBody, type Representation } from '../../../src/server/http-response.ts';
 import { createKeyedFastPath, KeyedAnswers } from '../../../src/server/keyed-fast-path.ts';
 import { ResponseCache } from '../../../src/server/response-cache.ts';
-import { expectSameAnswer, type Reply, sendRaw } from '../../helpers/raw-http.ts';
+import {
+  expectSameAnswer,
+  listenAlone,
+  PASSED_ON,
+  passOn,
+  type Reply,
+  sendRaw,
+} from '../../helpers/raw-http.ts';
 import { runMmds } from '../../helpers/run-cli.ts';
 import { startTestServer, type TestServer } from '../../helpers/server-fixture.ts';
 import { useSharedSample } from '../../helpers/shared-sample-build.ts';
@@ -200,20 +205,15 @@ describe('the keyed fast path in front of h3', () => {
         resolveClientIp: (address) => address,
         log: (entry) => logs.push(entry),
       },
-      (_request, response) => {
-        response.writeHead(599);
-        response.end();
-      },
+      passOn,
     );
-    const direct: Server = createServer(listener);
-    await new Promise<void>((resolve) => direct.listen(0, '127.0.0.1', resolve));
-    const base = `http://127.0.0.1:${(direct.address() as AddressInfo).port}`;
+    const { base, close } = await listenAlone(listener);
     const target = '/api/v1/observations?series=ecb.USD';
     const statusOf = async (path: string, token: string | null, init: { method?: string } = {}) =>
       (await sendRaw(base, path, { ...init, headers: token ? { Authorization: `Bearer ${token}` } : {} }))
         .status;
     try {
-      expect(await statusOf(target, 'good')).toBe(599);
+      expect(await statusOf(target, 'good')).toBe(PASSED_ON);
       answers.remember(target, ['observations:read'], 's1', {
         cacheKey: 'k1',
         route,
@@ -227,18 +227,18 @@ describe('the keyed fast path in front of h3', () => {
         'x-snapshot-id': 's1',
         'x-ratelimit-remaining': '1',
       });
-      expect(await statusOf(target, null)).toBe(599);
-      expect(await statusOf(target, 'unknown')).toBe(599);
-      expect(await statusOf(target, 'other')).toBe(599);
-      expect(await statusOf(target, 'broken')).toBe(599);
-      expect(await statusOf(`${target}&limit=1`, 'good')).toBe(599);
-      expect(await statusOf(target, 'good', { method: 'POST' })).toBe(599);
+      expect(await statusOf(target, null)).toBe(PASSED_ON);
+      expect(await statusOf(target, 'unknown')).toBe(PASSED_ON);
+      expect(await statusOf(target, 'other')).toBe(PASSED_ON);
+      expect(await statusOf(target, 'broken')).toBe(PASSED_ON);
+      expect(await statusOf(`${target}&limit=1`, 'good')).toBe(PASSED_ON);
+      expect(await statusOf(target, 'good', { method: 'POST' })).toBe(PASSED_ON);
       snapshot = 's2';
-      expect(await statusOf(target, 'good')).toBe(599);
+      expect(await statusOf(target, 'good')).toBe(PASSED_ON);
       snapshot = 's1';
       // Evicted from the response cache: the general path renders it again.
       cache.set('k1', { ...representation, body: Buffer.alloc(16 * 2 ** 20) });
-      expect(await statusOf(target, 'good')).toBe(599);
+      expect(await statusOf(target, 'good')).toBe(PASSED_ON);
       cache.set('k1', representation);
       // A limit of 2: the HEAD is the second answered request, the next one is refused here.
       expect(await statusOf(target, 'good', { method: 'HEAD' })).toBe(200);
@@ -254,7 +254,7 @@ describe('the keyed fast path in front of h3', () => {
         ['GET', 429, 'k_good', null],
       ]);
     } finally {
-      await new Promise((resolve) => direct.close(resolve));
+      await close();
     }
   });
 });
