@@ -1,5 +1,6 @@
 import type { Storage } from 'unstorage';
 import { compareAndSetItem, readItemText, writeItemText } from './atomic-item.ts';
+import { createEvenRecordRead } from './create-even-record-read.ts';
 import { announceKeyChange } from './key-changes.ts';
 import { isKeyId, parseKey, verifySecret } from './key-codec.ts';
 import {
@@ -119,8 +120,15 @@ export function createKeyStore(storage: Storage, options: KeyStoreOptions = {}):
     await announceKeyChange(storage, id);
   };
 
+  // Key checks read through this, so that an unknown id costs what a known one does (the parsed
+  // key's id is well-formed: no isKeyId here).
+  const readEvenly = createEvenRecordRead(storage);
+  const check = async (id: string): Promise<KeyRecord | null> => {
+    const raw = await readEvenly(`${PREFIX}${id}`);
+    return raw === null ? null : parseRecord(id, raw);
+  };
   const cache = options.cache;
-  const lookup = cache ? (id: string) => cache.read(id, get) : get;
+  const lookup = cache ? (id: string) => cache.read(id, check) : check;
 
   return {
     get,

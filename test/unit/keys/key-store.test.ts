@@ -104,6 +104,40 @@ describe('authenticate', () => {
     expect(failureReason(await store.authenticate(plaintext, at(1), PEPPER))).toBe('invalid_record');
   });
 
+  it('reads one present and one missing item for an unknown id and for a known one alike', async () => {
+    // The real memory driver, with the items each check reads written down.
+    const reads: string[] = [];
+    const driver = memoryDriver();
+    const counted = createStorage({
+      driver: {
+        ...driver,
+        getItem: (key, options) => {
+          reads.push(key);
+          return driver.getItem(key, options);
+        },
+      },
+    });
+    const counting = createKeyStore(counted);
+    const { record } = await issueKey({ org: 'Example Bank', scopes: ['cot:history'] }, counting, T0, PEPPER);
+    const wrongSecret = withChecksum(`mmds_${record.id}_${createKey().plaintext.slice(18, 50)}`);
+    const unknown = createKey();
+    const readsOf = async (plaintext: string) => {
+      reads.length = 0;
+      await counting.authenticate(plaintext, at(1), PEPPER);
+      return [...reads];
+    };
+    // The first unknown id writes the decoy; from then on it is read like a record.
+    await readsOf(unknown.plaintext);
+    expect(await readsOf(unknown.plaintext)).toEqual([`keys:${unknown.id}`, 'decoys:key-record']);
+    expect(await readsOf(wrongSecret)).toEqual([`keys:${record.id}`, 'keys:absent']);
+    // The decoy is record-shaped but no key: not listed, and no id of it authenticates.
+    expect(await counted.getItem('decoys:key-record')).toMatchObject({
+      hash: expect.stringMatching(/^hmac/),
+    });
+    expect((await counting.list()).map((r) => r.id)).toEqual([record.id]);
+    expect(await counted.hasItem('keys:absent')).toBe(false);
+  });
+
   it('stores only a hash: no stored value contains the key or its secret', async () => {
     const { plaintext } = await issue();
     const stored = JSON.stringify(
