@@ -3,7 +3,7 @@ import { openDuckDb, pipelineDuckDbOptions, withConnection } from '../../db/duck
 import { isRedisUrl } from '../../keys/create-storage.ts';
 import { listBatches } from '../../store/batches.ts';
 import { resolveLayout, type StoreLayout } from '../../store/layout.ts';
-import { type LogEntry, readLogHead } from '../../store/object-store/bucket-log.ts';
+import { type LogEnd, readLogEnd } from '../../store/object-store/bucket-log.ts';
 import {
   type ObjectStore,
   ObjectStoreError,
@@ -114,10 +114,10 @@ Examples:
     });
 }
 
-/** The bucket and its log's newest entry when this publish began. */
+/** The bucket and its log's end when this publish began. */
 interface Remote {
   store: ObjectStore;
-  base: LogEntry | null;
+  base: LogEnd;
 }
 
 async function openRemote(location: ObjectStoreLocation, context: CommandContext): Promise<Remote> {
@@ -125,7 +125,7 @@ async function openRemote(location: ObjectStoreLocation, context: CommandContext
   const { openS3Store } = await import('../../store/object-store/s3-store.ts');
   const store = openS3Store(location, context.config.s3);
   try {
-    return { store, base: await readLogHead(store) };
+    return { store, base: await readLogEnd(store) };
   } catch (error) {
     store.close();
     throw new ReportedFailure((error as Error).message);
@@ -138,6 +138,12 @@ async function commitRemote(
   snapshotId: string,
   context: CommandContext,
 ): Promise<StorePublishResult> {
+  // A garbage entry (written by hand, or by a broken tool) is never replaced: the log is
+  // create-only. Followers skip it too; the operator only needs to know it is there.
+  for (const bad of remote.base.unreadable)
+    context.reporter.warn(
+      `${bad.message}: passed over (followers skip it too); the next commit is log entry ${remote.base.seq + 1}`,
+    );
   context.reporter.progress(`committing snapshot ${snapshotId} to ${remote.store.url}…`);
   try {
     return await publishToStore(remote.store, layout, snapshotId, remote.base, context.now());

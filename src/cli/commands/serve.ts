@@ -102,8 +102,9 @@ Examples:
       const follower = location === null ? null : await startFollowing(location, config, log);
       const server = await startServer(config, {
         log: feed ? serverLog : log,
-        isCommittedAhead: follower ? (id) => follower.isCommittedAhead(id) : undefined,
-        ...(follower ? { replica: follower.describe } : {}),
+        ...(follower
+          ? { arrivalOf: follower.arrivalOf, onDamaged: follower.onDamaged, replica: follower.describe }
+          : {}),
       });
       const delivery = feed ? await startDelivery(config, feed, log) : null;
       if (delivery) wakeDeliverer = () => delivery.deliverer.wake();
