@@ -48,7 +48,8 @@ MMDS_MEMORY_LIMIT and spills into data/tmp/duckdb past it.
 With --to s3://bucket/prefix (or MMDS_SNAPSHOT_STORE) the local publish is unchanged, then the
 snapshot's files the bucket lacks are uploaded as objects/<sha256>, then its manifest, and the
 snapshot is committed by creating the next log/<seq>.json only if no one else has: a concurrent
-publisher that took that number first makes this one exit 1 with one line (run it again).
+publisher that took that number first makes this one exit 1 with one line (run it again). An
+unreadable log entry is passed over with one warning: the commit takes the number after it.
 Endpoint and keys: AWS_ENDPOINT_URL_S3 (path-style), AWS_REGION, AWS_ACCESS_KEY_ID,
 AWS_SECRET_ACCESS_KEY. With MMDS_STORAGE=redis://… it then publishes one message on that Redis,
 so that the mmds serve --from instances switch at once; Redis down is a warning (committed).
