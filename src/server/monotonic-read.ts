@@ -113,7 +113,11 @@ export function servesAtLeast(db: SnapshotDb, required: string): boolean {
  * The snapshot in service after the switch that reaches `required`, waiting at most `wait.ms`;
  * a refusal of `required` meanwhile ends the wait at once.
  */
-async function switchedTo(snapshots: SnapshotManager, required: string, wait: SnapshotWait): Promise<SnapshotDb> {
+async function switchedTo(
+  snapshots: SnapshotManager,
+  required: string,
+  wait: SnapshotWait,
+): Promise<SnapshotDb> {
   const now = snapshots.current();
   if (now && servesAtLeast(now, required)) return now;
   const outcome = await new Promise<SnapshotDb | { reason: string } | null>((resolve) => {

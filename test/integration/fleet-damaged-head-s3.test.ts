@@ -105,7 +105,10 @@ beforeAll(async () => {
     [['ingest', 'catalog', join(SAMPLE_DATA, '../catalog/catalog.yaml')], '2026-11-23T12:00:00Z'],
     [['ingest', 'ecb', join(SAMPLE_DATA, 'ecb/eurofxref-daily.xml')], '2026-11-23T12:00:00Z'],
     [['publish', '--to', url], '2026-11-23T12:00:00Z'],
-    [['ingest', 'ecb', join(SAMPLE_DATA, 'ecb/eurofxref-hist_2025-01-02_to_2026-04-13.csv')], '2026-11-24T12:00:00Z'],
+    [
+      ['ingest', 'ecb', join(SAMPLE_DATA, 'ecb/eurofxref-hist_2025-01-02_to_2026-04-13.csv')],
+      '2026-11-24T12:00:00Z',
+    ],
     [['publish', '--to', url], '2026-11-24T12:00:00Z'],
     [['ingest', 'm49', join(SAMPLE_DATA, 'reference/unsd_m49_overview_en.csv')], '2026-11-25T12:00:00Z'],
     [['publish', '--to', url], '2026-11-25T12:00:00Z'],
@@ -142,7 +145,9 @@ describe('a fleet past a damaged newest commit', () => {
     const started = Date.now();
     follower = await follow(followerDir);
     const ms = await servingAfter(follower, ids[1]!);
-    console.log(`empty disk, damaged head: serving commit 2 ${Date.now() - started} ms after spawn (${ms} ms after listening)`);
+    console.log(
+      `empty disk, damaged head: serving commit 2 ${Date.now() - started} ms after spawn (${ms} ms after listening)`,
+    );
     expect(await replicaOf(follower)).toMatchObject({
       store: url,
       log_seq: 3,
@@ -202,7 +207,10 @@ describe('a fleet past a damaged newest commit', () => {
     expect(failures(fresh, logKey(4))).toHaveLength(1);
     // The operator repairs the object (the next publish would reuse it as it is: docs/operations.md).
     await store.put(objectKey(victim), victimBytes);
-    await ok(['ingest', 'countries', join(SAMPLE_DATA, 'reference/country-codes.csv')], at('2026-11-26T12:00:00Z'));
+    await ok(
+      ['ingest', 'countries', join(SAMPLE_DATA, 'reference/country-codes.csv')],
+      at('2026-11-26T12:00:00Z'),
+    );
     const run = await ok(['publish', '--to', url], at('2026-11-26T12:00:00Z'));
     const warnings = run.stderr.split('\n').filter((line) => line.includes('/log/'));
     expect(warnings, run.stderr).toEqual([
@@ -212,7 +220,12 @@ describe('a fleet past a damaged newest commit', () => {
     expect(run.stdout).toContain(`committed snapshot ${newest} to ${url} as log entry 5`);
     for (const server of [follower, fresh]) {
       await servingAfter(server, newest);
-      expect(await replicaOf(server)).toMatchObject({ log_seq: 5, seq: 5, behind_commits: 0, last_error: null });
+      expect(await replicaOf(server)).toMatchObject({
+        log_seq: 5,
+        seq: 5,
+        behind_commits: 0,
+        last_error: null,
+      });
     }
   });
 });

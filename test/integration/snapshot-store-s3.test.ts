@@ -151,7 +151,9 @@ describe('mmds publish --to s3://bucket/prefix', () => {
       {
         seq: 2,
         snapshot_id: id,
-        message: expect.stringContaining(`objects/${victim.sha256} (${victim.file} of snapshot ${id}) is damaged`),
+        message: expect.stringContaining(
+          `objects/${victim.sha256} (${victim.file} of snapshot ${id}) is damaged`,
+        ),
       },
     ]);
     expect(readCurrentId(followerLayout)).toBe(before);

@@ -56,9 +56,12 @@ export const STATUS_DATA: JsonSchema = object({
           ),
         ),
         behind_commits: nullable(
-          integer('Log entries (as last read) newer than the snapshot in service, damaged commits the instance cannot pull included; 0 when current. Alert when it stays above 0.', {
-            minimum: 0,
-          }),
+          integer(
+            'Log entries (as last read) newer than the snapshot in service, damaged commits the instance cannot pull included; 0 when current. Alert when it stays above 0.',
+            {
+              minimum: 0,
+            },
+          ),
         ),
         behind_seconds: nullable(
           integer(

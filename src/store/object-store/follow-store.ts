@@ -11,7 +11,10 @@ const AHEAD_ENTRIES = 20;
  * Whether a snapshot this instance does not serve can come here: on its way, committed but
  * damaged (a pull of it failed: the reason), or not known to be committed at all.
  */
-export type SnapshotArrival = { state: 'coming' } | { state: 'damaged'; reason: string } | { state: 'unknown' };
+export type SnapshotArrival =
+  | { state: 'coming' }
+  | { state: 'damaged'; reason: string }
+  | { state: 'unknown' };
 
 /** A running follower of a bucket's log. */
 export interface StoreFollower {

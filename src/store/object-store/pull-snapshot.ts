@@ -6,7 +6,14 @@ import { SNAPSHOT_ID_PATTERN, type StoreLayout, snapshotDir } from '../layout.ts
 import { withStoreLock } from '../lock.ts';
 import { manifestFiles, readCurrentId, readManifest, type SnapshotManifest } from '../manifest.ts';
 import { pruneSnapshots } from '../publish.ts';
-import { type LogEnd, type LogEntry, objectKey, readLogEnd, sha256Of, tryReadLogEntry } from './bucket-log.ts';
+import {
+  type LogEnd,
+  type LogEntry,
+  objectKey,
+  readLogEnd,
+  sha256Of,
+  tryReadLogEntry,
+} from './bucket-log.ts';
 import type { ObjectStore } from './object-store.ts';
 
 /** Objects downloaded at once. */

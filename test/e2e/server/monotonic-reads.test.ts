@@ -1,4 +1,4 @@
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFileAtomic } from '../../../src/store/durable-fs.ts';
@@ -112,25 +112,27 @@ describe('monotonic reads: never an answer from a snapshot older than the one th
   });
 
   it('a newer snapshot that is damaged here: 503 at once, naming the damage, not a wait', async () => {
+    // Published in a copy of the data directory, so the server never sees it intact, then moved
+    // in (its files copies, shared with no other snapshot) and one of them flipped in place.
+    const copy = join(temp.dir, 'copy');
+    cpSync(dataDir, copy, { recursive: true });
+    const copyEnv = { MMDS_DATA_DIR: copy };
+    let run = await runMmds(
+      ['ingest', 'm49', join(SAMPLE_DATA, 'reference/unsd_m49_overview_en.csv')],
+      copyEnv,
+      later(4),
+    );
+    expect(run.code, run.stderr).toBe(0);
+    run = await runMmds(['publish'], copyEnv, later(5));
+    expect(run.code, run.stderr).toBe(0);
+    const third = readCurrentId(resolveLayout(copy))!;
     const layout = resolveLayout(dataDir);
-    let run = await runMmds(['ingest', 'm49', join(SAMPLE_DATA, 'reference/unsd_m49_overview_en.csv')], env, later(4));
-    expect(run.code, run.stderr).toBe(0);
-    run = await runMmds(['publish'], env, later(5));
-    expect(run.code, run.stderr).toBe(0);
-    const third = readCurrentId(layout)!;
-    // The server may have switched to it already: back to `second` before the damage.
-    await waitForLog((entry) => entry.event === 'snapshot_switched' && entry.snapshot === third, third);
-    let from = server.logs.length;
-    await setCurrent(second);
-    await waitForLog((entry) => entry.event === 'snapshot_switched' && entry.snapshot === second, second, from);
-    // A file only this snapshot has (a shared one would damage the others too), flipped in place.
-    const file = manifestFiles(readManifest(layout, third))
-      .map((one) => join(snapshotDir(layout, third), one.file))
-      .find((path) => statSync(path).nlink === 1)!;
+    renameSync(snapshotDir(resolveLayout(copy), third), snapshotDir(layout, third));
+    const file = join(snapshotDir(layout, third), manifestFiles(readManifest(layout, third))[0]!.file);
     const bytes = readFileSync(file);
     bytes[bytes.length >> 1]! ^= 0xff;
     writeFileSync(file, bytes);
-    from = server.logs.length;
+    const from = server.logs.length;
     await setCurrent(third);
     const refused = await waitForLog(
       (entry) => entry.event === 'snapshot_refused' && entry.snapshot === third,
@@ -144,21 +146,24 @@ describe('monotonic reads: never an answer from a snapshot older than the one th
     expect(response.headers.get('retry-after')).toBe('5');
     const body = (await response.json()) as { error: { code: string; message: string } };
     expect(body.error.code).toBe('unavailable');
-    expect(body.error.message).toContain(`serves snapshot ${second}, older than ${third}, and cannot switch to it`);
+    expect(body.error.message).toContain(
+      `serves snapshot ${second}, older than ${third}, and cannot switch to it`,
+    );
     expect(body.error.message).toContain(String(refused.error));
   });
 
-  /** The first log line of the server from index `from` that `match` accepts (5 s at most). */
+  /** The first log line of the server from index `from` that `match` accepts (20 s at most). */
   async function waitForLog(
     match: (entry: Record<string, unknown>) => boolean,
     what: string,
     from = 0,
   ): Promise<Record<string, unknown>> {
-    const deadline = Date.now() + 5_000;
+    const deadline = Date.now() + 20_000;
     for (;;) {
       const found = server.logs.slice(from).find(match);
       if (found) return found;
-      if (Date.now() > deadline) throw new Error(`no such log line for ${what}: ${JSON.stringify(server.logs)}`);
+      if (Date.now() > deadline)
+        throw new Error(`no such log line for ${what}: ${JSON.stringify(server.logs)}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   }
