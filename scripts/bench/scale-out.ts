@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { resolveLayout } from '../../src/store/layout.ts';
 import { manifestFiles, readCurrentId, readManifest } from '../../src/store/manifest.ts';
-import { logKey, readLogHead } from '../../src/store/object-store/bucket-log.ts';
+import { logKey, readLogEnd } from '../../src/store/object-store/bucket-log.ts';
 import { parseObjectStoreUrl, readS3Settings } from '../../src/store/object-store/object-store.ts';
 import { publishToStore } from '../../src/store/object-store/publish-to-store.ts';
 import { openS3Store } from '../../src/store/object-store/s3-store.ts';
@@ -348,10 +348,10 @@ export async function measureScaleOutStore(
   try {
     log(`j ${label}: uploading the parent snapshot (${snapshotBytes} bytes)…`);
     let started = performance.now();
-    const full = await publishToStore(bucket, layout, parent.id, null, new Date());
+    const full = await publishToStore(bucket, layout, parent.id, await readLogEnd(bucket), new Date());
     const fullSeconds = (performance.now() - started) / 1000;
     started = performance.now();
-    const incremental = await publishToStore(bucket, layout, child.id, await readLogHead(bucket), new Date());
+    const incremental = await publishToStore(bucket, layout, child.id, await readLogEnd(bucket), new Date());
     const incrementalSeconds = (performance.now() - started) / 1000;
     log(
       `j ${label}: full ${full.uploaded.bytes} bytes in ${fullSeconds.toFixed(1)} s; incremental ${incremental.uploaded.bytes} bytes in ${incrementalSeconds.toFixed(1)} s`,

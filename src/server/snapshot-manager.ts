@@ -15,6 +15,13 @@ export interface SnapshotManager {
    * instead of polling files); returns the function that stops it.
    */
   onSwitch(listener: (db: SnapshotDb) => void): () => void;
+  /**
+   * Why `snapshotId` was refused (damaged, or would not open), while it waits to be tried again;
+   * null when it was not.
+   */
+  refusal(snapshotId: string): string | null;
+  /** Calls `listener` after each refusal of a snapshot; returns the function that stops it. */
+  onRefused(listener: (snapshotId: string, reason: string) => void): () => void;
   close(): Promise<void>;
 }
 
@@ -42,12 +49,13 @@ export interface SnapshotManagerOptions {
 export async function createSnapshotManager(options: SnapshotManagerOptions): Promise<SnapshotManager> {
   let active: SnapshotDb | null = null;
   let refreshing: Promise<void> | null = null;
-  const failed = new Map<string, number>();
+  const failed = new Map<string, { at: number; reason: string }>();
   const listeners = new Set<(db: SnapshotDb) => void>();
+  const refusedListeners = new Set<(snapshotId: string, reason: string) => void>();
   const retryMs = options.retryFailedMs ?? 30_000;
 
   async function switchTo(id: string): Promise<void> {
-    const failedAt = failed.get(id);
+    const failedAt = failed.get(id)?.at;
     if (failedAt !== undefined && Date.now() - failedAt < retryMs) return;
     try {
       const next = await options.open(id);
@@ -69,12 +77,10 @@ export async function createSnapshotManager(options: SnapshotManagerOptions): Pr
         }
       }
     } catch (error) {
-      failed.set(id, Date.now());
-      options.log({
-        event: 'snapshot_refused',
-        snapshot: id,
-        error: (error as Error).message.split('\n')[0],
-      });
+      const reason = (error as Error).message.split('\n')[0]!;
+      failed.set(id, { at: Date.now(), reason });
+      options.log({ event: 'snapshot_refused', snapshot: id, error: reason });
+      for (const listener of refusedListeners) listener(id, reason);
     }
   }
 
@@ -122,9 +128,18 @@ export async function createSnapshotManager(options: SnapshotManagerOptions): Pr
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
+    refusal(snapshotId) {
+      const refused = failed.get(snapshotId);
+      return refused !== undefined && Date.now() - refused.at < retryMs ? refused.reason : null;
+    },
+    onRefused(listener) {
+      refusedListeners.add(listener);
+      return () => refusedListeners.delete(listener);
+    },
     async close() {
       closed = true;
       listeners.clear();
+      refusedListeners.clear();
       if (timer) clearInterval(timer);
       watcher?.close();
       await refreshing;

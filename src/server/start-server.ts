@@ -20,7 +20,7 @@ import { RedisLimiter } from '../rate-limit/redis-limiter.ts';
 import { assertLimit } from '../rate-limit/sliding-log.ts';
 import { resolveLayout, snapshotDir } from '../store/layout.ts';
 import { readManifest } from '../store/manifest.ts';
-import type { ReplicaStatus } from '../store/object-store/follow-store.ts';
+import type { ReplicaStatus, SnapshotArrival } from '../store/object-store/follow-store.ts';
 import { VerifiedFiles, verifySnapshotFiles } from '../store/verify-files.ts';
 import { answerClientError } from './answer-client-error.ts';
 import { quarantineHost } from './check-host.ts';
@@ -47,10 +47,13 @@ export interface StartServerOptions {
   /** The clock of requests and of the check for delayed releases (tests move it; default the real one). */
   now?: () => Date;
   /**
-   * Whether a snapshot not in the data directory is committed ahead of it (`mmds serve --from`:
-   * the bucket's log); without it, only a snapshot already in the data directory is awaited.
+   * Whether a snapshot not in the data directory is committed ahead of it, or damaged
+   * (`mmds serve --from`: the bucket's log); without it, only a snapshot already in the data
+   * directory is awaited.
    */
-  isCommittedAhead?: (snapshotId: string) => Promise<boolean>;
+  arrivalOf?: (snapshotId: string) => Promise<SnapshotArrival>;
+  /** Calls `listener` when a pull refuses a snapshot as damaged; returns the function that stops it. */
+  onDamaged?: (listener: (snapshotId: string, reason: string) => void) => () => void;
   /** An instance following a bucket (`mmds serve --from`): where it stands, for /api/v1/status. */
   replica?: (servedId: string | null, now: Date) => Promise<ReplicaStatus>;
 }
@@ -166,9 +169,18 @@ export async function startServer(
     snapshots,
     snapshotWait: {
       ms: config.snapshotWaitMs,
-      isAhead: async (id) =>
-        existsSync(join(snapshotDir(layout, id), 'manifest.json')) ||
-        ((await options.isCommittedAhead?.(id)) ?? false),
+      arrivalOf: async (id) => {
+        if (!existsSync(join(snapshotDir(layout, id), 'manifest.json')))
+          return (await options.arrivalOf?.(id)) ?? { state: 'unknown' };
+        const reason = snapshots.refusal(id);
+        return reason === null ? { state: 'coming' } : { state: 'damaged', reason };
+      },
+      onDamaged: (listener) => {
+        const stops = [snapshots.onRefused(listener), options.onDamaged?.(listener)];
+        return () => {
+          for (const stop of stops) stop?.();
+        };
+      },
     },
     layout,
     staticSite: site.current,

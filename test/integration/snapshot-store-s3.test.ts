@@ -12,7 +12,7 @@ import {
   sha256Of,
 } from '../../src/store/object-store/bucket-log.ts';
 import type { ObjectStore } from '../../src/store/object-store/object-store.ts';
-import { DamagedObjectError, pullLatestSnapshot } from '../../src/store/object-store/pull-snapshot.ts';
+import { pullLatestSnapshot } from '../../src/store/object-store/pull-snapshot.ts';
 import { verifySnapshotFiles } from '../../src/store/verify-files.ts';
 import { REPO_ROOT, SAMPLE_DATA } from '../helpers/paths.ts';
 import { openGatewayStore, type RadosGateway, startRadosGateway } from '../helpers/radosgw.ts';
@@ -144,13 +144,18 @@ describe('mmds publish --to s3://bucket/prefix', () => {
     const damaged = Buffer.from(good);
     damaged[damaged.length >> 1]! ^= 0xff;
     await store.put(objectKey(victim.sha256), damaged);
-    const refused = await pullLatestSnapshot(store, followerLayout, { keep: 5 }).catch(
-      (error: Error) => error,
-    );
-    expect(refused).toBeInstanceOf(DamagedObjectError);
-    expect((refused as Error).message).toContain(
-      `objects/${victim.sha256} (${victim.file} of snapshot ${id}) is damaged`,
-    );
+    // The damaged commit is passed over: the follower stays on the commit before it and says why.
+    const refused = await pullLatestSnapshot(store, followerLayout, { keep: 5 });
+    expect(refused).toMatchObject({ status: 'current', seq: 1, snapshot_id: before });
+    expect(refused.skipped).toEqual([
+      {
+        seq: 2,
+        snapshot_id: id,
+        message: expect.stringContaining(
+          `objects/${victim.sha256} (${victim.file} of snapshot ${id}) is damaged`,
+        ),
+      },
+    ]);
     expect(readCurrentId(followerLayout)).toBe(before);
     expect(readdirSync(followerLayout.snapshotsDir).filter((name) => name.startsWith('.staging'))).toEqual(
       [],

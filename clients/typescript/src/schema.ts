@@ -2022,16 +2022,16 @@ export interface operations {
               replica: {
                 /** @description The bucket the instance follows, `s3://bucket/prefix` (never credentials). */
                 store: string;
-                /** @description The newest commit of the bucket's log the instance has read; null before its first read. */
+                /** @description The newest readable commit of the bucket's log the instance has read (an unreadable entry is passed over); null before its first read. */
                 log_seq: number | null;
                 /**
                  * Format: date-time
                  * @description When the instance last read the log's end successfully.
                  */
                 log_checked_at: string | null;
-                /** @description The commit (log entry) of the snapshot in service; null when that snapshot is not one the instance has read in the log (it started on an older local copy and has not pulled since). */
+                /** @description The commit (log entry) of the snapshot in service, also right after a restart and while newer commits are damaged; null only while the log has never been read, or when that snapshot is not among the newest 64 log entries. */
                 seq: number | null;
-                /** @description Commits of the log (as last read) newer than the snapshot in service; 0 when current. */
+                /** @description Log entries (as last read) newer than the snapshot in service, damaged commits the instance cannot pull included; 0 when current. Alert when it stays above 0. */
                 behind_commits: number | null;
                 /** @description Seconds since the first commit the instance does not serve was made; 0 when current, null when unknown. */
                 behind_seconds: number | null;

@@ -3,7 +3,7 @@ import { openDuckDb, pipelineDuckDbOptions, withConnection } from '../../db/duck
 import { isRedisUrl } from '../../keys/create-storage.ts';
 import { listBatches } from '../../store/batches.ts';
 import { resolveLayout, type StoreLayout } from '../../store/layout.ts';
-import { type LogEntry, readLogHead } from '../../store/object-store/bucket-log.ts';
+import { type LogEnd, readLogEnd } from '../../store/object-store/bucket-log.ts';
 import {
   type ObjectStore,
   ObjectStoreError,
@@ -48,7 +48,8 @@ MMDS_MEMORY_LIMIT and spills into data/tmp/duckdb past it.
 With --to s3://bucket/prefix (or MMDS_SNAPSHOT_STORE) the local publish is unchanged, then the
 snapshot's files the bucket lacks are uploaded as objects/<sha256>, then its manifest, and the
 snapshot is committed by creating the next log/<seq>.json only if no one else has: a concurrent
-publisher that took that number first makes this one exit 1 with one line (run it again).
+publisher that took that number first makes this one exit 1 with one line (run it again). An
+unreadable log entry is passed over with one warning: the commit takes the number after it.
 Endpoint and keys: AWS_ENDPOINT_URL_S3 (path-style), AWS_REGION, AWS_ACCESS_KEY_ID,
 AWS_SECRET_ACCESS_KEY. With MMDS_STORAGE=redis://… it then publishes one message on that Redis,
 so that the mmds serve --from instances switch at once; Redis down is a warning (committed).
@@ -114,10 +115,10 @@ Examples:
     });
 }
 
-/** The bucket and its log's newest entry when this publish began. */
+/** The bucket and its log's end when this publish began. */
 interface Remote {
   store: ObjectStore;
-  base: LogEntry | null;
+  base: LogEnd;
 }
 
 async function openRemote(location: ObjectStoreLocation, context: CommandContext): Promise<Remote> {
@@ -125,7 +126,7 @@ async function openRemote(location: ObjectStoreLocation, context: CommandContext
   const { openS3Store } = await import('../../store/object-store/s3-store.ts');
   const store = openS3Store(location, context.config.s3);
   try {
-    return { store, base: await readLogHead(store) };
+    return { store, base: await readLogEnd(store) };
   } catch (error) {
     store.close();
     throw new ReportedFailure((error as Error).message);
@@ -138,6 +139,12 @@ async function commitRemote(
   snapshotId: string,
   context: CommandContext,
 ): Promise<StorePublishResult> {
+  // A garbage entry (written by hand, or by a broken tool) is never replaced: the log is
+  // create-only. Followers skip it too; the operator only needs to know it is there.
+  for (const bad of remote.base.unreadable)
+    context.reporter.warn(
+      `${bad.message}: passed over (followers skip it too); the next commit is log entry ${remote.base.seq + 1}`,
+    );
   context.reporter.progress(`committing snapshot ${snapshotId} to ${remote.store.url}…`);
   try {
     return await publishToStore(remote.store, layout, snapshotId, remote.base, context.now());

@@ -36,7 +36,9 @@ behind a proxy, set MMDS_TRUSTED_PROXIES (docs/operations.md). With Redis, it re
 (exit 69, one line) when Redis does not answer at start; later outages are ridden out.
 With --from s3://bucket/prefix it polls the bucket's log every MMDS_SNAPSHOT_POLL_MS, downloads
 the newest snapshot's missing files into MMDS_DATA_DIR, checks every SHA-256 and switches to it;
-a damaged object is refused and the current snapshot stays in service (docs/operations.md).
+a commit with a damaged object (or an unreadable log entry) is passed over: the instance serves
+the newest intact commit, on an empty disk too, and tries the others again at each poll
+(docs/operations.md).
 With MMDS_STORAGE=redis://… it also reads the log as soon as mmds publish --to announces a
 commit there. /api/v1/status says (replica) how far behind the bucket's log the instance is.
 On start it prints, on stderr, "mmds: serving on <url>" and the addresses of the site: the home
@@ -102,8 +104,9 @@ Examples:
       const follower = location === null ? null : await startFollowing(location, config, log);
       const server = await startServer(config, {
         log: feed ? serverLog : log,
-        isCommittedAhead: follower ? (id) => follower.isCommittedAhead(id) : undefined,
-        ...(follower ? { replica: follower.describe } : {}),
+        ...(follower
+          ? { arrivalOf: follower.arrivalOf, onDamaged: follower.onDamaged, replica: follower.describe }
+          : {}),
       });
       const delivery = feed ? await startDelivery(config, feed, log) : null;
       if (delivery) wakeDeliverer = () => delivery.deliverer.wake();

@@ -42,7 +42,7 @@ export const STATUS_DATA: JsonSchema = object({
         store: text('The bucket the instance follows, `s3://bucket/prefix` (never credentials).'),
         log_seq: nullable(
           integer(
-            "The newest commit of the bucket's log the instance has read; null before its first read.",
+            "The newest readable commit of the bucket's log the instance has read (an unreadable entry is passed over); null before its first read.",
             {
               minimum: 1,
             },
@@ -51,14 +51,17 @@ export const STATUS_DATA: JsonSchema = object({
         log_checked_at: nullable(timestamp("When the instance last read the log's end successfully.")),
         seq: nullable(
           integer(
-            'The commit (log entry) of the snapshot in service; null when that snapshot is not one the instance has read in the log (it started on an older local copy and has not pulled since).',
+            'The commit (log entry) of the snapshot in service, also right after a restart and while newer commits are damaged; null only while the log has never been read, or when that snapshot is not among the newest 64 log entries.',
             { minimum: 1 },
           ),
         ),
         behind_commits: nullable(
-          integer('Commits of the log (as last read) newer than the snapshot in service; 0 when current.', {
-            minimum: 0,
-          }),
+          integer(
+            'Log entries (as last read) newer than the snapshot in service, damaged commits the instance cannot pull included; 0 when current. Alert when it stays above 0.',
+            {
+              minimum: 0,
+            },
+          ),
         ),
         behind_seconds: nullable(
           integer(

@@ -40,36 +40,98 @@ export interface LogEntry {
 
 export const sha256Of = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
 
+/** A log entry that cannot be read (garbage, or gone since the listing): skipped by readers. */
+export interface UnreadableEntry {
+  seq: number;
+  message: string;
+}
+
+/** The end of the log as a reader or a publisher needs it. */
+export interface LogEnd {
+  /** The highest sequence number listed, readable or not (0: empty): the next commit is seq + 1. */
+  seq: number;
+  /** The newest entry that reads as one (null: none). */
+  entry: LogEntry | null;
+  /** The unreadable entries above `entry`, newest first. */
+  unreadable: UnreadableEntry[];
+}
+
+/** Unreadable entries read past, at the log's end, before a reader gives up. */
+const UNREADABLE_LIMIT = 32;
+
 /**
- * The newest log entry, or null for an empty log. CURRENT, when it is readable, says where to
- * start listing; the log itself decides (a CURRENT behind the log, or garbled, only costs a
- * longer listing).
+ * The log's end: its highest sequence number and its newest readable entry. CURRENT, when it is
+ * readable, says where to start listing; the log itself decides (a CURRENT behind the log, or
+ * garbled, only costs a longer listing). An entry that is not a log entry is passed over, so one
+ * bad object never stops publishers and followers; past UNREADABLE_LIMIT of them it is an error.
  */
-export async function readLogHead(store: ObjectStore): Promise<LogEntry | null> {
+export async function readLogEnd(store: ObjectStore): Promise<LogEnd> {
   const hint = await readCurrentHint(store);
   let keys = await store.list('log/', hint === null ? undefined : logKey(hint - 1));
   if (hint !== null && keys.length === 0) keys = await store.list('log/');
   const seqs = logSeqs(keys);
-  if (seqs.length === 0) return null;
-  return readLogEntry(store, Math.max(...seqs));
+  const top = seqs.length === 0 ? 0 : Math.max(...seqs);
+  const unreadable: UnreadableEntry[] = [];
+  for (let seq = top; seq >= 1; seq--) {
+    const read = await tryReadLogEntry(store, seq);
+    if ('entry' in read) return { seq: top, entry: read.entry, unreadable };
+    unreadable.push({ seq, message: read.message });
+    if (unreadable.length >= UNREADABLE_LIMIT)
+      throw new Error(
+        `${store.url}: the newest ${UNREADABLE_LIMIT} log entries are unreadable (${unreadable[0]!.message})`,
+      );
+  }
+  return { seq: top, entry: null, unreadable };
+}
+
+/** The newest readable log entry, or null for an empty log (see readLogEnd). */
+export async function readLogHead(store: ObjectStore): Promise<LogEntry | null> {
+  return (await readLogEnd(store)).entry;
+}
+
+/**
+ * One log entry, or why it is not one (missing, not JSON, not an entry of that seq); an error of
+ * the store itself (unreachable, refused) is thrown, not passed over.
+ */
+export async function tryReadLogEntry(
+  store: ObjectStore,
+  seq: number,
+): Promise<{ entry: LogEntry } | { message: string }> {
+  try {
+    return { entry: await readLogEntry(store, seq) };
+  } catch (error) {
+    if (error instanceof UnreadableLogEntryError) return { message: error.message };
+    throw error;
+  }
+}
+
+/** A log entry that is missing or not a log entry of its sequence number. */
+export class UnreadableLogEntryError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnreadableLogEntryError';
+  }
 }
 
 /** Reads and checks one log entry; a malformed one is an error (the log is append-only). */
 export async function readLogEntry(store: ObjectStore, seq: number): Promise<LogEntry> {
   const bytes = await store.get(logKey(seq));
-  if (bytes === null) throw new Error(`${store.url}/${logKey(seq)} is missing`);
+  if (bytes === null) throw new UnreadableLogEntryError(`${store.url}/${logKey(seq)} is missing`);
   let entry: LogEntry;
   try {
     entry = JSON.parse(bytes.toString('utf8')) as LogEntry;
   } catch {
-    throw new Error(`${store.url}/${logKey(seq)} is not JSON`);
+    throw new UnreadableLogEntryError(`${store.url}/${logKey(seq)} is not JSON`);
   }
   if (
+    typeof entry !== 'object' ||
+    entry === null ||
     entry.seq !== seq ||
+    typeof entry.manifest !== 'string' ||
     !SNAPSHOT_ID_PATTERN.test(entry.snapshot_id ?? '') ||
     !/^[0-9a-f]{64}$/.test(entry.manifest_sha256 ?? '')
   )
-    throw new Error(`${store.url}/${logKey(seq)} is not a log entry of sequence ${seq}`);
+    throw new UnreadableLogEntryError(`${store.url}/${logKey(seq)} is not a log entry of sequence ${seq}`);
   return entry;
 }
 
@@ -80,7 +142,7 @@ async function readCurrentHint(store: ObjectStore): Promise<number | null> {
   return seq >= 1 ? seq : null;
 }
 
-/** Up to `limit` log entries after entry `seq`, oldest first. */
+/** Up to `limit` readable log entries after entry `seq`, oldest first (unreadable ones left out). */
 export async function readLogEntriesAfter(
   store: ObjectStore,
   seq: number,
@@ -91,7 +153,8 @@ export async function readLogEntriesAfter(
     .filter((n) => n > seq)
     .sort((a, b) => a - b)
     .slice(0, limit);
-  return Promise.all(seqs.map((n) => readLogEntry(store, n)));
+  const read = await Promise.all(seqs.map((n) => tryReadLogEntry(store, n)));
+  return read.flatMap((one) => ('entry' in one ? [one.entry] : []));
 }
 
 /** The sequence numbers of listed log keys (other keys are ignored). */

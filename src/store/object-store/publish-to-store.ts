@@ -4,7 +4,15 @@ import { mapConcurrent } from '../../lib/map-concurrent.ts';
 import { formatTimestamp } from '../../lib/zoned-time.ts';
 import { type StoreLayout, snapshotDir } from '../layout.ts';
 import { manifestFiles } from '../manifest.ts';
-import { CURRENT_KEY, type LogEntry, logKey, manifestKey, objectKey, sha256Of } from './bucket-log.ts';
+import {
+  CURRENT_KEY,
+  type LogEnd,
+  type LogEntry,
+  logKey,
+  manifestKey,
+  objectKey,
+  sha256Of,
+} from './bucket-log.ts';
 import type { ObjectStore } from './object-store.ts';
 
 /** Objects uploaded (or looked up) at once. */
@@ -36,27 +44,28 @@ export class LostCommitError extends Error {
 }
 
 /**
- * Puts a local snapshot into the bucket and commits it after `base`, the log's newest entry when
- * this publish started (null: the log was empty): uploads each file the bucket does not hold yet
+ * Puts a local snapshot into the bucket and commits it after `base`, the log's end when this
+ * publish started (readLogEnd): uploads each file the bucket does not hold yet
  * as objects/<sha256> (the same bytes in two snapshots are one object, so an incremental publish
- * uploads only its new partitions), then the manifest, then creates log/<base+1> with
- * `If-None-Match: *`. Someone else created it meanwhile: LostCommitError. CURRENT is written
- * last, as a hint. A crash at any point leaves only unreferenced objects.
+ * uploads only its new partitions), then the manifest, then creates the log entry after the
+ * highest one with `If-None-Match: *` (an unreadable entry is passed over, never overwritten).
+ * Someone else created it meanwhile: LostCommitError. CURRENT is written last, as a hint. A crash at any point leaves only unreferenced objects.
  */
 export async function publishToStore(
   store: ObjectStore,
   layout: StoreLayout,
   snapshotId: string,
-  base: LogEntry | null,
+  base: LogEnd,
   now: Date,
 ): Promise<StorePublishResult> {
   const dir = snapshotDir(layout, snapshotId);
   const manifestBytes = readFileSync(join(dir, 'manifest.json'));
   const files = manifestFiles(JSON.parse(manifestBytes.toString('utf8')));
-  if (base?.snapshot_id === snapshotId)
+  const newest = base.entry;
+  if (newest?.snapshot_id === snapshotId)
     return {
       status: 'already',
-      seq: base.seq,
+      seq: newest.seq,
       snapshot_id: snapshotId,
       uploaded: { files: 0, bytes: 0 },
       skipped: files.length,
@@ -78,11 +87,11 @@ export async function publishToStore(
   });
   const manifestSha = sha256Of(manifestBytes);
   await store.put(manifestKey(manifestSha), manifestBytes);
-  const seq = (base?.seq ?? 0) + 1;
+  const seq = base.seq + 1;
   const entry: LogEntry = {
     seq,
     snapshot_id: snapshotId,
-    previous: base?.snapshot_id ?? null,
+    previous: newest?.snapshot_id ?? null,
     manifest: manifestKey(manifestSha),
     manifest_sha256: manifestSha,
     files: files.length,

@@ -1,9 +1,9 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFileAtomic } from '../../../src/store/durable-fs.ts';
-import { resolveLayout } from '../../../src/store/layout.ts';
-import { readCurrentId } from '../../../src/store/manifest.ts';
+import { resolveLayout, snapshotDir } from '../../../src/store/layout.ts';
+import { manifestFiles, readCurrentId, readManifest } from '../../../src/store/manifest.ts';
 import { SAMPLE_DATA, SHARED_DATA } from '../../helpers/paths.ts';
 import { FIXTURE_NOW, runMmds } from '../../helpers/run-cli.ts';
 import { startTestServer, type TestServer } from '../../helpers/server-fixture.ts';
@@ -71,11 +71,14 @@ describe('monotonic reads: never an answer from a snapshot older than the one th
   });
 
   it('refuses a malformed X-Snapshot-Id, and one of no snapshot of this store, with a 400 at once', async () => {
-    for (const named of ['yesterday', '20991231T000000Z-00000000']) {
+    // 1970: well-formed, older than anything held, and of no snapshot (not an ancestor either).
+    for (const named of ['yesterday', '20991231T000000Z-00000000', '19700101T000000Z-00000000']) {
       const started = Date.now();
       const response = await get('/api/v1/series/eur-usd', named);
       expect(response.status, named).toBe(400);
-      expect(((await response.json()) as { error: { code: string } }).error.code).toBe('invalid_parameter');
+      const body = (await response.json()) as { error: { code: string; message: string } };
+      expect(body.error.code).toBe('invalid_parameter');
+      expect(body.error.message).toContain('X-Snapshot-Id');
       expect(Date.now() - started).toBeLessThan(WAIT_MS);
     }
   });
@@ -107,4 +110,61 @@ describe('monotonic reads: never an answer from a snapshot older than the one th
     const older = await get('/api/v1/series/eur-usd', first);
     expect(older.headers.get('x-snapshot-id')).toBe(second);
   });
+
+  it('a newer snapshot that is damaged here: 503 at once, naming the damage, not a wait', async () => {
+    // Published in a copy of the data directory, so the server never sees it intact, then moved
+    // in (its files copies, shared with no other snapshot) and one of them flipped in place.
+    const copy = join(temp.dir, 'copy');
+    cpSync(dataDir, copy, { recursive: true });
+    const copyEnv = { MMDS_DATA_DIR: copy };
+    let run = await runMmds(
+      ['ingest', 'm49', join(SAMPLE_DATA, 'reference/unsd_m49_overview_en.csv')],
+      copyEnv,
+      later(4),
+    );
+    expect(run.code, run.stderr).toBe(0);
+    run = await runMmds(['publish'], copyEnv, later(5));
+    expect(run.code, run.stderr).toBe(0);
+    const third = readCurrentId(resolveLayout(copy))!;
+    const layout = resolveLayout(dataDir);
+    renameSync(snapshotDir(resolveLayout(copy), third), snapshotDir(layout, third));
+    const file = join(snapshotDir(layout, third), manifestFiles(readManifest(layout, third))[0]!.file);
+    const bytes = readFileSync(file);
+    bytes[bytes.length >> 1]! ^= 0xff;
+    writeFileSync(file, bytes);
+    const from = server.logs.length;
+    await setCurrent(third);
+    const refused = await waitForLog(
+      (entry) => entry.event === 'snapshot_refused' && entry.snapshot === third,
+      third,
+      from,
+    );
+    const started = Date.now();
+    const response = await get('/api/v1/series/eur-usd', third);
+    expect(Date.now() - started).toBeLessThan(WAIT_MS / 2);
+    expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBe('5');
+    const body = (await response.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe('unavailable');
+    expect(body.error.message).toContain(
+      `serves snapshot ${second}, older than ${third}, and cannot switch to it`,
+    );
+    expect(body.error.message).toContain(String(refused.error));
+  });
+
+  /** The first log line of the server from index `from` that `match` accepts (20 s at most). */
+  async function waitForLog(
+    match: (entry: Record<string, unknown>) => boolean,
+    what: string,
+    from = 0,
+  ): Promise<Record<string, unknown>> {
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const found = server.logs.slice(from).find(match);
+      if (found) return found;
+      if (Date.now() > deadline)
+        throw new Error(`no such log line for ${what}: ${JSON.stringify(server.logs)}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
 });
