@@ -95,7 +95,8 @@ Configuration (environment, read once at start):
   MMDS_STORAGE          key and rate-limit state: file (default), memory or redis://host:port
   MMDS_DIST_DIR         where build writes and serve reads the static files (default ./dist)
   MMDS_KEEP_SNAPSHOTS   snapshots publish keeps besides the current one and its parent (default 5)
-  MMDS_KEY_PEPPER       secret mixed into stored key hashes (HMAC-SHA-256)
+  MMDS_KEY_PEPPER       secret mixed into stored key hashes (HMAC-SHA-256) and sealing the
+                        webhook signing secrets at rest (unset: they are stored as is)
   MMDS_API_KEY          the API key mmds mcp acts with (anonymous when unset)
   MMDS_TRUSTED_PROXIES  X-Forwarded-For hops to trust for the client IP (default 0)
   MMDS_RATE_LIMIT_IPV6_PREFIX  IPv6 clients are rate-limited per network of this many bits

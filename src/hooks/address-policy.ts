@@ -1,4 +1,5 @@
 import { BlockList, isIP } from 'node:net';
+import { embeddedIpv4 } from './embedded-ipv4.ts';
 
 /**
  * Where webhooks may not go (SSRF): a subscription's URL is chosen by whoever arranged it, and a
@@ -30,7 +31,9 @@ for (const [network, prefix] of [
   ['fc00::', 7], // unique local, fd00:ec2::254 metadata
   ['fe80::', 10],
   ['ff00::', 8], // multicast
-  ['64:ff9b:1::', 48], // local-use NAT64
+  // Local-use NAT64 (RFC 8215): where the IPv4 address sits depends on a prefix length only the
+  // translator's operator knows (embedded-ipv4.ts), so the whole prefix is refused.
+  ['64:ff9b:1::', 48],
 ] as const)
   REFUSED.addSubnet(network, prefix, 'ipv6');
 
@@ -75,28 +78,23 @@ export function parseAllowHosts(text: string | null | undefined): AddressPolicy 
   return { hosts, networks };
 }
 
-/** Unwraps an IPv4-mapped IPv6 address (`::ffff:10.0.0.1`), which reaches the IPv4 host. */
-function normalise(address: string): { address: string; type: 'ipv4' | 'ipv6' } {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return { address: mapped[1]!, type: 'ipv4' };
-  return { address, type: isIP(address) === 4 ? 'ipv4' : 'ipv6' };
-}
+const familyOf = (address: string) => (isIP(address) === 4 ? 'ipv4' : 'ipv6');
 
 /**
- * Why a resolved address may not receive webhooks under a policy, or null when it may. The
- * reason names the address for the dead letter (the operator's own list, never a secret).
+ * Why a resolved address may not receive webhooks under a policy, or null when it may. An IPv6
+ * address that carries an IPv4 address (embedded-ipv4.ts) is refused when either is, unless the
+ * operator allowed the one refused. The reason names the address for the dead letter.
  */
 export function refusalOf(address: string, policy: AddressPolicy): string | null {
   if (isIP(address) === 0) return `${address} is not an IP address`;
-  const { address: plain, type } = normalise(address);
-  if (
-    policy.networks.check(plain, type) ||
-    policy.networks.check(address, isIP(address) === 4 ? 'ipv4' : 'ipv6')
-  )
-    return null;
-  if (REFUSED.check(plain, type))
-    return `refused address ${address}: loopback, private, link-local, metadata or reserved (allow it with MMDS_HOOKS_ALLOW_HOSTS)`;
-  return null;
+  // BlockList applies IPv4 rules to IPv4-mapped addresses itself; the other forms are unwrapped.
+  if (policy.networks.check(address, familyOf(address))) return null;
+  const carried = embeddedIpv4(address).filter(
+    (inner) => REFUSED.check(inner, 'ipv4') && !policy.networks.check(inner, 'ipv4'),
+  );
+  if (carried.length === 0 && !REFUSED.check(address, familyOf(address))) return null;
+  const via = carried.length > 0 ? ` (carrying ${carried.join(' and ')})` : '';
+  return `refused address ${address}${via}: loopback, private, link-local, metadata or reserved (allow it with MMDS_HOOKS_ALLOW_HOSTS)`;
 }
 
 /** Tells whether a URL's host is on the operator's list (then plain http is accepted too). */

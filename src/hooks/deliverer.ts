@@ -47,7 +47,7 @@ export interface DelivererOptions {
   batch?: number;
   now?: () => Date;
   random?: () => number;
-  /** One JSON line per attempt and state change; never a secret or the URL. */
+  /** One JSON line per attempt and state change; never a secret, the URL or its host. */
   log?: (entry: Record<string, unknown>) => void;
   /** Name resolution for the attempts (tests). */
   lookup?: LookupFunction;
@@ -237,12 +237,14 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
     });
     const decision = decide(outcome, failures, schedule, now(), random);
     const done = now();
+    // The code, not the message: a connection error's message names the receiver's host and
+    // port, and logs travel further than the subscription record (docs/webhooks.md).
     log({
       event: 'webhook_attempt',
       hook: hook.id,
       event_id: event.id,
       attempt: failures + 1,
-      outcome: outcome.kind === 'network' ? outcome.message : outcome.status,
+      outcome: outcome.kind === 'network' ? outcome.code : outcome.status,
       decision: decision.kind,
     });
     await record(hook, (current) => {

@@ -1,7 +1,7 @@
 import { lookup as dnsLookup } from 'node:dns';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 import type { ReleaseEvent } from '../events/event.ts';
 import { PIPELINE_VERSION } from '../version.ts';
 import { type AddressPolicy, isAllowedHost, refusalOf } from './address-policy.ts';
@@ -14,8 +14,15 @@ const MAX_ANSWER_BYTES = 64 * 1024;
 export type AttemptOutcome =
   | { kind: 'delivered'; status: number }
   | { kind: 'http'; status: number; retryAfter: string | null }
-  /** No HTTP answer: DNS, connection, TLS or timeout; `refused` when the address policy refused it. */
-  | { kind: 'network'; message: string; refused: boolean };
+  /**
+   * No HTTP answer: DNS, connection, TLS or timeout; `refused` when the address policy refused
+   * it. `message` may name the host, address and port (for the operator's dead letters); `code`
+   * never does (Node's error code, EREFUSEDADDRESS or ETIMEOUT), so it is what logs carry.
+   */
+  | { kind: 'network'; message: string; code: string; refused: boolean };
+
+/** The error code of an attempt the address policy refused. */
+const REFUSED_CODE = 'EREFUSEDADDRESS';
 
 /** The Standard Webhooks request of one event: its body and headers. */
 export interface SignedRequest {
@@ -73,6 +80,11 @@ export function sendWebhook(
 ): Promise<AttemptOutcome> {
   const target = new URL(url);
   const trusted = isAllowedHost(target, options.policy);
+  // A literal address is never looked up, and one that carries a refused IPv4 address (NAT64,
+  // 6to4) may not even connect here: it is judged before any packet is sent.
+  const literal = target.hostname.replace(/^\[|\]$/g, '');
+  const early = trusted || isIP(literal) === 0 ? null : refusalOf(literal, options.policy);
+  if (early) return Promise.resolve({ kind: 'network', message: early, code: REFUSED_CODE, refused: true });
   const resolve = options.lookup ?? (dnsLookup as LookupFunction);
   let refusal: string | null = null;
   // Every address the name has must be allowed: a name with one public and one private address
@@ -83,7 +95,7 @@ export function sendWebhook(
       const list = addresses as unknown as Array<{ address: string; family: number }>;
       for (const entry of list) {
         refusal = trusted ? null : refusalOf(entry.address, options.policy);
-        if (refusal) return callback(Object.assign(new Error(refusal), { code: 'EREFUSEDADDRESS' }), '', 0);
+        if (refusal) return callback(Object.assign(new Error(refusal), { code: REFUSED_CODE }), '', 0);
       }
       const first = list[0];
       if (!first)
@@ -129,7 +141,12 @@ export function sendWebhook(
     );
     const timer = setTimeout(() => {
       req.destroy();
-      finish({ kind: 'network', message: `no answer within ${options.timeoutMs} ms`, refused: false });
+      finish({
+        kind: 'network',
+        message: `no answer within ${options.timeoutMs} ms`,
+        code: 'ETIMEOUT',
+        refused: false,
+      });
     }, options.timeoutMs);
     req.on('socket', (socket) => {
       socket.once('connect', () => {
@@ -139,16 +156,17 @@ export function sendWebhook(
         if (late) {
           refusal = late;
           req.destroy();
-          finish({ kind: 'network', message: late, refused: true });
+          finish({ kind: 'network', message: late, code: REFUSED_CODE, refused: true });
         }
       });
     });
     req.on('error', (error: NodeJS.ErrnoException) => {
-      if (refusal) finish({ kind: 'network', message: refusal, refused: true });
+      if (refusal) finish({ kind: 'network', message: refusal, code: REFUSED_CODE, refused: true });
       else
         finish({
           kind: 'network',
           message: error.code ? `${error.code} (${error.message})` : error.message,
+          code: error.code ?? 'ERROR',
           refused: false,
         });
     });

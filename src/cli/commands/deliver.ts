@@ -1,8 +1,10 @@
 import type { Command } from 'commander';
 import { startDelivery } from '../../hooks/start-delivery.ts';
 import { openStoreEventFeed } from '../../hooks/store-feed.ts';
+import { isRedisUrl, redisAddress } from '../../keys/create-storage.ts';
 import type { CommandContext } from '../context.ts';
 import { ReportedFailure } from '../reported-failure.ts';
+import { warnUnsealedSecrets } from '../warn-unsealed-secrets.ts';
 
 /** Registers `mmds deliver`. */
 export function registerDeliver(program: Command, getContext: () => CommandContext): void {
@@ -36,6 +38,7 @@ Examples:
       const log = (entry: Record<string, unknown>) =>
         context.stdout.write(`${JSON.stringify({ ts: new Date().toISOString(), ...entry })}\n`);
       const delivery = await startDelivery(context.config, feed, log);
+      warnUnsealedSecrets(context.config, context.stderr);
       if (flags.once) {
         try {
           await delivery.deliverer.runOnce();
@@ -44,7 +47,10 @@ Examples:
         }
         return;
       }
-      context.stderr.write(`mmds: delivering webhooks (state ${context.config.storage}); stop with Ctrl-C\n`);
+      const { storage } = context.config;
+      // A redis:// URL may hold a password: only its address is shown.
+      const state = isRedisUrl(storage) ? redisAddress(storage) : storage;
+      context.stderr.write(`mmds: delivering webhooks (state ${state}); stop with Ctrl-C\n`);
       delivery.deliverer.start();
       await new Promise<void>((resolve) => {
         const stop = (signal: string) => {

@@ -15,6 +15,7 @@ import type { KeyStore } from '../../keys/key-store.ts';
 import type { CommandContext } from '../context.ts';
 import { ReportedFailure } from '../reported-failure.ts';
 import { UsageError } from '../usage-error.ts';
+import { warnUnsealedSecrets } from '../warn-unsealed-secrets.ts';
 import { parseGrace, withKeyStore } from './keys.ts';
 
 interface AddFlags {
@@ -92,6 +93,7 @@ Examples:
         context.stderr.write(
           `added webhook subscription ${record.id} for key ${record.key_id}: ${record.types.join(',')} of ${record.series.join(',')}\n`,
         );
+        warnUnsealedSecrets(context.config, context.stderr);
       });
     });
 
@@ -140,6 +142,7 @@ Examples:
             ? `rotated the secret of ${record.id}; deliveries carry ${others + 1} signatures until ${record.secrets[1]?.expires_at}\n`
             : `rotated the secret of ${record.id}; the old secret signs no more\n`,
         );
+        warnUnsealedSecrets(context.config, context.stderr);
       });
     });
 

@@ -11,6 +11,7 @@ import { followStore, type StoreFollower } from '../../store/object-store/follow
 import { type ObjectStoreLocation, parseObjectStoreUrl } from '../../store/object-store/object-store.ts';
 import type { CommandContext } from '../context.ts';
 import { UsageError } from '../usage-error.ts';
+import { warnUnsealedSecrets } from '../warn-unsealed-secrets.ts';
 
 /** Registers `mmds serve`. */
 export function registerServe(program: Command, getContext: () => CommandContext): void {
@@ -91,6 +92,8 @@ Examples:
       } finally {
         await probe.dispose();
       }
+      // After the storage answered (a failed start stays one line), before the "serving on" line.
+      warnUnsealedSecrets(config, context.stderr);
       // Webhooks from this process too (issue 24): leases share the subscriptions with any other.
       const feed = flags.deliver ? await openStoreEventFeed(config.dataDir) : null;
       // A new snapshot's events go out at once rather than at the deliverer's next poll.

@@ -112,7 +112,12 @@ describe('what an attempt leads to', () => {
         delayMs: 100,
         error: `HTTP ${status}`,
       });
-    const timeout = { kind: 'network', message: 'no answer within 10 ms', refused: false } as const;
+    const timeout = {
+      kind: 'network',
+      message: 'no answer within 10 ms',
+      code: 'ETIMEOUT',
+      refused: false,
+    } as const;
     expect(decide(timeout, 1, schedule, NOW, half)).toEqual({
       kind: 'retry',
       delayMs: 200,
@@ -131,7 +136,13 @@ describe('what an attempt leads to', () => {
     });
     expect(decide({ kind: 'http', status: 429, retryAfter: '7' }, 2, schedule, NOW, half).kind).toBe('dead');
     expect(
-      decide({ kind: 'network', message: 'refused address 10.0.0.1', refused: true }, 0, schedule, NOW, half),
+      decide(
+        { kind: 'network', message: 'refused address 10.0.0.1', code: 'EREFUSEDADDRESS', refused: true },
+        0,
+        schedule,
+        NOW,
+        half,
+      ),
     ).toEqual({ kind: 'dead', reason: 'refused address 10.0.0.1' });
   });
 });
