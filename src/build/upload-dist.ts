@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { API_INDEX_FILE, API_INDEX_MAX_AGE, API_INDEX_PATHS } from '../api/v1/api-index.ts';
-import { BULK_FILE_CACHE_CONTROL } from '../api/v1/bulk.ts';
+import { bulkFileCacheControl } from '../api/v1/bulk.ts';
 import { mapConcurrent } from '../lib/map-concurrent.ts';
 import type { ObjectStore } from '../store/object-store/object-store.ts';
 import {
@@ -66,12 +66,12 @@ export class DistUploadError extends Error {
 /**
  * The Cache-Control of each file of a build (path with its leading slash): its route's (a
  * payload's endpoint max-age, `no-store` for error bodies), the endpoint list's, `immutable` for
- * bulk files, SITE_CACHE_CONTROL for everything else: what mmds serve sends for that file.
+ * bulk files (300 s for the COT window's), SITE_CACHE_CONTROL for everything else: what mmds serve sends for that file.
  */
 export function cacheControlOfFile(manifest: BuildManifest): (file: string) => string {
   const byFile = new Map(manifest.routes.map((route) => [`/${route.file}`, route.cache_control]));
   byFile.set(`/${API_INDEX_FILE}`, publicCacheControl(API_INDEX_MAX_AGE));
-  return (file) => byFile.get(file) ?? (isBulkFile(file) ? BULK_FILE_CACHE_CONTROL : SITE_CACHE_CONTROL);
+  return (file) => byFile.get(file) ?? (isBulkFile(file) ? bulkFileCacheControl(file) : SITE_CACHE_CONTROL);
 }
 
 /**

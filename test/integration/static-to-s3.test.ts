@@ -86,7 +86,11 @@ describe('uploading dist/ to a bucket a CDN uses as its origin', () => {
       expect(head?.metadata?.sha256, key).toBe(sha256(local));
       const routed = routeCache.get(key);
       if (routed !== undefined) expect(head?.cacheControl, key).toBe(routed);
-      else if (isBulkFile(key)) expect(head?.cacheControl, key).toBe('public, max-age=31536000, immutable');
+      // The COT window's files are short-lived in a shared cache (docs/api/bulk.md), the others immutable.
+      else if (isBulkFile(key))
+        expect(head?.cacheControl, key).toBe(
+          key.includes('/cot_reports.') ? 'public, max-age=300' : 'public, max-age=31536000, immutable',
+        );
       else if (key.endsWith('.html')) expect(head?.cacheControl, key).toBe('public, max-age=300');
     });
     // The contract's values on a few known files, not only what the manifest says.
@@ -96,7 +100,7 @@ describe('uploading dist/ to a bucket a CDN uses as its origin', () => {
     await expectHead('api/v1/status/index.json', json, 'public, max-age=60');
     await expectHead('api/v1/_errors/not_found.json', json, 'no-store');
     await expectHead('index.html', 'text/html; charset=utf-8', 'public, max-age=300');
-    const parquet = manifest.files.find((file) => file.file.endsWith('.parquet'))!;
+    const parquet = manifest.files.find((file) => file.file.endsWith('/observations.parquet'))!;
     await expectHead(
       parquet.file.slice(1),
       'application/vnd.apache.parquet',
