@@ -53,7 +53,16 @@ export interface DistUploadResult {
   stale: number;
   /** Their keys, for an operator to expire (docs/deploy-static.md). */
   stale_keys: string[];
+  /**
+   * Keys of `cot_reports` bulk files this build no longer has, deleted by the upload: such a file
+   * holds a report outside the public window (withheld or pruned; docs/api/bulk.md), which the
+   * bucket must not keep serving.
+   */
+  deleted_keys: string[];
 }
+
+/** A bulk COT file's key: `api/v1/bulk/<snapshot>/cot_reports.<format>`. */
+const BULK_COT_KEY = /^api\/v1\/bulk\/\d{8}T\d{6}Z-[0-9a-f]{8}\/cot_reports\.(?:parquet|csv\.gz)$/;
 
 /** dist/ cannot be uploaded as it is (no build, a site-only build, a file changed since the build). */
 export class DistUploadError extends Error {
@@ -187,7 +196,8 @@ export interface DistUploadOptions {
  * Uploads a built dist/ into the bucket in planDistUpload's order, each phase complete before the
  * next. An object whose key already holds the same bytes (the sha256 stored in its metadata at
  * upload) with the same Content-Type and Cache-Control is left alone: a second upload of the same
- * build puts nothing but looks up every key. Objects of older builds are left (listed as `stale`).
+ * build puts nothing but looks up every key. Objects of older builds are left (listed as `stale`),
+ * but for the bulk COT files this build does not have: deleted (they hold reports outside the window).
  */
 export async function uploadDist(
   store: ObjectStore,
@@ -216,7 +226,10 @@ export async function uploadDist(
       options.progress?.(`build: uploading to ${store.url}…`, { done, total });
     });
   const keys = new Set(phases.flat().map((object) => object.key));
-  const stale = (await store.list('')).filter((key) => !keys.has(key));
+  const gone = (await store.list('')).filter((key) => !keys.has(key));
+  const deleted = gone.filter((key) => BULK_COT_KEY.test(key));
+  await mapConcurrent(deleted, TRANSFERS, (key) => store.delete(key));
+  const stale = gone.filter((key) => !BULK_COT_KEY.test(key));
   return {
     url: store.url,
     snapshot: manifest.snapshot,
@@ -226,6 +239,7 @@ export async function uploadDist(
     unchanged,
     stale: stale.length,
     stale_keys: stale,
+    deleted_keys: deleted,
   };
 }
 
