@@ -2,14 +2,16 @@ import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  BULK_FILE_CACHE_CONTROL,
+  BULK_COT_DATASET,
   BULK_LATEST,
   BULK_LISTING_MAX_AGE,
   BULK_MEDIA_TYPES,
   BULK_PATH,
   type BulkFile,
   type BulkSnapshot,
+  bulkFileCacheControl,
   bulkFilePath,
+  describeWithheldFile,
   renderBulkListing,
   renderBulkSnapshot,
 } from '../api/v1/bulk.ts';
@@ -88,17 +90,43 @@ export async function writeBulkFiles(options: WriteBulkFilesOptions): Promise<Bu
     snapshot: options.snapshotId,
     created_at: readManifest(options.layout, options.snapshotId).created_at,
     files: files.sort((a, b) => rank(a) - rank(b)),
+    withheld: [],
   };
-  const kept = options.previous.filter(
-    (earlier) =>
-      earlier.snapshot !== options.snapshotId &&
-      SNAPSHOT_ID_PATTERN.test(earlier.snapshot) &&
-      existsSync(join(snapshotDir(options.layout, earlier.snapshot), 'manifest.json')) &&
-      carryOver(options.previousDir, options.stagingDir, earlier),
-  );
+  const kept = options.previous
+    .filter(
+      (earlier) =>
+        earlier.snapshot !== options.snapshotId &&
+        SNAPSHOT_ID_PATTERN.test(earlier.snapshot) &&
+        existsSync(join(snapshotDir(options.layout, earlier.snapshot), 'manifest.json')),
+    )
+    .map((earlier) => withholdOutsideWindow(earlier, current))
+    .filter((earlier) => carryOver(options.previousDir, options.stagingDir, earlier));
   // The one built now first (two publishes in one second share the id's time, so the ids alone
   // cannot tell which is newer), then the earlier ones newest first.
   return [current, ...kept.sort((a, b) => (a.snapshot < b.snapshot ? 1 : -1))];
+}
+
+/**
+ * An earlier snapshot's listing with its `cot_reports` files withheld unless they are the same
+ * bytes as the new snapshot's: else they hold a report the public window (SPEC rule 1) of the
+ * snapshot now in service has left, which only a key with cot:history may read. Withheld files
+ * are not carried into the new dist/, so no static host, bucket or nginx can serve them either.
+ */
+function withholdOutsideWindow(earlier: BulkSnapshot, current: BulkSnapshot): BulkSnapshot {
+  const inWindow = new Set(
+    current.files.filter((file) => file.dataset === BULK_COT_DATASET).map((file) => file.sha256),
+  );
+  const withheld = earlier.files.filter(
+    (file) => file.dataset === BULK_COT_DATASET && !inWindow.has(file.sha256),
+  );
+  return {
+    ...earlier,
+    files: earlier.files.filter((file) => !withheld.includes(file)),
+    withheld: [
+      ...(earlier.withheld ?? []),
+      ...withheld.map((file) => describeWithheldFile(file, current.snapshot)),
+    ],
+  };
 }
 
 /**
@@ -176,7 +204,8 @@ export function writeBulkListings(
   ];
   for (const snapshot of snapshots) {
     const file = `${BULK_DIR}/${snapshot.snapshot}/index.json`;
-    write(file, JSON.stringify(renderBulkSnapshot(snapshot, servedSnapshot, generatedAt)));
+    const newest = snapshots[0]!.snapshot;
+    write(file, JSON.stringify(renderBulkSnapshot(snapshot, newest, servedSnapshot, generatedAt)));
     routes.push({
       path: `${BULK_PATH}/${snapshot.snapshot}`,
       query: {},
@@ -189,14 +218,14 @@ export function writeBulkListings(
   return routes;
 }
 
-/** `_headers` rules of the bulk files: immutable, their own media type (after the /api/* default). */
+/** `_headers` rules of the bulk files: immutable (COT: short), their own media type (after the /api/* default). */
 export function renderBulkHeaderRules(snapshots: readonly BulkSnapshot[]): string {
   const lines: string[] = [];
   for (const snapshot of snapshots)
     for (const file of snapshot.files)
       lines.push(
         file.path,
-        `  Cache-Control: ${BULK_FILE_CACHE_CONTROL}`,
+        `  Cache-Control: ${bulkFileCacheControl(file.path)}`,
         `  Content-Type: ${file.media_type}`,
         '',
       );

@@ -1,9 +1,11 @@
 import {
+  BULK_COT_FILE_CACHE_CONTROL,
   BULK_FILE_CACHE_CONTROL,
   BULK_LATEST,
   BULK_LISTING_MAX_AGE,
   BULK_PATH,
   type BulkSnapshot,
+  bulkFileCacheControl,
 } from '../api/v1/bulk.ts';
 import { publicCacheControl } from './build-manifest.ts';
 
@@ -18,9 +20,10 @@ const BULK_FILE_REGEX = '^/api/v1/bulk/[0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}/[a-z][a-z_
 /**
  * The bulk files in nginx (src/build/nginx-conf.ts includes these): an anonymous GET or HEAD of
  * a listed file is answered from dist/ with the file's media type, its sha256 as strong ETag (304
- * on a matching If-None-Match), `Cache-Control: public, max-age=31536000, immutable` and no
- * compression (the files are compressed already); `/api/v1/bulk/latest[/<file>]` is a 302 to the
- * newest snapshot. Anything else (a key, another method, a file not listed) goes to mmds serve.
+ * on a matching If-None-Match), `Cache-Control: public, max-age=31536000, immutable` (a
+ * `cot_reports` file: 300 s) and no compression (the files are compressed already);
+ * `/api/v1/bulk/latest[/<file>]` is a 302 to the newest snapshot. Anything else (a key, another
+ * method, a file not listed, such as a withheld one) goes to mmds serve.
  */
 export function renderNginxBulk(snapshots: readonly BulkSnapshot[], exposedHeaders: string): NginxBulkLines {
   const files = snapshots.flatMap((snapshot) => snapshot.files);
@@ -29,6 +32,14 @@ export function renderNginxBulk(snapshots: readonly BulkSnapshot[], exposedHeade
     'map $uri $mmds_bulk_etag {',
     '    default "";',
     ...files.map((file) => `    "${file.path}" '"${file.sha256}"';`),
+    '}',
+    '',
+    "# Their Cache-Control: immutable, but short for the COT window's files (docs/api/bulk.md).",
+    'map $uri $mmds_bulk_cache_control {',
+    `    default "${BULK_FILE_CACHE_CONTROL}";`,
+    ...files
+      .filter((file) => bulkFileCacheControl(file.path) === BULK_COT_FILE_CACHE_CONTROL)
+      .map((file) => `    "${file.path}" "${BULK_COT_FILE_CACHE_CONTROL}";`),
     '}',
     '',
   ];
@@ -52,7 +63,7 @@ export function renderNginxBulk(snapshots: readonly BulkSnapshot[], exposedHeade
     '        gzip off;',
     '        etag off;',
     '        add_header ETag $mmds_bulk_etag always;',
-    `        add_header Cache-Control "${BULK_FILE_CACHE_CONTROL}" always;`,
+    '        add_header Cache-Control $mmds_bulk_cache_control always;',
     ...headers,
     '    }',
     '',

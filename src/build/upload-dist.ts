@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { API_INDEX_FILE, API_INDEX_MAX_AGE, API_INDEX_PATHS } from '../api/v1/api-index.ts';
-import { BULK_FILE_CACHE_CONTROL } from '../api/v1/bulk.ts';
+import { bulkFileCacheControl } from '../api/v1/bulk.ts';
 import { mapConcurrent } from '../lib/map-concurrent.ts';
 import type { ObjectStore } from '../store/object-store/object-store.ts';
 import {
@@ -53,7 +53,16 @@ export interface DistUploadResult {
   stale: number;
   /** Their keys, for an operator to expire (docs/deploy-static.md). */
   stale_keys: string[];
+  /**
+   * Keys of `cot_reports` bulk files this build no longer has, deleted by the upload: such a file
+   * holds a report outside the public window (withheld or pruned; docs/api/bulk.md), which the
+   * bucket must not keep serving.
+   */
+  deleted_keys: string[];
 }
+
+/** A bulk COT file's key: `api/v1/bulk/<snapshot>/cot_reports.<format>`. */
+const BULK_COT_KEY = /^api\/v1\/bulk\/\d{8}T\d{6}Z-[0-9a-f]{8}\/cot_reports\.(?:parquet|csv\.gz)$/;
 
 /** dist/ cannot be uploaded as it is (no build, a site-only build, a file changed since the build). */
 export class DistUploadError extends Error {
@@ -66,12 +75,12 @@ export class DistUploadError extends Error {
 /**
  * The Cache-Control of each file of a build (path with its leading slash): its route's (a
  * payload's endpoint max-age, `no-store` for error bodies), the endpoint list's, `immutable` for
- * bulk files, SITE_CACHE_CONTROL for everything else: what mmds serve sends for that file.
+ * bulk files (300 s for the COT window's), SITE_CACHE_CONTROL for everything else: what mmds serve sends for that file.
  */
 export function cacheControlOfFile(manifest: BuildManifest): (file: string) => string {
   const byFile = new Map(manifest.routes.map((route) => [`/${route.file}`, route.cache_control]));
   byFile.set(`/${API_INDEX_FILE}`, publicCacheControl(API_INDEX_MAX_AGE));
-  return (file) => byFile.get(file) ?? (isBulkFile(file) ? BULK_FILE_CACHE_CONTROL : SITE_CACHE_CONTROL);
+  return (file) => byFile.get(file) ?? (isBulkFile(file) ? bulkFileCacheControl(file) : SITE_CACHE_CONTROL);
 }
 
 /**
@@ -187,7 +196,8 @@ export interface DistUploadOptions {
  * Uploads a built dist/ into the bucket in planDistUpload's order, each phase complete before the
  * next. An object whose key already holds the same bytes (the sha256 stored in its metadata at
  * upload) with the same Content-Type and Cache-Control is left alone: a second upload of the same
- * build puts nothing but looks up every key. Objects of older builds are left (listed as `stale`).
+ * build puts nothing but looks up every key. Objects of older builds are left (listed as `stale`),
+ * but for the bulk COT files this build does not have: deleted (they hold reports outside the window).
  */
 export async function uploadDist(
   store: ObjectStore,
@@ -216,7 +226,10 @@ export async function uploadDist(
       options.progress?.(`build: uploading to ${store.url}…`, { done, total });
     });
   const keys = new Set(phases.flat().map((object) => object.key));
-  const stale = (await store.list('')).filter((key) => !keys.has(key));
+  const gone = (await store.list('')).filter((key) => !keys.has(key));
+  const deleted = gone.filter((key) => BULK_COT_KEY.test(key));
+  await mapConcurrent(deleted, TRANSFERS, (key) => store.delete(key));
+  const stale = gone.filter((key) => !BULK_COT_KEY.test(key));
   return {
     url: store.url,
     snapshot: manifest.snapshot,
@@ -226,6 +239,7 @@ export async function uploadDist(
     unchanged,
     stale: stale.length,
     stale_keys: stale,
+    deleted_keys: deleted,
   };
 }
 

@@ -2,15 +2,15 @@ import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import {
-  BULK_FILE_CACHE_CONTROL,
   BULK_FILE_NAME,
   BULK_LATEST,
   BULK_LISTING_MAX_AGE,
   BULK_PATH,
+  bulkFileCacheControl,
   renderBulkListing,
 } from '../api/v1/bulk.ts';
 import { publicCacheControl } from '../build/build-manifest.ts';
-import { invalidParameter, notFound, unavailable } from '../contract/errors.ts';
+import { ApiError, invalidParameter, notFound, unavailable } from '../contract/errors.ts';
 import { SNAPSHOT_ID_PATTERN } from '../store/layout.ts';
 import type { Caller, HandlerDeps, RequestState } from './handler-deps.ts';
 import {
@@ -79,10 +79,10 @@ export async function serveBulkDownload(
     return respondWith(request, entry ?? renderEmptyListing(site, deps), headers);
   }
   const file = segments.length === 2 ? site?.lookupBulkFile(url.pathname) : null;
-  if (!file) throw notFound('bulk file (/api/v1/bulk lists the files)');
+  if (!file) throw refuseMissingFile(site, segments[0]!, url.pathname);
   headers.set('X-Snapshot-Id', segments[0]!);
   state.snapshot = segments[0]!;
-  shared(BULK_FILE_CACHE_CONTROL);
+  shared(bulkFileCacheControl(url.pathname));
   headers.set('ETag', file.etag);
   if (matchesEtag(request.headers.get('if-none-match'), file.etag))
     return createResponse(304, headers.toPairs());
@@ -90,6 +90,21 @@ export async function serveBulkDownload(
   headers.set('Content-Type', file.contentType);
   headers.set('Content-Length', String(file.bytes));
   return respondWithFile(request, handle, headers);
+}
+
+/**
+ * The 404 of a bulk file not in the build: a withheld one (the same answer with any key, as on a
+ * static host: the file is in no public tree any more) says why and where its reports are.
+ */
+function refuseMissingFile(site: StaticSite | null, snapshot: string, path: string): ApiError {
+  const withheld = site?.bulk
+    .find((entry) => entry.snapshot === snapshot)
+    ?.withheld?.find((file) => file.path === path);
+  if (!withheld) return notFound('bulk file (/api/v1/bulk lists the files)');
+  return new ApiError(
+    'not_found',
+    `bulk file ${path} withheld: it ${withheld.reason}; a key with ${withheld.scope} reads every report of a market at ${withheld.history}`,
+  );
 }
 
 /** Opens a listed file without following a symbolic link; one gone from disk is 404. */

@@ -25,6 +25,8 @@ let store: ObjectStore;
 const PREFIX = 'site';
 /** An object under the prefix that no file of the build has (put there by the test). */
 const STALE_KEY = 'markets/gone/index.html';
+/** A COT bulk file of an earlier build (withheld or pruned since): the upload deletes it. */
+const STALE_COT_KEY = 'api/v1/bulk/20200101T000000Z-00000000/cot_reports.csv.gz';
 /** The keys under the site's prefix that belong to the build. */
 const builtKeys = async () => (await store.list('')).filter((key) => key !== STALE_KEY);
 
@@ -86,7 +88,11 @@ describe('uploading dist/ to a bucket a CDN uses as its origin', () => {
       expect(head?.metadata?.sha256, key).toBe(sha256(local));
       const routed = routeCache.get(key);
       if (routed !== undefined) expect(head?.cacheControl, key).toBe(routed);
-      else if (isBulkFile(key)) expect(head?.cacheControl, key).toBe('public, max-age=31536000, immutable');
+      // The COT window's files are short-lived in a shared cache (docs/api/bulk.md), the others immutable.
+      else if (isBulkFile(key))
+        expect(head?.cacheControl, key).toBe(
+          key.includes('/cot_reports.') ? 'public, max-age=300' : 'public, max-age=31536000, immutable',
+        );
       else if (key.endsWith('.html')) expect(head?.cacheControl, key).toBe('public, max-age=300');
     });
     // The contract's values on a few known files, not only what the manifest says.
@@ -96,7 +102,7 @@ describe('uploading dist/ to a bucket a CDN uses as its origin', () => {
     await expectHead('api/v1/status/index.json', json, 'public, max-age=60');
     await expectHead('api/v1/_errors/not_found.json', json, 'no-store');
     await expectHead('index.html', 'text/html; charset=utf-8', 'public, max-age=300');
-    const parquet = manifest.files.find((file) => file.file.endsWith('.parquet'))!;
+    const parquet = manifest.files.find((file) => file.file.endsWith('/observations.parquet'))!;
     await expectHead(
       parquet.file.slice(1),
       'application/vnd.apache.parquet',
@@ -156,6 +162,16 @@ describe('uploading dist/ to a bucket a CDN uses as its origin', () => {
     expect(again.keys).toEqual([]);
     expect(again.result).toMatchObject({ stale: 1, stale_keys: [STALE_KEY] });
     expect((await store.get(STALE_KEY))?.toString()).toBe('<p>a page an older build had</p>');
+  });
+
+  it('deletes a COT bulk file the build no longer has: it holds reports outside the public window', async () => {
+    await store.put(STALE_COT_KEY, 'the COT reports of an earlier snapshot');
+    const again = await upload();
+    expect(again.keys).toEqual([]);
+    expect(again.result).toMatchObject({ stale: 1, stale_keys: [STALE_KEY], deleted_keys: [STALE_COT_KEY] });
+    expect(await store.get(STALE_COT_KEY)).toBeNull();
+    // The newest snapshot's own COT files stay.
+    expect((await store.list('api/v1/bulk/')).filter((key) => key.includes('/cot_reports.'))).toHaveLength(2);
   });
 
   it('refuses a file changed since the build, uploading nothing', async () => {

@@ -36,14 +36,15 @@ describe('CSV answers without rows', () => {
     sample?.remove();
   });
 
+  const get = async (target: string) => {
+    const response = await fetch(`${server.url}${target}`, { headers: { Authorization: `Bearer ${key}` } });
+    const body = await response.text();
+    expect(response.status, `${target}: ${body.slice(0, 200)}`).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/csv; charset=utf-8; header=present');
+    return body;
+  };
+
   it('write the header row of the same columns as an answer with rows, for every CSV route with a range', async () => {
-    const get = async (target: string) => {
-      const response = await fetch(`${server.url}${target}`, { headers: { Authorization: `Bearer ${key}` } });
-      const body = await response.text();
-      expect(response.status, `${target}: ${body.slice(0, 200)}`).toBe(200);
-      expect(response.headers.get('content-type')).toBe('text/csv; charset=utf-8; header=present');
-      return body;
-    };
     const macro = /"slug":"([a-z0-9-]+)"/.exec(await (await fetch(`${server.url}/api/v1/macro`)).text())![1];
     const cot = sample.publicRequests.find((r) => /^\/api\/v1\/markets\/cot\/[^/]+$/.test(r.path))!.path;
     const slugs: Partial<Record<string, string>> = {
@@ -74,17 +75,29 @@ describe('CSV answers without rows', () => {
       expect(full.length, route.id).toBeGreaterThan(1);
       const empty = parseCsv(await get(`${path}?${query}from=1900&to=1900&format=csv`));
       expect(empty.length, route.id).toBe(1);
-      // The COT categories are named by the rows (per report type): only answers with rows have
-      // them; the empty header is the full one without them, in the same order.
       const header = empty[0]!;
       expect(header.length, route.id).toBeGreaterThan(1);
-      if (route.id === 'cot-market') {
-        expect(
-          full[0]!.filter((column) => header.includes(column)),
-          route.id,
-        ).toEqual(header);
-        expect(full[0]!.length).toBeGreaterThan(header.length);
-      } else expect(header, route.id).toEqual(full[0]);
+      expect(header, route.id).toEqual(full[0]);
     }
+  });
+
+  it('write the header of the report type for a COT market without rows: its categories and crop years too', async () => {
+    // Issue 37: the empty answer had 15 columns against 134 (TFF) or 195 (legacy) with rows.
+    const markets = (await (await fetch(`${server.url}/api/v1/markets/cot`)).json()) as {
+      data: Array<{ slug: string; report_types: string[] }>;
+    };
+    const checked = new Set<string>();
+    for (const market of markets.data) {
+      for (const type of market.report_types) {
+        if (checked.has(type)) continue;
+        checked.add(type);
+        const path = `/api/v1/markets/cot/${market.slug}?report_type=${type}&format=csv`;
+        const full = parseCsv(await get(path));
+        expect(full.length, path).toBeGreaterThan(1);
+        const empty = parseCsv(await get(`${path}&from=1900-01-01&to=1900-01-01`));
+        expect(empty, `${type}: the header of an answer with rows`).toEqual([full[0]]);
+      }
+    }
+    expect([...checked].sort()).toEqual(expect.arrayContaining(['disaggregated', 'legacy', 'tff']));
   });
 });

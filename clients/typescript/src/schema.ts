@@ -716,7 +716,7 @@ export interface paths {
     };
     /**
      * Public bulk files: whole redistributable datasets as Parquet and gzipped CSV
-     * @description Every snapshot with bulk files, newest first, each with its files: per dataset (observations, cot_reports: the public window, the 12 most recent reports per market and report type; and the reference and catalog lists) one Parquet file (zstd) and one gzipped RFC 4180 CSV (header row, RFC 3339 times, the same columns), with bytes, rows, sha256, licence, attribution and media_type. Rows in force only (per series and period its latest revision); only rows of public_domain or open_licence sources: licensed and proprietary data is never in a bulk file (every revision and as_of stay keyed). A file path, /api/v1/bulk/{snapshot}/{dataset}.parquet or .csv.gz, never changes content: Cache-Control immutable, strong ETag the quoted sha256. /api/v1/bulk/latest and /api/v1/bulk/latest/{file} redirect (302) to the newest snapshot. Files of earlier snapshots stay while the store keeps the snapshot (MMDS_KEEP_SNAPSHOTS). The keyed full store is /api/v1/bulk/full.
+     * @description Every snapshot with bulk files, newest first, each with its files: per dataset (observations, cot_reports: the public window, the 12 most recent reports per market and report type; and the reference and catalog lists) one Parquet file (zstd) and one gzipped RFC 4180 CSV (header row, RFC 3339 times, the same columns), with bytes, rows, sha256, licence, attribution and media_type. Rows in force only (per series and period its latest revision); only rows of public_domain or open_licence sources: licensed and proprietary data is never in a bulk file (every revision and as_of stay keyed). A file path, /api/v1/bulk/{snapshot}/{dataset}.parquet or .csv.gz, never changes content: Cache-Control immutable (cot_reports: public, max-age=300), strong ETag the quoted sha256. /api/v1/bulk/latest and /api/v1/bulk/latest/{file} redirect (302) to the newest snapshot. Files of earlier snapshots stay while the store keeps the snapshot (MMDS_KEEP_SNAPSHOTS), except their cot_reports files: the public window is that of the newest snapshot (meta.cot_window), so the cot_reports files of an earlier snapshot stay only while they are the same bytes as those of the newest snapshot; once they hold a report the window has left they are withheld (listed under withheld in the entry of their snapshot, 404 with or without a key, removed from the build) and those reports are for a key with cot:history at /api/v1/markets/cot/{slug}. The keyed full store is /api/v1/bulk/full.
      *
      *     Public: no key needed. Public responses may be cached for 300 s. Endpoint 16: an addition of this service to the interface specification's 14.
      */
@@ -738,7 +738,7 @@ export interface paths {
     };
     /**
      * The public bulk files of one snapshot
-     * @description The files of one snapshot as /api/v1/bulk lists them; `snapshot` is a snapshot id (`20261124T084307Z-9da82ee8`). A snapshot without bulk files (unknown, or pruned from the store) is 404. `latest` in its place answers 302 (Cache-Control: public, max-age=300) with `Location: /api/v1/bulk/{snapshot}` of the newest snapshot.
+     * @description The files of one snapshot as /api/v1/bulk lists them; `snapshot` is a snapshot id (`20261124T084307Z-9da82ee8`). A snapshot without bulk files (unknown, or pruned from the store) is 404. `withheld` lists its files that are no longer public (cot_reports files outside the public window of the newest snapshot, meta.cot_window). `latest` in its place answers 302 (Cache-Control: public, max-age=300) with `Location: /api/v1/bulk/{snapshot}` of the newest snapshot.
      *
      *     Public: no key needed. Public responses may be cached for 300 s. Endpoint 17: an addition of this service to the interface specification's 14.
      */
@@ -800,7 +800,7 @@ export interface paths {
     };
     /**
      * One public bulk file
-     * @description The file, byte for byte: `application/vnd.apache.parquet` or `application/gzip` (the .csv.gz is the file: never a Content-Encoding), `Content-Length`, strong `ETag` the quoted sha256 of the listing (If-None-Match answers 304), `Cache-Control: public, max-age=31536000, immutable`. Rows in force of public_domain and open_licence sources only. A snapshot or file not listed is 404. `/api/v1/bulk/latest/{file}` answers 302 (Cache-Control: public, max-age=300) with `Location: /api/v1/bulk/{snapshot}/{file}` of the newest snapshot.
+     * @description The file, byte for byte: `application/vnd.apache.parquet` or `application/gzip` (the .csv.gz is the file: never a Content-Encoding), `Content-Length`, strong `ETag` the quoted sha256 of the listing (If-None-Match answers 304), `Cache-Control: public, max-age=31536000, immutable` (cot_reports files: `public, max-age=300`, since the COT file of an earlier snapshot is withheld once the public window moves past one of its reports). Rows in force of public_domain and open_licence sources only. A snapshot or file not listed is 404, a withheld one (listed under `withheld`) too, with or without a key: its older reports are for a key with cot:history at /api/v1/markets/cot/{slug}. `/api/v1/bulk/latest/{file}` answers 302 (Cache-Control: public, max-age=300) with `Location: /api/v1/bulk/{snapshot}/{file}` of the newest snapshot.
      */
     get: operations['getBulkFile'];
     put?: never;
@@ -4837,6 +4837,29 @@ export interface operations {
                  */
                 media_type: 'application/vnd.apache.parquet' | 'application/gzip';
               }[];
+              /** @description Files of this snapshot that are no longer public (empty for the newest snapshot): an earlier snapshot's cot_reports files once they hold a report outside the public window of the newest snapshot. */
+              withheld: {
+                /** @description cot_reports: the only dataset with a public window. */
+                dataset: string;
+                /**
+                 * @description The format of the file.
+                 * @enum {string}
+                 */
+                format: 'parquet' | 'csv.gz';
+                /** @description The path the file had: 404 now, with or without a key. */
+                path: string;
+                /** @description The snapshot whose public window its reports left (the newest one when it was withheld). */
+                window_of: string;
+                /** @description Why it is withheld, in words. */
+                reason: string;
+                /**
+                 * @description The scope that reads every report it held.
+                 * @enum {string}
+                 */
+                scope: 'cot:history';
+                /** @description Where a key with that scope reads them: endpoint 3, paged, JSON or CSV. */
+                history: string;
+              }[];
             }[];
             meta: {
               /**
@@ -4857,6 +4880,15 @@ export interface operations {
               latest: string | null;
               /** @description Always: only rows of public_domain or open_licence sources. */
               rights: string;
+              /** @description Which rule the cot_reports files follow: they are public only while their reports are in the public window of the newest snapshot (SPEC rule 1); older reports need a key with cot:history. */
+              cot_window: {
+                /** @description Report dates per market and report type in the public window (12). */
+                reports: number;
+                /** @description The newest snapshot: the one whose public window applies. */
+                snapshot: string | null;
+                /** @description The rule, in words. */
+                rule: string;
+              };
             };
           };
         };
@@ -4939,6 +4971,29 @@ export interface operations {
                  */
                 media_type: 'application/vnd.apache.parquet' | 'application/gzip';
               }[];
+              /** @description Files of this snapshot that are no longer public (empty for the newest snapshot): an earlier snapshot's cot_reports files once they hold a report outside the public window of the newest snapshot. */
+              withheld: {
+                /** @description cot_reports: the only dataset with a public window. */
+                dataset: string;
+                /**
+                 * @description The format of the file.
+                 * @enum {string}
+                 */
+                format: 'parquet' | 'csv.gz';
+                /** @description The path the file had: 404 now, with or without a key. */
+                path: string;
+                /** @description The snapshot whose public window its reports left (the newest one when it was withheld). */
+                window_of: string;
+                /** @description Why it is withheld, in words. */
+                reason: string;
+                /**
+                 * @description The scope that reads every report it held.
+                 * @enum {string}
+                 */
+                scope: 'cot:history';
+                /** @description Where a key with that scope reads them: endpoint 3, paged, JSON or CSV. */
+                history: string;
+              }[];
             };
             meta: {
               /**
@@ -4957,6 +5012,15 @@ export interface operations {
               count: number;
               /** @description Always: only rows of public_domain or open_licence sources. */
               rights: string;
+              /** @description Which rule the cot_reports files follow: they are public only while their reports are in the public window of the newest snapshot (SPEC rule 1); older reports need a key with cot:history. */
+              cot_window: {
+                /** @description Report dates per market and report type in the public window (12). */
+                reports: number;
+                /** @description The newest snapshot: the one whose public window applies. */
+                snapshot: string | null;
+                /** @description The rule, in words. */
+                rule: string;
+              };
             };
           };
         };

@@ -2,7 +2,7 @@ import { readSourceTerms } from '../../query/catalog.ts';
 import { readCotHistory } from '../../query/history.ts';
 import type { PayloadFunction } from './context.ts';
 import { presentMarketDetail, resolveMarket, resolveReportType } from './cot.ts';
-import { cotSeriesKey, presentCotHistoryColumns, presentCotReport } from './cot-report.ts';
+import { cotSeriesKey, presentCotHistoryRow } from './cot-report.ts';
 import { describeHistoryPage, resolveHistoryQuery } from './observations.ts';
 
 /**
@@ -16,11 +16,7 @@ export const getCotHistory: PayloadFunction = async ({ db, now }, params) => {
   const page = await readCotHistory(db, cotSeriesKey(market.code, reportType), query);
   const terms = await readSourceTerms(db, 'cftc');
   return {
-    data: page.rows.map((row) => ({
-      ...presentCotReport(row),
-      ...presentCotHistoryColumns(row),
-      supersedes_id: row.supersedes_id,
-    })),
+    data: page.rows.map(presentCotHistoryRow),
     meta: {
       // Tags the view (the OpenAPI discriminator of this meta); the public one is `latest`.
       view: 'history',

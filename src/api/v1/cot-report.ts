@@ -135,6 +135,11 @@ export function presentCotHistoryColumns(row: CotHistoryRow) {
   };
 }
 
+/** A report as endpoint 3 gives it to a key with cot:history: the report, its stored columns, its revision link. */
+export function presentCotHistoryRow(row: CotHistoryRow) {
+  return { ...presentCotReport(row), ...presentCotHistoryColumns(row), supersedes_id: row.supersedes_id };
+}
+
 /** The series key of a market's report of one served type (`legacy`, `tff_combined`, `cit`, …). */
 export function cotSeriesKey(code: string, reportType: string): string {
   if (reportType === 'cit') return `cftc.${code}.cit.combined`;

@@ -2,6 +2,7 @@ import type { RouteId } from '../../contract/routes.ts';
 import type { JsonSchema } from '../../contract/schemas/json-schema.ts';
 import { ROUTE_BODIES, SCHEMA_COMPONENTS } from '../../contract/schemas/route-schemas.ts';
 import { REVISION_CSV_COLUMNS } from '../../query/revisions-compute.ts';
+import { listCotCsvColumns } from './cot-csv-columns.ts';
 
 /**
  * The CSV columns of a route's rows as its OpenAPI body describes them, for an answer without
@@ -18,6 +19,10 @@ export function csvColumnsOf(routeId: RouteId, meta: Record<string, unknown>): s
       'period',
       ...((meta.series as Array<{ key: string }> | undefined) ?? []).map((column) => column.key),
     ];
+  // A COT report's columns depend on its report type (its trader categories, crop years): the
+  // type's, as the rows of that type have them.
+  if (routeId === 'cot-market')
+    return listCotCsvColumns(String(meta.report_type ?? ''), meta.view === 'history' ? 'history' : 'latest');
   // The revisions' CSV lines are not their JSON rows (revisions-compute.ts): one per record, or
   // the triangle's period and vintages.
   if (routeId === 'macro-revisions' || routeId === 'observations-revisions') {

@@ -45,6 +45,11 @@ export function renderCsv(data: unknown[], columnsIfEmpty: readonly string[] = [
   return lines.map((fields) => fields.join(',') + CRLF).join('');
 }
 
+/** The CSV columns one row gives (its fields flattened as renderCsv names them), in order. */
+export function listCsvColumns(row: unknown): string[] {
+  return [...flattenRow(row).keys()];
+}
+
 /**
  * A field that is null in some rows and an object in others (`latest: null`) would give both a
  * `latest` and `latest.period` column; the bare one carries nothing, so it is left out.

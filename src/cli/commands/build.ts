@@ -153,7 +153,10 @@ function describeUpload(result: DistUploadResult): string {
   return (
     `uploaded snapshot ${result.snapshot}'s dist to ${result.url}: ${result.uploaded.objects} of ${result.objects} object(s), ` +
     `${result.uploaded.bytes} bytes (${result.unchanged} unchanged, ${result.aliases} request-path aliases); ` +
-    `${result.stale} object(s) of older builds left under the prefix`
+    `${result.stale} object(s) of older builds left under the prefix` +
+    (result.deleted_keys.length > 0
+      ? `; ${result.deleted_keys.length} COT bulk file(s) outside the public window deleted`
+      : '')
   );
 }
 

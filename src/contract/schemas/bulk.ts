@@ -46,11 +46,30 @@ const BULK_FILE: JsonSchema = object({
   ),
 });
 
+const WITHHELD_FILE: JsonSchema = object({
+  dataset: text('cot_reports: the only dataset with a public window.'),
+  format: oneOfText(['parquet', 'csv.gz'], 'The format of the file.'),
+  path: text('The path the file had: 404 now, with or without a key.'),
+  window_of: text(
+    'The snapshot whose public window its reports left (the newest one when it was withheld).',
+    {
+      pattern: SNAPSHOT_PATTERN,
+    },
+  ),
+  reason: text('Why it is withheld, in words.'),
+  scope: oneOfText(['cot:history'], 'The scope that reads every report it held.'),
+  history: text('Where a key with that scope reads them: endpoint 3, paged, JSON or CSV.'),
+});
+
 /** One snapshot's bulk files. */
 export const BULK_SNAPSHOT_DATA: JsonSchema = object({
   snapshot: text('Snapshot id.', { pattern: SNAPSHOT_PATTERN }),
   created_at: timestamp('When the snapshot was published.'),
   files: arrayOf(BULK_FILE, 'Per dataset its Parquet file, then its CSV.'),
+  withheld: arrayOf(
+    WITHHELD_FILE,
+    "Files of this snapshot that are no longer public (empty for the newest snapshot): an earlier snapshot's cot_reports files once they hold a report outside the public window of the newest snapshot.",
+  ),
 });
 
 /** `/api/v1/bulk`: every snapshot with bulk files, newest first. */
@@ -61,16 +80,27 @@ export const BULK_DATA: JsonSchema = arrayOf(
 
 const RIGHTS = text('Always: only rows of public_domain or open_licence sources.');
 
+const COT_WINDOW: JsonSchema = object(
+  {
+    reports: integer('Report dates per market and report type in the public window (12).', { minimum: 1 }),
+    snapshot: nullable(text('The newest snapshot: the one whose public window applies.')),
+    rule: text('The rule, in words.'),
+  },
+  'Which rule the cot_reports files follow: they are public only while their reports are in the public window of the newest snapshot (SPEC rule 1); older reports need a key with cot:history.',
+);
+
 /** Meta of the listing. */
 export const BULK_META: Record<string, JsonSchema> = {
   latest: nullable(text('The newest snapshot with bulk files (where /api/v1/bulk/latest redirects).')),
   rights: RIGHTS,
+  cot_window: COT_WINDOW,
 };
 
 /** Meta of one snapshot's listing. */
 export const BULK_SNAPSHOT_META: Record<string, JsonSchema> = {
   count: integer('Number of files.', { minimum: 0 }),
   rights: RIGHTS,
+  cot_window: COT_WINDOW,
 };
 
 const ref = (status: string) => ({ $ref: `#/components/responses/${status}` });
@@ -98,7 +128,7 @@ export function createBulkPublicPathItems(): Array<[string, Record<string, unkno
           operationId: 'getBulkFile',
           summary: 'One public bulk file',
           description:
-            'The file, byte for byte: `application/vnd.apache.parquet` or `application/gzip` (the .csv.gz is the file: never a Content-Encoding), `Content-Length`, strong `ETag` the quoted sha256 of the listing (If-None-Match answers 304), `Cache-Control: public, max-age=31536000, immutable`. Rows in force of public_domain and open_licence sources only. A snapshot or file not listed is 404. `/api/v1/bulk/latest/{file}` answers 302 (Cache-Control: public, max-age=300) with `Location: /api/v1/bulk/{snapshot}/{file}` of the newest snapshot.',
+            'The file, byte for byte: `application/vnd.apache.parquet` or `application/gzip` (the .csv.gz is the file: never a Content-Encoding), `Content-Length`, strong `ETag` the quoted sha256 of the listing (If-None-Match answers 304), `Cache-Control: public, max-age=31536000, immutable` (cot_reports files: `public, max-age=300`, since the COT file of an earlier snapshot is withheld once the public window moves past one of its reports). Rows in force of public_domain and open_licence sources only. A snapshot or file not listed is 404, a withheld one (listed under `withheld`) too, with or without a key: its older reports are for a key with cot:history at /api/v1/markets/cot/{slug}. `/api/v1/bulk/latest/{file}` answers 302 (Cache-Control: public, max-age=300) with `Location: /api/v1/bulk/{snapshot}/{file}` of the newest snapshot.',
           tags: ['bulk'],
           parameters: [
             SNAPSHOT_PATH_PARAM,

@@ -28,6 +28,8 @@ export interface ObjectStore {
    * created it, false when one was there already. Of concurrent creators exactly one gets true.
    */
   putIfAbsent(key: string, body: Buffer | string): Promise<boolean>;
+  /** Removes an object; none under the key is no error. */
+  delete(key: string): Promise<void>;
   /** Releases the connections. */
   close(): void;
 }

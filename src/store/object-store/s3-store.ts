@@ -3,6 +3,7 @@ import { createReadStream, createWriteStream, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
+  DeleteObjectCommand,
   GetObjectCommand,
   type GetObjectCommandOutput,
   HeadObjectCommand,
@@ -149,6 +150,10 @@ export function openS3Store(location: ObjectStoreLocation, settings: S3Settings)
           if (statusOf(error) === 412 || statusOf(error) === 409) return false;
           throw error;
         }
+      }),
+    delete: (key) =>
+      call('DELETE', key, async () => {
+        await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: full(key) }));
       }),
     close: () => client.destroy(),
   };
