@@ -12,6 +12,8 @@ export interface ServeProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** What it wrote on stdout (one JSON log line per request). */
   stdout: string[];
+  /** What it wrote on stderr, line by line (warnings, `mmds: serving on`). */
+  stderr: string[];
 }
 
 /**
@@ -53,5 +55,5 @@ export async function spawnServe(
       reject(new Error(`mmds serve exited (${code ?? signal}) before serving:\n${stderr.join('\n')}`));
     });
   });
-  return { child, url: url.replace(/\/$/, ''), exited, stdout };
+  return { child, url: url.replace(/\/$/, ''), exited, stdout, stderr };
 }
