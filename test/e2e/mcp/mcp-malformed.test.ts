@@ -71,7 +71,7 @@ describe('MCP requests a client got wrong', () => {
   let fixture: SharedSampleFixture;
   let server: TestServer;
 
-  const post = (body: BodyInit, headers: Record<string, string> = {}) =>
+  const post = (body: string | Uint8Array, headers: Record<string, string> = {}) =>
     fetch(`${server.url}/mcp`, {
       method: 'POST',
       headers: {
