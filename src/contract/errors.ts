@@ -8,6 +8,7 @@ export const ERROR_STATUS = {
   gone: 410,
   payload_too_large: 413,
   uri_too_long: 414,
+  unsupported_media_type: 415,
   rate_limited: 429,
   header_fields_too_large: 431,
   internal_error: 500,

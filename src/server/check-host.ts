@@ -20,46 +20,72 @@ export function isValidHost(host: string): boolean {
 }
 
 /**
- * Whether a request's Host header is acceptable: present and valid, or absent from an HTTP/1.0
- * request (RFC 9112 section 3.2: an HTTP/1.1 request without Host, or with an invalid one, is a 400).
- * `httpVersion` is null where the transport is not node:http (app.fetch in tests): absence passes.
+ * Whether a node:http request's Host header is acceptable: exactly one, valid, or none in an
+ * HTTP/1.0 request (RFC 9112 section 3.2: an HTTP/1.1 request without Host, and any request with
+ * two Host lines or an invalid one, is a 400).
  */
-export function hostAccepted(host: string | null | undefined, httpVersion: string | null): boolean {
-  if (host === null || host === undefined) return httpVersion === null || httpVersion === '1.0';
-  return isValidHost(host);
+export function hostAccepted(request: IncomingMessage): boolean {
+  const host = request.headers.host;
+  if (host === undefined) return request.httpVersion === '1.0';
+  // node:http keeps the first of several Host lines in `headers`: only the raw lines show the rest.
+  return isValidHost(host) && !repeatsHost(request.rawHeaders);
 }
 
-/** The 400 for a missing or invalid Host header. */
+/** Whether raw header lines (name, value, name, value...) hold more than one Host field. */
+function repeatsHost(rawHeaders: readonly string[]): boolean {
+  let seen = false;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!;
+    if (name.length !== 4 || name.toLowerCase() !== 'host') continue;
+    if (seen) return true;
+    seen = true;
+  }
+  return false;
+}
+
+/**
+ * The 400 for a missing, repeated or invalid Host header. Several Host lines come as one value
+ * joined by commas (as the Fetch API joins them), which no valid Host contains.
+ */
 export function invalidHost(host: string | null): ApiError {
   return new ApiError(
     'invalid_parameter',
     host === null
       ? 'the request has no Host header; HTTP/1.1 requires one'
-      : 'the Host header is not a valid host name or address with an optional port up to 65535',
+      : host.includes(',')
+        ? 'the request has more than one Host header, or a list in one; HTTP/1.1 allows one host'
+        : 'the Host header is not a valid host name or address with an optional port up to 65535',
   );
 }
 
-/** Where `quarantineHost` keeps the Host a request arrived with (null: none) when it was refused. */
+/** Where `quarantineHost` keeps the Host lines a request arrived with (null: none) when it was refused. */
 const REFUSED_HOST = Symbol('mmds.refusedHost');
 
 type MarkedRequest = IncomingMessage & { [REFUSED_HOST]?: string | null };
 
 /**
- * Called on node:http requests before srvx and h3 see them: a missing or bad Host is kept aside
+ * Called on node:http requests before srvx and h3 see them: a missing, repeated or bad Host is kept aside
  * and replaced by `localhost`, because srvx and h3 build the request's URL from it and a URL on
  * `x:99999` or `1.2.3.256` throws before any handler could answer (a bare 500). The handler then
  * answers the 400 (`refusedHost`), after the rate limit, in the envelope.
  */
 export function quarantineHost(request: IncomingMessage): void {
-  const host = request.headers.host;
-  if (hostAccepted(host, request.httpVersion)) return;
-  (request as MarkedRequest)[REFUSED_HOST] = host ?? null;
+  if (hostAccepted(request)) return;
+  (request as MarkedRequest)[REFUSED_HOST] = hostLines(request.rawHeaders);
   request.headers.host = 'localhost';
 }
 
+/** The values of a request's Host lines joined by commas, or null when it has none. */
+function hostLines(rawHeaders: readonly string[]): string | null {
+  const values: string[] = [];
+  for (let i = 0; i < rawHeaders.length; i += 2)
+    if (rawHeaders[i]!.toLowerCase() === 'host') values.push(rawHeaders[i + 1]!);
+  return values.length === 0 ? null : values.join(', ');
+}
+
 /**
- * The Host a request was refused for: its value, null when it had none, undefined when it is
- * acceptable. Requests not served by node:http (app.fetch) are checked here directly.
+ * The Host a request was refused for: its value (several joined by commas), null when it had
+ * none, undefined when it is acceptable. Requests not served by node:http (app.fetch) are checked here directly.
  */
 export function refusedHost(request: Request): string | null | undefined {
   const node = (request as Request & { runtime?: { node?: { req?: MarkedRequest } } }).runtime?.node?.req;

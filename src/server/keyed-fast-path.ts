@@ -181,7 +181,7 @@ export function createKeyedFastPath(deps: KeyedFastPathDeps, next: NodeRequestHa
       // A request that names the snapshot it last saw: the general path keeps reads monotonic.
       (headers['x-snapshot-id'] !== undefined && headers['x-snapshot-id'] !== snapshot) ||
       // A missing or bad Host is the general path's 400, counted and logged there.
-      !hostAccepted(headers.host, request.httpVersion)
+      !hostAccepted(request)
     ) {
       next(request, response);
       return;

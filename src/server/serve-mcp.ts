@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { ApiError } from '../contract/errors.ts';
 import { MCP_PATH } from '../contract/schemas/mcp.ts';
+import { refuseInvalidParams } from '../mcp/refuse-invalid-params.ts';
 import { createMcpServer } from '../mcp/server.ts';
 import type { Caller, HandlerDeps } from './handler-deps.ts';
 import { createResponse } from './http-response.ts';
@@ -36,6 +37,7 @@ export async function serveMcp(
   if (!sameOrigin(request)) return jsonRpcRefusal(403, 'the Origin header names another site', headers);
   if (!deps.behindProxy && rebound(request))
     return jsonRpcRefusal(403, 'a connection to a loopback address must name localhost in its Host', headers);
+  refuseEncodedBody(request);
   let parsedBody: unknown;
   try {
     parsedBody = JSON.parse(await readBody(request));
@@ -59,6 +61,7 @@ export async function serveMcp(
   });
   try {
     await server.connect(transport);
+    refuseInvalidParams(transport);
     const response = await transport.handleRequest(request, { parsedBody });
     const body = Buffer.from(await response.arrayBuffer());
     headers.set('Cache-Control', 'no-store');
@@ -112,6 +115,23 @@ function rebound(request: Request): boolean {
 
 function isLoopback(address: string): boolean {
   return address === '::1' || /^(::ffff:)?127\./.test(address);
+}
+
+/**
+ * Refuses a body sent compressed (any Content-Encoding but identity) with the contract's 415:
+ * no MCP client compresses its requests, and a decoder would be one more thing a small body can
+ * make large (RFC 9110 section 15.5.16: the answer's Accept-Encoding says what is taken).
+ */
+function refuseEncodedBody(request: Request): void {
+  const encoding = request.headers.get('content-encoding');
+  if (encoding === null) return;
+  const codings = encoding.split(',').map((coding) => coding.trim().toLowerCase());
+  if (codings.every((coding) => coding === '' || coding === 'identity')) return;
+  throw new ApiError(
+    'unsupported_media_type',
+    `an MCP request body is sent uncompressed; Content-Encoding ${JSON.stringify(encoding.slice(0, 40))} is not accepted`,
+    { headers: { 'Accept-Encoding': 'identity' } },
+  );
 }
 
 /**

@@ -663,7 +663,7 @@ describe('real responses of the server against the document', () => {
     await check(API_INDEX_PATH, { key: keys.limited, status: 429 });
   });
 
-  it('answers POST /mcp as documented: JSON-RPC answers and refusals, the REST 401, 413 and 429', async () => {
+  it('answers POST /mcp as documented: JSON-RPC answers and refusals, the REST 401, 413, 415 and 429', async () => {
     const post = (
       body: string,
       status: number,
@@ -688,6 +688,7 @@ describe('real responses of the server against the document', () => {
     await post(list, 401, { key: 'mmds_not-a-key' });
     await post(list, 403, { headers: { Origin: 'http://evil.example' } });
     await post(' '.repeat(70_000), 413);
+    await post(list, 415, { headers: { 'Content-Encoding': 'gzip' } });
     // keys.limited spent its one request a minute in the test before.
     await post(list, 429, { key: keys.limited });
     await check(MCP_PATH, { status: 405 });

@@ -24,11 +24,14 @@ const PER_REQUEST = new Set([
   'ratelimit',
 ]);
 
-/** Sends one request; `target` goes on the request line unchanged (a bare `?` stays). */
+/**
+ * Sends one request; `target` goes on the request line unchanged (a bare `?` stays). Headers as
+ * a flat list (name, value, name, value...) are sent as listed, repeated names included.
+ */
 export function sendRaw(
   base: string,
   target: string,
-  init: { method?: string; headers?: Record<string, string> } = {},
+  init: { method?: string; headers?: Record<string, string> | readonly string[] } = {},
 ): Promise<Reply> {
   return new Promise((resolve, reject) => {
     const { hostname, port } = new URL(base);

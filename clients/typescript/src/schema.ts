@@ -851,6 +851,7 @@ export interface components {
           | 'gone'
           | 'payload_too_large'
           | 'uri_too_long'
+          | 'unsupported_media_type'
           | 'rate_limited'
           | 'header_fields_too_large'
           | 'internal_error'
@@ -5298,6 +5299,24 @@ export interface operations {
           'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description `unsupported_media_type`: the body was sent with a Content-Encoding other than identity (send it uncompressed); `Accept-Encoding: identity` says so. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          /** @description The content codings a request body may have: `identity` only. */
+          'Accept-Encoding': 'identity';
           [name: string]: unknown;
         };
         content: {

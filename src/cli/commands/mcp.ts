@@ -1,10 +1,10 @@
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Command } from 'commander';
 import { unauthorized } from '../../contract/errors.ts';
 import { openEventLog } from '../../events/event-log.ts';
 import { createStateStorage } from '../../keys/create-storage.ts';
 import { createKeyStore } from '../../keys/key-store.ts';
 import { createMcpServer, DEFAULT_TOKEN_BUDGET, type McpContext } from '../../mcp/server.ts';
+import { StdioTransport } from '../../mcp/stdio-transport.ts';
 import { offerSubscriptions } from '../../mcp/subscriptions.ts';
 import { openSnapshotDb } from '../../query/snapshot-db.ts';
 import type { Caller } from '../../server/handler-deps.ts';
@@ -98,7 +98,9 @@ Examples:
         const events = openEventLog(layout, { head: () => snapshots.current()?.id ?? null });
         const subscriptions = offerSubscriptions(server, mcpContext, events);
         stopUpdates = snapshots.onSwitch(() => void subscriptions.update());
-        const transport = new StdioServerTransport(process.stdin, context.stdout);
+        // Not the SDK's transport: it ends the session without a word on a line over 10 MiB and
+        // sends nothing back for a line that is not JSON (stdio-transport.ts).
+        const transport = new StdioTransport(process.stdin, context.stdout, { log: mcpContext.log });
         const closed = new Promise<void>((resolve) => {
           transport.onclose = resolve;
           process.stdin.once('end', resolve);

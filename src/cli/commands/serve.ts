@@ -33,7 +33,8 @@ keyed endpoints live from the current snapshot, and /api/v1/openapi.json. Switch
 snapshot or build within a second, without dropping requests. Logs one JSON line per event on
 stdout, with or without --json (never a key). Stops gracefully on SIGTERM or SIGINT: requests in
 flight finish. Several instances share keys and rate limits with MMDS_STORAGE=redis://host:6379;
-behind a proxy, set MMDS_TRUSTED_PROXIES (docs/operations.md). With Redis, it refuses to start
+behind a proxy, set MMDS_TRUSTED_PROXIES and bind to the address the proxy connects to (with a
+wildcard HOST such as 0.0.0.0 it warns at start: docs/operations.md). With Redis, it refuses to start
 (exit 69, one line) when Redis does not answer at start; later outages are ridden out.
 With --from s3://bucket/prefix it polls the bucket's log every MMDS_SNAPSHOT_POLL_MS, downloads
 the newest snapshot's missing files into MMDS_DATA_DIR, checks every SHA-256 and switches to it;
@@ -48,7 +49,7 @@ page /, the API reference /docs/api/, the status page /status/ and /api/v1/opena
 Examples:
   mmds serve
   mmds serve --port 0
-  PORT=8080 MMDS_STORAGE=redis://127.0.0.1:6379 MMDS_TRUSTED_PROXIES=1 mmds serve --host 0.0.0.0`,
+  PORT=8080 MMDS_STORAGE=redis://127.0.0.1:6379 MMDS_TRUSTED_PROXIES=1 mmds serve --host 10.0.0.11`,
     )
     .action(async (flags: { port?: string; host?: string; deliver?: boolean; from?: string }) => {
       const context = getContext();
@@ -62,6 +63,8 @@ Examples:
         throw new UsageError(`--from: ${(error as Error).message}`);
       }
       const config = { ...context.config, port, host: flags.host ?? context.config.host };
+      const exposure = describeProxyExposure(config.host, config.trustedProxies);
+      if (exposure) context.reporter.warn(exposure);
       // Lines are written once per event-loop turn: a write() per request line cost about a sixth
       // of the server's CPU under load (BENCHMARKS.md).
       let pending: string[] = [];
@@ -158,6 +161,31 @@ async function startFollowing(
       await follower.stop();
     },
   };
+}
+
+/**
+ * The warning for trusted proxies on a server bound to every interface, or null: a client that
+ * reaches the port directly, past the proxy, writes the X-Forwarded-For entries the server
+ * trusts, and so picks a fresh anonymous rate-limit address for each request.
+ */
+export function describeProxyExposure(host: string, trustedProxies: number): string | null {
+  if (trustedProxies === 0 || !isWildcardAddress(host)) return null;
+  return (
+    `MMDS_TRUSTED_PROXIES=${trustedProxies} with HOST ${host}: anyone who reaches this port directly can ` +
+    'write X-Forwarded-For and get a new anonymous rate limit per request; bind to the address the proxy ' +
+    'connects to (HOST=10.0.0.11, or 127.0.0.1 with the proxy on this machine) or firewall the port to the proxy (docs/operations.md)'
+  );
+}
+
+/** Whether a listen address is the unspecified one (every IPv4 or IPv6 interface), however written. */
+export function isWildcardAddress(host: string): boolean {
+  // node:http listens on every interface when given no host at all.
+  if (host === '') return true;
+  const bracketed = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+  if (!URL.canParse(`http://${bracketed}/`)) return false;
+  // The URL parser writes each address one way: `0`, `0.0.0.0` and `::0:0` come out alike.
+  const { hostname } = new URL(`http://${bracketed}/`);
+  return hostname === '0.0.0.0' || hostname === '[::]' || hostname === '[::ffff:0:0]';
 }
 
 /** The site's pages a person opens first, with the server's real address. */

@@ -87,6 +87,19 @@ export function createMcpPathItem(securityScheme: string): Record<string, unknow
           headers: headers(['X-Request-Id', 'Cache-Control', ...RATE_LIMIT_HEADERS]),
           content: { 'application/json': { schema: ref('Error') } },
         },
+        '415': {
+          description:
+            '`unsupported_media_type`: the body was sent with a Content-Encoding other than identity (send it uncompressed); `Accept-Encoding: identity` says so.',
+          headers: {
+            ...headers(['X-Request-Id', 'Cache-Control', ...RATE_LIMIT_HEADERS]),
+            'Accept-Encoding': {
+              description: 'The content codings a request body may have: `identity` only.',
+              required: true,
+              schema: { type: 'string', const: 'identity' },
+            },
+          },
+          content: { 'application/json': { schema: ref('Error') } },
+        },
         '429': { $ref: '#/components/responses/429' },
         '500': { $ref: '#/components/responses/500' },
       },
