@@ -28,7 +28,7 @@ Examples:
       try {
         context.reporter.progress('verifying…');
         const report = await withConnection(db, (connection) =>
-          verifyStore(resolveLayout(context.config.dataDir), connection),
+          verifyStore(resolveLayout(context.config.dataDir), connection, context.now()),
         );
         // An empty or wrong directory must not pass as "0 errors" (a misspelt MMDS_DATA_DIR).
         if (report.batches === 0 && report.snapshots === 0)
