@@ -177,8 +177,10 @@ to know when the file was retrieved: --collected-at (mmds fetch records it itsel
 BLS API file of a series a later release can revise (a value collected after such a release is
 known from it, method later_release). A knowledge or collection time before a value's release,
 a correction not later than the value it corrects, or a time more than 5 minutes ahead of the
-clock is refused, naming the release. Prints a summary: rows read, records added per table, the
-batch written. Run mmds publish afterwards to make the data visible.
+clock is refused, naming the release. So is any ingest while the store holds unpublished records
+known after the clock (an earlier ingest under a clock that was ahead): the line names the batch
+and mmds store drop-unpublished. Prints a summary: rows read, records added per table, the batch
+written. Run mmds publish afterwards to make the data visible.
 
 Sources:
 ${SOURCES.map((s) => `  ${s.id.padEnd(10)} ${s.description}`).join('\n')}
