@@ -7,7 +7,7 @@ import { formatTimestamp } from '../lib/zoned-time.ts';
 import type { Timestamp } from '../model/records.ts';
 import type { BatchRecord } from './batches.ts';
 import { SNAPSHOT_ID_PATTERN, type StoreLayout } from './layout.ts';
-import { readManifest, type SnapshotManifest } from './manifest.ts';
+import { readCurrentId, readManifest, type SnapshotManifest } from './manifest.ts';
 import { TABLES } from './tables.ts';
 
 /*
@@ -48,6 +48,16 @@ export function snapshotClock(now: Date, current: SnapshotManifest | null): Time
   const own = formatTimestamp(now);
   // Snapshot ids order by time (monotonic reads compare them: src/server/monotonic-read.ts).
   return current !== null && current.created_at > own ? current.created_at : own;
+}
+
+/** The current snapshot's manifest, or null when there is none or it cannot be read (verify says why). */
+export function readCurrentManifest(layout: StoreLayout): SnapshotManifest | null {
+  const id = readCurrentId(layout);
+  try {
+    return id === null ? null : readManifest(layout, id);
+  } catch {
+    return null;
+  }
 }
 
 /** Ids of the batches some snapshot of the data directory holds (unreadable manifests are skipped). */

@@ -4,7 +4,12 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { latestAcceptedTime } from '../calendar/fact-release.ts';
 import { formatTimestamp } from '../lib/zoned-time.ts';
 import { type BatchRecord, listBatches } from './batches.ts';
-import { describeKnowledgeAhead, findKnowledgeAhead, snapshotClock } from './knowledge-ahead.ts';
+import {
+  describeKnowledgeAhead,
+  findKnowledgeAhead,
+  readCurrentManifest,
+  snapshotClock,
+} from './knowledge-ahead.ts';
 import { SNAPSHOT_ID_PATTERN, type StoreLayout, snapshotDir } from './layout.ts';
 import { readCurrentId, readManifest, type SnapshotManifest } from './manifest.ts';
 import { verifySnapshotFiles } from './verify-files.ts';
@@ -101,13 +106,8 @@ async function checkClock(
   now: Date,
 ): Promise<Problem[]> {
   const problems: Problem[] = [];
-  const currentId = readCurrentId(layout);
-  let current: SnapshotManifest | null = null;
-  try {
-    current = currentId === null ? null : readManifest(layout, currentId);
-  } catch {
-    // Reported with the snapshots below; the clock is then checked against `now` alone.
-  }
+  // An unreadable current manifest is reported with the snapshots; the clock is then `now` alone.
+  const current = readCurrentManifest(layout);
   if (current !== null && current.created_at > latestAcceptedTime(now)) {
     problems.push({
       severity: 'warning',

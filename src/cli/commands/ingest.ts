@@ -14,10 +14,10 @@ import {
   findKnowledgeAhead,
   KnowledgeAheadError,
   publishedBatchIds,
+  readCurrentManifest,
   snapshotClock,
 } from '../../store/knowledge-ahead.ts';
 import { resolveLayout, type StoreLayout } from '../../store/layout.ts';
-import { readCurrentId, readManifest } from '../../store/manifest.ts';
 import { PIPELINE_VERSION } from '../../version.ts';
 import type { CommandContext } from '../context.ts';
 import { UsageError } from '../usage-error.ts';
@@ -87,8 +87,7 @@ async function assertNothingAhead(
   const published = publishedBatchIds(layout);
   const unpublished = listBatches(layout).filter((batch) => !published.has(batch.id));
   if (unpublished.length === 0) return;
-  const currentId = readCurrentId(layout);
-  const clock = snapshotClock(now, currentId === null ? null : readManifest(layout, currentId));
+  const clock = snapshotClock(now, readCurrentManifest(layout));
   const found = await findKnowledgeAhead(connection, layout, unpublished, clock);
   if (found.batches.length > 0) throw new KnowledgeAheadError('ingest', found);
 }

@@ -245,5 +245,12 @@ describe('a record known within the clock-skew allowance ahead of the publish', 
     expect(readManifest(store.layout, readCurrentId(store.layout)!).parent).toBe(id);
     const after = await store.mmds(['verify'], at('09:29:30'));
     expect(after.code, after.stdout).toBe(0);
+    expect(after.stdout).not.toMatch(/knowledge/);
+    // Verify under a clock behind the current snapshot: it was published under a clock ahead.
+    const behind = await store.mmds(['verify'], at('09:10:00'));
+    expect(behind.code, behind.stdout).toBe(0);
+    expect(behind.stdout).toMatch(
+      /warning: knowledge: current snapshot 20261123T092900Z-\S+ is dated 2026-11-23T09:29:00Z, after the clock \(2026-11-23T09:10:00Z\)/,
+    );
   });
 });
