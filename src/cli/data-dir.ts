@@ -19,6 +19,7 @@ export const DATA_DIR_USE: Readonly<Record<string, DataDirUse>> = Object.freeze(
   update: 'creates',
   publish: 'reads',
   verify: 'reads',
+  'store drop-unpublished': 'reads',
   build: 'reads',
   serve: 'reads',
   mcp: 'reads',

@@ -5,6 +5,7 @@ import { FetchError } from '../fetch/fetch-error.ts';
 import { InputError } from '../ingest/input-error.ts';
 import { StorageUnreachableError } from '../keys/create-storage.ts';
 import { RevisionRefusedError } from '../store/append-batch.ts';
+import { KnowledgeAheadError } from '../store/knowledge-ahead.ts';
 import { LockedError } from '../store/lock.ts';
 import { ObjectStoreError } from '../store/object-store/object-store.ts';
 import { PublishRefusedError } from '../store/publish.ts';
@@ -19,6 +20,7 @@ import { registerKeys } from './commands/keys.ts';
 import { registerMcp } from './commands/mcp.ts';
 import { registerPublish } from './commands/publish.ts';
 import { registerServe } from './commands/serve.ts';
+import { registerStore } from './commands/store.ts';
 import { registerUpdate } from './commands/update.ts';
 import { registerVerify } from './commands/verify.ts';
 import type { CliContext, CommandContext } from './context.ts';
@@ -170,6 +172,7 @@ Examples:
   registerUpdate(program, getContext);
   registerPublish(program, getContext);
   registerVerify(program, getContext);
+  registerStore(program, getContext);
   registerKeys(program, getContext);
   registerHooks(program, getContext);
   registerDeliver(program, getContext);
@@ -258,7 +261,8 @@ function classifyError(error: unknown): Failure {
     const message = `${error.message}; CURRENT is unchanged: fix the input named above, ingest it again, then publish`;
     return { code: EXIT.failure, details: problems, say: message, message };
   }
-  if (error instanceof ReportedFailure) return fail(EXIT.failure, error.message);
+  if (error instanceof ReportedFailure || error instanceof KnowledgeAheadError)
+    return fail(EXIT.failure, error.message);
   // A documented status other than 0 without an error (mmds update: 3 nothing new).
   if (error instanceof ExitStatus) return { code: error.code, say: null, message: null };
   if (error instanceof LockedError) return fail(EXIT.locked, error.message);

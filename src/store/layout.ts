@@ -7,6 +7,10 @@ export interface StoreLayout {
   batchesDir: string;
   /** Batches being written; a crash leaves debris here that the next run clears. */
   batchStagingDir: string;
+  /** Unpublished batches `mmds store drop-unpublished` took out of the store, kept for the record. */
+  droppedDir: string;
+  /** One JSON line per change to the store outside ingest and publish (drop-unpublished). */
+  auditFile: string;
   snapshotsDir: string;
   /** Holds the id of the current snapshot; replaced atomically. */
   currentFile: string;
@@ -21,6 +25,8 @@ export function resolveLayout(dataDir: string): StoreLayout {
     dataDir,
     batchesDir: join(dataDir, 'store', 'batches'),
     batchStagingDir: join(dataDir, 'store', '.staging'),
+    droppedDir: join(dataDir, 'store', 'dropped'),
+    auditFile: join(dataDir, 'store', 'audit.ndjson'),
     snapshotsDir: join(dataDir, 'snapshots'),
     currentFile: join(dataDir, 'CURRENT'),
     stateDir: join(dataDir, 'state'),

@@ -6,10 +6,10 @@ import { execute, quotedString, readRows } from '../db/duckdb.ts';
 import { writeEventFile } from '../events/event-file.ts';
 import { noticedEventsDir, noticedEventsLock } from '../events/noticed-events.ts';
 import { computeSnapshotEvents } from '../events/snapshot-events.ts';
-import { formatTimestamp } from '../lib/zoned-time.ts';
 import { type BatchRecord, listBatches, listTableFiles } from './batches.ts';
 import { DERIVED_TABLES, type DerivedTable, writeDerivedTables } from './derived-tables.ts';
 import { fsyncPath, renameDurably, writeFileAtomic } from './durable-fs.ts';
+import { findKnowledgeAhead, KnowledgeAheadError, snapshotClock } from './knowledge-ahead.ts';
 import { SNAPSHOT_ID_PATTERN, type StoreLayout, snapshotDir } from './layout.ts';
 import { withShortLock, withStoreLock } from './lock.ts';
 import { readCurrentId, readManifest, SCHEMA_VERSION, type SnapshotManifest } from './manifest.ts';
@@ -81,7 +81,14 @@ export async function publishSnapshot(
       .digest('hex');
     const parentId = readCurrentId(layout);
     const parentManifest = parentId === null ? null : readManifest(layout, parentId);
-    if (parentId !== null && parentManifest?.input_hash === inputHash) {
+    const clock = snapshotClock(options.now, parentManifest);
+    const knowledge = await findKnowledgeAhead(connection, layout, batches, clock);
+    if (knowledge.batches.length > 0) throw new KnowledgeAheadError('publish', knowledge);
+    // A snapshot dated before a record it holds (one published before this rule, within the
+    // skew) is not "unchanged": the same batches are published again under an honest date.
+    const datedAfterAll =
+      parentManifest !== null && (knowledge.latest === null || parentManifest.created_at >= knowledge.latest);
+    if (parentId !== null && parentManifest?.input_hash === inputHash && datedAfterAll) {
       return {
         status: 'unchanged',
         snapshot_id: parentId,
@@ -92,9 +99,9 @@ export async function publishSnapshot(
         pruned: [],
       };
     }
-    // Never earlier than the parent, even if the clock stepped back: snapshot ids order by time
-    // (monotonic reads compare them: src/server/monotonic-read.ts).
-    const createdAt = laterOf(formatTimestamp(options.now), parentManifest?.created_at ?? null);
+    // Never earlier than the parent (snapshotClock) nor than a record it holds: a knowledge time
+    // within the skew allowance ahead of the clock says the clock is that much behind.
+    const createdAt = laterOf(clock, knowledge.latest);
     const id = `${createdAt.replace(/[-:]/g, '')}-${inputHash.slice(0, 8)}`;
     mkdirSync(layout.snapshotsDir, { recursive: true });
     const staging = join(layout.snapshotsDir, `.staging-${id}`);

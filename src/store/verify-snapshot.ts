@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { latestAcceptedTime, provenRelease, releaseGroupSql } from '../calendar/fact-release.ts';
+import { provenRelease, releaseGroupSql } from '../calendar/fact-release.ts';
 import { DEFAULT_CALENDAR_DIR, loadCalendars } from '../calendar/load-calendars.ts';
 import type { Calendars } from '../calendar/types.ts';
 import { execute, quotedIdentifier, quotedString, readRows } from '../db/duckdb.ts';
@@ -134,9 +134,10 @@ const KNOWLEDGE_LISTED = 20;
 /**
  * Records whose knowledge time is impossible: before the proven release of their (series,
  * period) by the release calendars (src/calendar/fact-release.ts), or after the snapshot was
- * created (beyond the clock-skew allowance an ingest grants). Such a record makes `as_of` show a
- * value before it existed, or one stamped in the future. The releases are worked out once per
- * release group and period, then joined in SQL.
+ * created: a publish dates its snapshot at or after every knowledge time it holds
+ * (src/store/knowledge-ahead.ts), so the skew allowance an ingest grants is no excuse here. Such
+ * a record makes `as_of` show a value before it existed, or one stamped in the future. The
+ * releases are worked out once per release group and period, then joined in SQL.
  */
 async function findKnowledgeTimeProblems(
   connection: DuckDBConnection,
@@ -152,7 +153,6 @@ async function findKnowledgeTimeProblems(
     const release = provenRelease(release_group, period, calendars);
     return release === null ? [] : [{ release_group, period, released_at: release.observed_at }];
   });
-  const latest = latestAcceptedTime(new Date(createdAt));
   const rows = await readRows<{
     series_key: string;
     period: string;
@@ -172,17 +172,18 @@ async function findKnowledgeTimeProblems(
             (count(*) OVER ())::INTEGER AS total
        FROM ${relation} AS f
        LEFT JOIN releases AS r ON r.release_group = ${releaseGroupSql('f.series_key')} AND r.period = f.period
-      WHERE f.observed_at < r.released_at OR f.observed_at > $latest::TIMESTAMP
+      WHERE f.observed_at < r.released_at OR f.observed_at > $created::TIMESTAMP
       ORDER BY f.series_key, f.period, f.revision_number
       LIMIT ${KNOWLEDGE_LISTED}`,
-    { releases: JSON.stringify(releases), latest: latest.replace('Z', '') },
+    { releases: JSON.stringify(releases), created: createdAt.replace('Z', '') },
   );
   const messages = rows.map((row) => {
     const what = `${row.series_key} ${row.period} revision ${row.revision_number}`;
     const time = `knowledge time ${row.observed_at} (${row.method ?? 'unknown'})`;
     return row.released_at !== null && row.observed_at < row.released_at
       ? `${what}: ${time} is before its release at ${row.released_at}`
-      : `${what}: ${time} is after the snapshot was created (${createdAt})`;
+      : `${what}: ${time} is after the snapshot was created (${createdAt}); a snapshot must be dated ` +
+          'at or after every knowledge time it holds: once the clock has passed it, mmds publish makes one that is';
   });
   return { messages, total: rows[0]?.total ?? 0 };
 }

@@ -62,7 +62,9 @@ describe('cot_report_columns: the columns stored beside the COT reports (docs/da
         keep: 3,
       });
     const errors = async () =>
-      (await verifyStore(layout, connection)).problems.filter((problem) => problem.severity === 'error');
+      (await verifyStore(layout, connection, new Date(Date.UTC(2026, 10, 23, 14)))).problems.filter(
+        (problem) => problem.severity === 'error',
+      );
 
     // The store as an mmds before these columns wrote it: the reports alone.
     await appendBatch(layout, connection, { rows_read: 0, rows_skipped: 0, sources: [CFTC] }, meta());

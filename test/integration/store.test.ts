@@ -151,7 +151,7 @@ describe('store: append-only batches and snapshots', () => {
     ]);
     expect(rows[1]!.supersedes_id).toBe(rows[0]!.id);
 
-    const report = await verifyStore(layout, connection);
+    const report = await verifyStore(layout, connection, now());
     expect(report.problems.filter((p) => p.severity === 'error')).toEqual([]);
     const manifest = readManifest(layout, second.snapshot_id);
     expect(manifest.tables.observations?.rows).toBe(3);
@@ -187,7 +187,7 @@ describe('store: append-only batches and snapshots', () => {
     const bytes = readFileSync(file);
     bytes[bytes.length - 20] = (bytes[bytes.length - 20]! + 1) % 256;
     writeFileSync(file, bytes);
-    const report = await verifyStore(layout, connection);
+    const report = await verifyStore(layout, connection, now());
     expect(report.problems.some((p) => p.check === 'checksum' && p.message.includes(record!.id))).toBe(true);
   });
 
@@ -203,7 +203,7 @@ describe('store: append-only batches and snapshots', () => {
       );
       ids.push((await publish()).snapshot_id);
     }
-    const remaining = (await verifyStore(layout, connection)).snapshots;
+    const remaining = (await verifyStore(layout, connection, now())).snapshots;
     expect(remaining).toBe(2);
     expect(readCurrentId(layout)).toBe(ids[4]);
     expect(readManifest(layout, ids[4]!).parent).toBe(ids[3]);

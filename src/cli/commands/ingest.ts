@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Command } from 'commander';
 import { DEFAULT_CALENDAR_DIR, loadCalendars } from '../../calendar/load-calendars.ts';
 import { openDuckDb, pipelineDuckDbOptions, withConnection } from '../../db/duckdb.ts';
@@ -8,8 +9,15 @@ import { assertKnowledgeBounds, futureTimeProblem } from '../../ingest/knowledge
 import type { IngestOptions } from '../../ingest/source.ts';
 import { findSource, SOURCES } from '../../ingest/sources.ts';
 import { type AppendResult, appendBatch } from '../../store/append-batch.ts';
-import type { FileOrigin, InputFile } from '../../store/batches.ts';
-import { resolveLayout } from '../../store/layout.ts';
+import { type FileOrigin, type InputFile, listBatches } from '../../store/batches.ts';
+import {
+  findKnowledgeAhead,
+  KnowledgeAheadError,
+  publishedBatchIds,
+  readCurrentManifest,
+  snapshotClock,
+} from '../../store/knowledge-ahead.ts';
+import { resolveLayout, type StoreLayout } from '../../store/layout.ts';
 import { PIPELINE_VERSION } from '../../version.ts';
 import type { CommandContext } from '../context.ts';
 import { UsageError } from '../usage-error.ts';
@@ -41,6 +49,7 @@ export async function ingestFiles(context: CommandContext, request: IngestReques
   const db = await openDuckDb(pipelineDuckDbOptions(context.config));
   try {
     return await withConnection(db, async (connection) => {
+      await assertNothingAhead(connection, layout, context.now());
       context.reporter.progress(`${source.id}: reading ${files.length} file(s)…`);
       const calendars = await loadCalendars(connection, DEFAULT_CALENDAR_DIR);
       const parsed = await source.parse(files, {
@@ -63,6 +72,24 @@ export async function ingestFiles(context: CommandContext, request: IngestReques
   } finally {
     db.closeSync();
   }
+}
+
+/**
+ * Refuses to ingest beside unpublished records a publish would refuse (an earlier ingest under a
+ * clock that was ahead): compared against them, what this file says could come out as "nothing
+ * new", and the store would stay unpublishable without saying why.
+ */
+async function assertNothingAhead(
+  connection: DuckDBConnection,
+  layout: StoreLayout,
+  now: Date,
+): Promise<void> {
+  const published = publishedBatchIds(layout);
+  const unpublished = listBatches(layout).filter((batch) => !published.has(batch.id));
+  if (unpublished.length === 0) return;
+  const clock = snapshotClock(now, readCurrentManifest(layout));
+  const found = await findKnowledgeAhead(connection, layout, unpublished, clock);
+  if (found.batches.length > 0) throw new KnowledgeAheadError('ingest', found);
 }
 
 function assertOptions(options: IngestOptions, now: Date): void {
@@ -149,8 +176,10 @@ to know when the file was retrieved: --collected-at (mmds fetch records it itsel
 BLS API file of a series a later release can revise (a value collected after such a release is
 known from it, method later_release). A knowledge or collection time before a value's release,
 a correction not later than the value it corrects, or a time more than 5 minutes ahead of the
-clock is refused, naming the release. Prints a summary: rows read, records added per table, the
-batch written. Run mmds publish afterwards to make the data visible.
+clock is refused, naming the release. So is any ingest while the store holds unpublished records
+known after the clock (an earlier ingest under a clock that was ahead): the line names the batch
+and mmds store drop-unpublished. Prints a summary: rows read, records added per table, the batch
+written. Run mmds publish afterwards to make the data visible.
 
 Sources:
 ${SOURCES.map((s) => `  ${s.id.padEnd(10)} ${s.description}`).join('\n')}

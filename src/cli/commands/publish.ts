@@ -45,6 +45,11 @@ running mmds serve switches to it within a second. Nothing new since the current
 nothing is written. Older snapshots beyond --keep are removed. DuckDB uses at most
 MMDS_MEMORY_LIMIT and spills into data/tmp/duckdb past it.
 
+A snapshot is dated by the clock, never before its parent nor before a knowledge time it holds
+(one up to 5 minutes ahead of the clock dates it that much later). A record known later than that
+(ingested under a clock that was ahead) is refused before anything is written, with one line
+naming its batch and the way out: mmds store drop-unpublished --from <batch-id>.
+
 With --to s3://bucket/prefix (or MMDS_SNAPSHOT_STORE) the local publish is unchanged, then the
 snapshot's files the bucket lacks are uploaded as objects/<sha256>, then its manifest, and the
 snapshot is committed by creating the next log/<seq>.json only if no one else has: a concurrent

@@ -9,14 +9,19 @@ import { ReportedFailure } from '../reported-failure.ts';
 export function registerVerify(program: Command, getContext: () => CommandContext): void {
   program
     .command('verify')
-    .description('check batches and snapshots: checksums, revision chains, rights, reference integrity')
+    .description(
+      'check batches and snapshots: checksums, revision chains, knowledge times, rights, references',
+    )
     .addHelpText(
       'after',
       `
 Reads every batch and snapshot of MMDS_DATA_DIR and checks file checksums, that revision chains
-are whole (revision 1, 2, ... each superseding the one before), that every series belongs to a
-catalog source with a rights class, and that codes refer to the reference lists. Prints each problem
-and a summary; exits 1 when it finds an error (warnings alone exit 0). Changes nothing.
+are whole (revision 1, 2, ... each superseding the one before), that no knowledge time is before
+its release or after the snapshot was created, that no batch holds records a publish now would
+refuse (known after the clock: the error names the batch and mmds store drop-unpublished), that
+every series belongs to a catalog source with a rights class, and that codes refer to the
+reference lists. Prints each problem and a summary; exits 1 when it finds an error (warnings alone
+exit 0). Changes nothing.
 
 Examples:
   mmds verify
@@ -28,7 +33,7 @@ Examples:
       try {
         context.reporter.progress('verifying…');
         const report = await withConnection(db, (connection) =>
-          verifyStore(resolveLayout(context.config.dataDir), connection),
+          verifyStore(resolveLayout(context.config.dataDir), connection, context.now()),
         );
         // An empty or wrong directory must not pass as "0 errors" (a misspelt MMDS_DATA_DIR).
         if (report.batches === 0 && report.snapshots === 0)
