@@ -1,19 +1,14 @@
-import type { ServerResponse } from 'node:http';
-import { PassThrough } from 'node:stream';
-import { FastResponse } from 'srvx';
 import { eventsGone } from '../api/v1/events.ts';
 import { ApiError, invalidParameter } from '../contract/errors.ts';
 import { PARAMS } from '../contract/params.ts';
-import type { ReleaseEvent } from '../events/event.ts';
 import { type EventFilters, type EventView, eventFilter } from '../events/event-filter.ts';
 import { EventGoneError, type EventLog, openEventLog } from '../events/event-log.ts';
 import type { KeyChangeListener } from '../keys/follow-key-changes.ts';
 import type { KeyRecord } from '../keys/key-record.ts';
 import type { StoreLayout } from '../store/layout.ts';
+import { type EventStream, RETRY_MS, startEventStream } from './event-stream.ts';
 import type { ResponseHeaders } from './response-headers.ts';
 import type { SnapshotManager } from './snapshot-manager.ts';
-import { guardStreamKey, type StreamKeyGuard } from './stream-key-guard.ts';
-import { createStreamWriter } from './stream-writer.ts';
 
 /** Limits of the streams (config eventStreams). */
 export interface EventStreamLimits {
@@ -73,22 +68,6 @@ export interface EventStreamDeps {
   now?: () => Date;
 }
 
-/** Events read from the log per step; a stream holds at most one step's events at a time. */
-const PAGE = 100;
-/** How long a client waits before reconnecting after the stream ends (the `retry:` field). */
-const RETRY_MS = 3000;
-/** Bytes one stream may hold unsent; events are under 20 KB, so only a stuck client reaches it. */
-const MAX_UNSENT_BYTES = 1024 * 1024;
-
-/** The `end` message of a stream whose key may no longer read it (docs/api/events.md). */
-function streamEnd(reason: string): string {
-  const data = {
-    reason: `key_${reason}`,
-    message: `the key of this stream is ${reason}; the stream ends (reconnecting with it is refused with 401)`,
-  };
-  return `: the key of this stream is ${reason}\nevent: end\ndata: ${JSON.stringify(data)}\n\n`;
-}
-
 /** Whether the request asks for the stream (Accept names text/event-stream). */
 export function wantsEventStream(request: Request): boolean {
   return (
@@ -96,29 +75,18 @@ export function wantsEventStream(request: Request): boolean {
   );
 }
 
-/** One event as an SSE message: `id:` its id, `event:` its type, `data:` the event as one JSON line. */
-export function formatEventMessage(event: ReleaseEvent): string {
-  return `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
-}
-
-/** One open stream, as the registry sees it. */
-interface OpenStream {
-  keyId: string | null;
-  guard: StreamKeyGuard | null;
-  /** Reads the log from where the stream is and sends what its client may see. */
-  pump(): void;
-  end(): void;
-}
-
 /**
  * Creates the streams of /api/v1/events with Accept: text/event-stream (docs/api/events.md). A
  * stream first sends what the log holds after the resume point (Last-Event-ID or `after`; none:
  * from now), then, each time the server switches to a new snapshot (SnapshotManager.onSwitch, no
- * polling), the events after the last one looked at. Slots are counted in this process.
+ * polling), the events after the last one looked at. Streams are counted in this process, per key,
+ * per address and in all (the limits answer 429).
  */
 export function createEventStreams(deps: EventStreamDeps, limits: EventStreamLimits): EventStreams {
   const slots = new Map<string, number>();
-  const open = new Set<OpenStream>();
+  const open = new Set<EventStream>();
+  /** Streams that passed the limits and are not started yet (their resume point is being read). */
+  let starting = 0;
   const log: EventLog = openEventLog(deps.layout, { head: () => deps.snapshots.current()?.id ?? null });
   const now = deps.now ?? (() => new Date());
   // A change of a key (null: of any key, unheard) makes its streams look at it now, not at the
@@ -144,11 +112,10 @@ export function createEventStreams(deps: EventStreamDeps, limits: EventStreamLim
     },
     async open(stream) {
       const slot = stream.keyId ? `key:${stream.keyId}` : stream.addressBucket;
-      assertRoom(slot, stream.keyId !== null, slots, open.size, limits);
+      assertRoom(slot, stream.keyId !== null, slots, open.size + starting, limits);
       // Taken before the first await: streams opened at the same moment must not all pass the limits.
       slots.set(slot, (slots.get(slot) ?? 0) + 1);
-      const placeholder: OpenStream = { keyId: null, guard: null, pump: () => {}, end: () => {} };
-      open.add(placeholder);
+      starting++;
       try {
         const lastEventId = stream.request.headers.get('last-event-id');
         if (lastEventId !== null && !PARAMS.after.schema.safeParse(lastEventId.trim()).success)
@@ -162,130 +129,34 @@ export function createEventStreams(deps: EventStreamDeps, limits: EventStreamLim
           if (error instanceof EventGoneError) throw eventsGone(error);
           throw error;
         }
-        const started = startStream(stream, start, accept);
-        open.delete(placeholder);
-        open.add(started.stream);
+        const started = startEventStream({
+          request: stream.request,
+          headers: stream.headers,
+          keyId: stream.keyId,
+          start,
+          accept,
+          log,
+          snapshots: deps.snapshots,
+          ...(deps.readKey ? { readKey: deps.readKey } : {}),
+          now,
+          heartbeatMs: limits.heartbeatMs,
+          drainMs: limits.drainMs,
+          logLine: deps.log,
+        });
+        starting--;
+        open.add(started);
         started.body.once('close', () => {
-          started.stream.guard?.close();
-          open.delete(started.stream);
+          open.delete(started);
           release(slot);
         });
         return started.response;
       } catch (error) {
-        open.delete(placeholder);
+        starting--;
         release(slot);
         throw error;
       }
     },
   };
-
-  /** Starts one stream's body, its heartbeat, its reads of the log and the watch over its key. */
-  function startStream(
-    stream: StreamRequest,
-    start: string | null,
-    accept: (event: ReleaseEvent) => boolean,
-  ): { stream: OpenStream; body: PassThrough; response: Response } {
-    const { keyId } = stream;
-    const body = new PassThrough();
-    // A write racing the client's disconnect must not become an unhandled 'error'.
-    body.on('error', () => {});
-    const writer = createStreamWriter(
-      body,
-      nodeResponseOf(stream.request),
-      { drainMs: limits.drainMs, maxUnsentBytes: MAX_UNSENT_BYTES },
-      (cut) =>
-        deps.log({
-          event: 'event_stream_cut',
-          reason: cut.reason,
-          unsent_bytes: cut.unsentBytes,
-          key_id: keyId,
-        }),
-    );
-    const guard =
-      keyId !== null && deps.readKey
-        ? guardStreamKey(keyId, {
-            readKey: deps.readKey,
-            now,
-            onRefused: (reason) => {
-              deps.log({ event: 'event_stream_ended', key_id: keyId, reason: `key_${reason}` });
-              writer.end(streamEnd(reason));
-            },
-          })
-        : null;
-    let position = start;
-    // Events not sent because the key could not be checked (the store did not answer): sent after
-    // a check that can.
-    let held = false;
-    let pumping = false;
-    let again = false;
-    const readLog = async () => {
-      for (;;) {
-        const page = await log.read(position, PAGE, accept);
-        if (page.events.length > 0 && guard) {
-          const verdict = await guard.check();
-          held = verdict === 'unknown';
-          if (verdict !== 'usable') return;
-        }
-        for (const event of page.events) if (!(await writer.send(formatEventMessage(event)))) return;
-        const moved = page.next_after !== position;
-        position = page.next_after;
-        if (!moved || writer.over) return;
-      }
-    };
-    const pump = () => {
-      // One read at a time; a wake during it reads again after it (a switch may have come between).
-      if (pumping) {
-        again = true;
-        return;
-      }
-      pumping = true;
-      void readLog()
-        .catch((error: Error) => {
-          // The resume point left the log (pruned meanwhile): the client reconnects and gets the 410.
-          deps.log({ event: 'event_stream_ended', error: error.message });
-          writer.end('');
-        })
-        .finally(() => {
-          pumping = false;
-          if (again && !writer.over) {
-            again = false;
-            pump();
-          }
-        });
-    };
-    const unsubscribe = deps.snapshots.onSwitch(() => pump());
-    const heartbeat = setInterval(() => {
-      writer.comment(': heartbeat\n\n');
-      // The change feed may be down (then nothing is heard): the key is looked at here as well.
-      if (guard)
-        void guard.check().then((verdict) => {
-          if (verdict === 'usable' && held) pump();
-        });
-    }, limits.heartbeatMs);
-    heartbeat.unref();
-    body.once('close', () => {
-      clearInterval(heartbeat);
-      unsubscribe();
-    });
-    void writer.send(`retry: ${RETRY_MS}\n: events after ${start ?? 'the first snapshot'}\n\n`);
-    // The key is looked at once before anything is read (a revocation since the request's
-    // authentication; the timer of its expiry), then the log from the resume point.
-    if (guard) void guard.check().then(() => pump());
-    else pump();
-    const { headers } = stream;
-    headers.set('Content-Type', 'text/event-stream; charset=utf-8');
-    headers.set('Cache-Control', 'no-store');
-    headers.set('X-Accel-Buffering', 'no');
-    return {
-      stream: { keyId, guard, pump, end: () => writer.end('') },
-      body,
-      response: new FastResponse(body as unknown as ReadableStream, {
-        status: 200,
-        statusText: 'OK',
-        headers: headers.toPairs(),
-      }),
-    };
-  }
 }
 
 /** Throws the 429 of a slot or of the instance that has no room for one more stream. */
@@ -307,12 +178,7 @@ function assertRoom(
   if (total >= limits.max)
     throw new ApiError(
       'rate_limited',
-      `this server has its most event streams open (${limits.max}); retry later or on another instance (or read the JSON pages of /api/v1/events)`,
+      `this server has as many event streams open as it allows (${limits.max}); retry later or on another instance (or read the JSON pages of /api/v1/events)`,
       retry,
     );
-}
-
-/** The node:http response srvx pipes a stream's body into, when the runtime exposes it. */
-function nodeResponseOf(request: Request): ServerResponse | null {
-  return (request as Request & { runtime?: { node?: { res?: ServerResponse } } }).runtime?.node?.res ?? null;
 }

@@ -169,7 +169,7 @@ describe('event streams: keys that stop being usable, the instance cap, clients 
       expect(refused.headers.get('cache-control')).toBe('no-store');
       const body = (await refused.json()) as { error: { code: string; message: string } };
       expect(body.error.code).toBe('rate_limited');
-      expect(body.error.message).toContain('most event streams open (4)');
+      expect(body.error.message).toContain('as many event streams open as it allows (4)');
       // Closing a stream frees its place (the server sees the disconnect shortly after).
       streams.find((stream) => stream.status === 200)!.close();
       let again = await readEventStream(url, null);
