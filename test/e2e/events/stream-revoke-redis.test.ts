@@ -16,7 +16,8 @@ import { createTempDir } from '../../helpers/temp-dir.ts';
  * receives an event of a publish made right after the revocation returned.
  */
 
-const PROMPT_MS = 1_000;
+/** Tens of ms, a few hundred on a loaded machine; the heartbeat (before) is a minute here. */
+const PROMPT_MS = 2_000;
 
 describe('a revoked key ends its streams on every instance (Redis key store)', () => {
   const temp = createTempDir('mmds-stream-revoke-');
@@ -78,7 +79,7 @@ describe('a revoked key ends its streams on every instance (Redis key store)', (
     temp.remove();
   });
 
-  it('ends the streams on both instances within a second of `mmds keys revoke` returning', async () => {
+  it('ends the streams on both instances at once when `mmds keys revoke` returns', async () => {
     const { id, key } = JSON.parse(
       await run(['--json', 'keys', 'issue', '--org', 'Streams Org', '--scopes', 'observations:read']),
     ) as { id: string; key: string };
