@@ -131,6 +131,9 @@ Configuration (environment, read once at start):
   MMDS_EVENTS_HEARTBEAT_MS  a comment on open event streams every this many ms (default 15000)
   MMDS_EVENTS_STREAMS_PER_KEY  open event streams per API key and instance (default 5)
   MMDS_EVENTS_STREAMS_PER_ADDRESS  open anonymous event streams per address and instance (default 2)
+  MMDS_EVENTS_STREAMS_MAX  open event streams of one instance, whoever opened them (default 500)
+  MMDS_EVENTS_DRAIN_MS  an event stream whose client takes nothing of what waits for it this many
+                        ms is cut (default 30000)
   MMDS_EVENTS_DELAY_MINUTES  minutes after an expected release's time that mmds serve announces it as
                         release.delayed when it has not landed (default 30; 0: never)
   MMDS_EVENTS_DELAY_CHECK_MS  how often mmds serve checks for delayed releases (default 60000)

@@ -68,7 +68,9 @@ export interface Config {
   /**
    * Server-Sent Events of /api/v1/events: a comment every heartbeatMs (MMDS_EVENTS_HEARTBEAT_MS,
    * default 15,000) and at most perKey open streams per key (MMDS_EVENTS_STREAMS_PER_KEY, default
-   * 5) and perAddress per anonymous client address (MMDS_EVENTS_STREAMS_PER_ADDRESS, default 2).
+   * 5) and perAddress per anonymous client address (MMDS_EVENTS_STREAMS_PER_ADDRESS, default 2),
+   * max on the whole instance (MMDS_EVENTS_STREAMS_MAX, default 500); a stream that does not take
+   * what is sent to it within drainMs (MMDS_EVENTS_DRAIN_MS, default 30,000) is cut.
    * `release.delayed`: a release the calendar expected is delayed once delayMinutes have passed
    * without it landing (MMDS_EVENTS_DELAY_MINUTES, default 30; 0 turns the check off), checked
    * every delayCheckMs (MMDS_EVENTS_DELAY_CHECK_MS, default 60,000) by `mmds serve`.
@@ -77,6 +79,8 @@ export interface Config {
     heartbeatMs: number;
     perKey: number;
     perAddress: number;
+    max: number;
+    drainMs: number;
     delayMinutes: number;
     delayCheckMs: number;
   };
@@ -158,6 +162,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, cw
       heartbeatMs: readInteger(env, 'MMDS_EVENTS_HEARTBEAT_MS', 15_000, 10, 3_600_000),
       perKey: readInteger(env, 'MMDS_EVENTS_STREAMS_PER_KEY', 5, 0, 10_000),
       perAddress: readInteger(env, 'MMDS_EVENTS_STREAMS_PER_ADDRESS', 2, 0, 10_000),
+      max: readInteger(env, 'MMDS_EVENTS_STREAMS_MAX', 500, 0, 100_000),
+      drainMs: readInteger(env, 'MMDS_EVENTS_DRAIN_MS', 30_000, 10, 3_600_000),
       delayMinutes: readInteger(env, 'MMDS_EVENTS_DELAY_MINUTES', 30, 0, 7 * 24 * 60),
       delayCheckMs: readInteger(env, 'MMDS_EVENTS_DELAY_CHECK_MS', 60_000, 10, 3_600_000),
     }),
@@ -189,6 +195,8 @@ export const MMDS_SETTINGS: readonly string[] = Object.freeze([
   'MMDS_EVENTS_HEARTBEAT_MS',
   'MMDS_EVENTS_STREAMS_PER_KEY',
   'MMDS_EVENTS_STREAMS_PER_ADDRESS',
+  'MMDS_EVENTS_STREAMS_MAX',
+  'MMDS_EVENTS_DRAIN_MS',
   'MMDS_EVENTS_DELAY_MINUTES',
   'MMDS_EVENTS_DELAY_CHECK_MS',
   'MMDS_HOOKS_ALLOW_HOSTS',

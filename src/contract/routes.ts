@@ -465,7 +465,8 @@ export const ROUTES: readonly RouteDefinition[] = [
       'events, continued with after = meta.next_after. An id older than the log or unknown is 410 (catch up ' +
       'with /api/v1/changes). Without a key: public events only (redistributable sources; COT reports in ' +
       'the public window); a key with observations:read also gets licensed sources, with cot:history older ' +
-      'COT reports. Open streams are limited per key and per client address (429 past it).',
+      'COT reports. Open streams are limited per key, per client address and per instance (429 past it); a ' +
+      'stream ends at once when its key is revoked or expires, and one whose client stops reading is cut.',
     access: { kind: 'public-or-scope', scope: 'observations:read' },
     query: ['after', 'limit', 'source', 'series', 'type'],
     maxAge: 5,

@@ -9,8 +9,16 @@ export type KeyChangeSource =
   | { kind: 'directory'; path: string }
   | { kind: 'redis'; client: Redis | Cluster };
 
+/** Told a key's id when its record changed, or null when any record may have changed unheard. */
+export type KeyChangeListener = (id: string | null) => void;
+
 /** A running subscription to key changes. */
 export interface KeyChangeFeed {
+  /**
+   * Adds a listener besides the cache (the open event streams, which end when their key is
+   * revoked); returns the function that removes it.
+   */
+  subscribe(listener: KeyChangeListener): () => void;
   close(): Promise<void>;
 }
 
@@ -25,25 +33,43 @@ export interface FollowKeyChangesOptions {
  * Feeds a key cache with the changes of the key store, and keeps it enabled only while it is sure
  * to hear of them: invalidates a key's record on each change, and disables the cache (every
  * request reads the store) whenever the watch or the subscription is not in place. The cache's
- * own max age bounds what a lost notification could cost.
+ * own max age bounds what a lost notification could cost. Subscribers hear the same changes.
  */
 export function followKeyChanges(
   source: KeyChangeSource,
   cache: KeyRecordCache,
   options: FollowKeyChangesOptions,
 ): KeyChangeFeed {
+  const listeners = new Set<KeyChangeListener>();
+  const tell = (id: string | null) => {
+    for (const listener of listeners) listener(id);
+  };
   const report = (enabled: boolean, reason: string) => {
     if (enabled === cache.enabled) return;
     cache.setEnabled(enabled);
     options.log({ event: 'key_cache', enabled, source: source.kind, reason });
+    // Changes made while the feed was down were not heard: every listener looks again.
+    if (enabled) tell(null);
   };
   const onChange = (id: string | null) => {
-    if (id !== null && isKeyId(id)) cache.invalidate(id);
+    const known = id !== null && isKeyId(id) ? id : null;
+    if (known !== null) cache.invalidate(known);
     else cache.clear();
+    tell(known);
   };
-  return source.kind === 'directory'
-    ? followDirectory(source.path, onChange, report, options.retryMs ?? 1000)
-    : followChannel(source.client, onChange, report);
+  const feed =
+    source.kind === 'directory'
+      ? followDirectory(source.path, onChange, report, options.retryMs ?? 1000)
+      : followChannel(source.client, onChange, report);
+  return {
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => {
+        listeners.delete(listener);
+      };
+    },
+    close: () => feed.close(),
+  };
 }
 
 /**
@@ -56,7 +82,7 @@ function followDirectory(
   onChange: (id: string | null) => void,
   report: (enabled: boolean, reason: string) => void,
   retryMs: number,
-): KeyChangeFeed {
+): Pick<KeyChangeFeed, 'close'> {
   let watcher: FSWatcher | null = null;
   let watchedInode = -1;
   const stop = (reason: string) => {
@@ -107,7 +133,7 @@ function followChannel(
   client: Redis | Cluster,
   onChange: (id: string | null) => void,
   report: (enabled: boolean, reason: string) => void,
-): KeyChangeFeed {
+): Pick<KeyChangeFeed, 'close'> {
   const subscriber = client.duplicate();
   let closing = false;
   subscriber.on('message', (channel: string, message: string) => {

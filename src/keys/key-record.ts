@@ -54,6 +54,17 @@ export function getKeyStatus(record: KeyRecord | PublicKeyRecord, now: Date): Ke
   return 'active';
 }
 
+/**
+ * Returns the instant from which a key accepted now is refused although its record does not change
+ * (its expiry or the end of its rotation grace, whichever comes first), or null when there is none.
+ */
+export function getKeyDeadline(record: KeyRecord | PublicKeyRecord): Date | null {
+  const instants = [record.expires_at, record.grace_until]
+    .filter((at): at is string => at !== null)
+    .map((at) => Date.parse(at));
+  return instants.length === 0 ? null : new Date(Math.min(...instants));
+}
+
 /** Tells whether a key in this state is accepted. */
 export function isUsableStatus(status: KeyStatus): boolean {
   return status === 'active' || status === 'grace';

@@ -1,13 +1,12 @@
-import { PassThrough } from 'node:stream';
-import { FastResponse } from 'srvx';
 import { eventsGone } from '../api/v1/events.ts';
 import { ApiError, invalidParameter } from '../contract/errors.ts';
 import { PARAMS } from '../contract/params.ts';
-import type { ReleaseEvent } from '../events/event.ts';
 import { type EventFilters, type EventView, eventFilter } from '../events/event-filter.ts';
-import { EventGoneError, type EventLog, openEventLog, readAllAfter } from '../events/event-log.ts';
-import { isUsableStatus, type KeyStatus } from '../keys/key-record.ts';
+import { EventGoneError, type EventLog, openEventLog } from '../events/event-log.ts';
+import type { KeyChangeListener } from '../keys/follow-key-changes.ts';
+import type { KeyRecord } from '../keys/key-record.ts';
 import type { StoreLayout } from '../store/layout.ts';
+import { type EventStream, RETRY_MS, startEventStream } from './event-stream.ts';
 import type { ResponseHeaders } from './response-headers.ts';
 import type { SnapshotManager } from './snapshot-manager.ts';
 
@@ -18,6 +17,10 @@ export interface EventStreamLimits {
   /** Open streams per key, and per anonymous client address (its rate-limit bucket). */
   perKey: number;
   perAddress: number;
+  /** Open streams of the whole instance, whoever opened them. */
+  max: number;
+  /** Longest a client may take nothing of what was sent to it (ms) before its stream is cut. */
+  drainMs: number;
 }
 
 /** One stream request, authorised and validated by dispatch. */
@@ -49,17 +52,20 @@ export interface EventStreams {
   close(): void;
 }
 
-/** Events read from the log per step while catching up. */
-const PAGE = 1000;
-/** How long a client waits before reconnecting after the stream ends (the `retry:` field). */
-const RETRY_MS = 3000;
-
-/** The `end` message of a stream whose key may no longer read it (docs/api/events.md). */
-function streamEnd(reason: string): { reason: string; message: string } {
-  return {
-    reason: `key_${reason}`,
-    message: `the key of this stream is ${reason}; the stream ends (reconnecting with it is refused with 401)`,
-  };
+/** What the streams need of the server. */
+export interface EventStreamDeps {
+  snapshots: SnapshotManager;
+  layout: StoreLayout;
+  log: (entry: Record<string, unknown>) => void;
+  /** The record of a stream's key in the store, never a cache (null: there is none). */
+  readKey?: (keyId: string) => Promise<KeyRecord | null>;
+  /**
+   * Subscribes to the key change feed (follow-key-changes.ts): a stream whose key it names is
+   * checked at once. Without it (memory storage), the heartbeat's check is the only one.
+   */
+  onKeyChange?: (listener: KeyChangeListener) => () => void;
+  /** The clock of key expiries (default the real one). */
+  now?: () => Date;
 }
 
 /** Whether the request asks for the stream (Accept names text/event-stream). */
@@ -69,136 +75,110 @@ export function wantsEventStream(request: Request): boolean {
   );
 }
 
-/** One event as an SSE message: `id:` its id, `event:` its type, `data:` the event as one JSON line. */
-export function formatEventMessage(event: ReleaseEvent): string {
-  return `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
-}
-
 /**
  * Creates the streams of /api/v1/events with Accept: text/event-stream (docs/api/events.md). A
  * stream first sends what the log holds after the resume point (Last-Event-ID or `after`; none:
  * from now), then, each time the server switches to a new snapshot (SnapshotManager.onSwitch, no
- * polling), the events after the last one looked at. Slots are counted in this process.
+ * polling), the events after the last one looked at. Streams are counted in this process, per key,
+ * per address and in all (the limits answer 429).
  */
-export function createEventStreams(
-  deps: {
-    snapshots: SnapshotManager;
-    layout: StoreLayout;
-    log: (entry: Record<string, unknown>) => void;
-    /**
-     * The state of a stream's key now (null: the key is gone), asked at each heartbeat: a stream
-     * whose key was revoked, expired or rotated out ends within one heartbeat interval.
-     */
-    keyStatus?: (keyId: string) => Promise<KeyStatus | null>;
-  },
-  limits: EventStreamLimits,
-): EventStreams {
+export function createEventStreams(deps: EventStreamDeps, limits: EventStreamLimits): EventStreams {
   const slots = new Map<string, number>();
-  /** The open streams' bodies, each with its read of the log. */
-  const open = new Map<PassThrough, () => void>();
+  const open = new Set<EventStream>();
+  /** Streams that passed the limits and are not started yet (their resume point is being read). */
+  let starting = 0;
   const log: EventLog = openEventLog(deps.layout, { head: () => deps.snapshots.current()?.id ?? null });
+  const now = deps.now ?? (() => new Date());
+  // A change of a key (null: of any key, unheard) makes its streams look at it now, not at the
+  // next heartbeat: a revoked key's stream ends as soon as the store says so.
+  deps.onKeyChange?.((id) => {
+    for (const stream of open)
+      if (stream.guard && (id === null || stream.keyId === id)) void stream.guard.check();
+  });
+  const release = (slot: string) => {
+    const left = (slots.get(slot) ?? 1) - 1;
+    if (left > 0) slots.set(slot, left);
+    else slots.delete(slot);
+  };
 
   return {
     count: (slot) => slots.get(slot) ?? 0,
     wake() {
-      for (const pump of open.values()) pump();
+      for (const stream of open) stream.pump();
     },
     close() {
-      for (const body of open.keys()) body.end();
+      for (const stream of open) stream.end();
       open.clear();
     },
     async open(stream) {
       const slot = stream.keyId ? `key:${stream.keyId}` : stream.addressBucket;
-      const limit = stream.keyId ? limits.perKey : limits.perAddress;
-      if ((slots.get(slot) ?? 0) >= limit)
-        throw new ApiError(
-          'rate_limited',
-          `at most ${limit} event streams may be open ${stream.keyId ? 'per key' : 'per client address without a key'}; close one (or read the JSON pages of /api/v1/events)`,
-          { headers: { 'Retry-After': String(Math.max(1, Math.ceil(RETRY_MS / 1000))) } },
-        );
-      const lastEventId = stream.request.headers.get('last-event-id');
-      if (lastEventId !== null && !PARAMS.after.schema.safeParse(lastEventId.trim()).success)
-        throw invalidParameter('Last-Event-ID', PARAMS.after.expected);
-      const accept = eventFilter(stream.filters, stream.view);
-      let position = lastEventId?.trim() || stream.after || log.end();
-      // What the log holds after the resume point, read before answering: a 410 is still possible.
-      let backlog: ReleaseEvent[];
+      assertRoom(slot, stream.keyId !== null, slots, open.size + starting, limits);
+      // Taken before the first await: streams opened at the same moment must not all pass the limits.
+      slots.set(slot, (slots.get(slot) ?? 0) + 1);
+      starting++;
       try {
-        ({ events: backlog, next_after: position } = await readAllAfter(log, position, accept));
+        const lastEventId = stream.request.headers.get('last-event-id');
+        if (lastEventId !== null && !PARAMS.after.schema.safeParse(lastEventId.trim()).success)
+          throw invalidParameter('Last-Event-ID', PARAMS.after.expected);
+        const accept = eventFilter(stream.filters, stream.view);
+        const start = lastEventId?.trim() || stream.after || log.end();
+        // The resume point read before answering, so that an id the log lacks is still a 410.
+        try {
+          await log.read(start, 1, accept);
+        } catch (error) {
+          if (error instanceof EventGoneError) throw eventsGone(error);
+          throw error;
+        }
+        const started = startEventStream({
+          request: stream.request,
+          headers: stream.headers,
+          keyId: stream.keyId,
+          start,
+          accept,
+          log,
+          snapshots: deps.snapshots,
+          ...(deps.readKey ? { readKey: deps.readKey } : {}),
+          now,
+          heartbeatMs: limits.heartbeatMs,
+          drainMs: limits.drainMs,
+          logLine: deps.log,
+        });
+        starting--;
+        open.add(started);
+        started.body.once('close', () => {
+          open.delete(started);
+          release(slot);
+        });
+        return started.response;
       } catch (error) {
-        if (error instanceof EventGoneError) throw eventsGone(error);
+        starting--;
+        release(slot);
         throw error;
       }
-      slots.set(slot, (slots.get(slot) ?? 0) + 1);
-      const body = new PassThrough();
-      // A write racing the client's disconnect must not become an unhandled 'error'.
-      body.on('error', () => {});
-      const send = (text: string) => {
-        if (!body.destroyed && !body.writableEnded) body.write(text);
-      };
-      let pumping: Promise<void> = Promise.resolve();
-      const pump = () => {
-        pumping = pumping.then(async () => {
-          try {
-            for (;;) {
-              const page = await log.read(position, PAGE, accept);
-              for (const event of page.events) send(formatEventMessage(event));
-              const moved = page.next_after !== position;
-              position = page.next_after;
-              if (!moved || body.destroyed) break;
-            }
-          } catch (error) {
-            // The resume point left the log (pruned meanwhile): the client reconnects and gets the 410.
-            deps.log({ event: 'event_stream_ended', error: (error as Error).message });
-            body.end();
-          }
-        });
-      };
-      open.set(body, pump);
-      const unsubscribe = deps.snapshots.onSwitch(() => pump());
-      const { keyId } = stream;
-      const checkKey = async () => {
-        let status: KeyStatus | null;
-        try {
-          status = await deps.keyStatus!(keyId!);
-        } catch {
-          // The key store is unreachable: the stream goes on (requests are refused meanwhile).
-          return;
-        }
-        if (status !== null && isUsableStatus(status)) return;
-        const reason = status ?? 'removed';
-        send(
-          `: the key of this stream is ${reason}\nevent: end\ndata: ${JSON.stringify(streamEnd(reason))}\n\n`,
-        );
-        deps.log({ event: 'event_stream_ended', key_id: keyId, reason: `key_${reason}` });
-        body.end();
-      };
-      const heartbeat = setInterval(() => {
-        send(': heartbeat\n\n');
-        if (keyId !== null && deps.keyStatus) void checkKey();
-      }, limits.heartbeatMs);
-      heartbeat.unref();
-      body.once('close', () => {
-        clearInterval(heartbeat);
-        unsubscribe();
-        open.delete(body);
-        const left = (slots.get(slot) ?? 1) - 1;
-        if (left > 0) slots.set(slot, left);
-        else slots.delete(slot);
-      });
-      send(`retry: ${RETRY_MS}\n: events after ${position ?? 'the first snapshot'}\n\n`);
-      for (const event of backlog) send(formatEventMessage(event));
-      // A switch between the backlog read and the subscription: read once more.
-      pump();
-      const { headers } = stream;
-      headers.set('Content-Type', 'text/event-stream; charset=utf-8');
-      headers.set('Cache-Control', 'no-store');
-      headers.set('X-Accel-Buffering', 'no');
-      return new FastResponse(body as unknown as ReadableStream, {
-        status: 200,
-        statusText: 'OK',
-        headers: headers.toPairs(),
-      });
     },
   };
+}
+
+/** Throws the 429 of a slot or of the instance that has no room for one more stream. */
+function assertRoom(
+  slot: string,
+  keyed: boolean,
+  slots: ReadonlyMap<string, number>,
+  total: number,
+  limits: EventStreamLimits,
+): void {
+  const retry = { headers: { 'Retry-After': String(Math.max(1, Math.ceil(RETRY_MS / 1000))) } };
+  const limit = keyed ? limits.perKey : limits.perAddress;
+  if ((slots.get(slot) ?? 0) >= limit)
+    throw new ApiError(
+      'rate_limited',
+      `at most ${limit} event streams may be open ${keyed ? 'per key' : 'per client address without a key'}; close one (or read the JSON pages of /api/v1/events)`,
+      retry,
+    );
+  if (total >= limits.max)
+    throw new ApiError(
+      'rate_limited',
+      `this server has as many event streams open as it allows (${limits.max}); retry later or on another instance (or read the JSON pages of /api/v1/events)`,
+      retry,
+    );
 }

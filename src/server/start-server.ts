@@ -7,7 +7,7 @@ import type { Config } from '../config/load-config.ts';
 import { unavailable } from '../contract/errors.ts';
 import { createStateStorage, getRedisClient, keyRecordDirectory } from '../keys/create-storage.ts';
 import { followKeyChanges, type KeyChangeFeed, type KeyChangeSource } from '../keys/follow-key-changes.ts';
-import { getKeyStatus, type KeyRecord } from '../keys/key-record.ts';
+import type { KeyRecord } from '../keys/key-record.ts';
 import { KeyRecordCache } from '../keys/key-record-cache.ts';
 import { createKeyStore, type KeyStore } from '../keys/key-store.ts';
 import { openSnapshotDb } from '../query/snapshot-db.ts';
@@ -149,10 +149,10 @@ export async function startServer(
       snapshots,
       layout,
       log,
-      keyStatus: async (id) => {
-        const record = await keys.get(id);
-        return record ? getKeyStatus(record, now()) : null;
-      },
+      // The store itself, not the cache: a stream checks its key before it sends events.
+      readKey: (id) => keys.get(id),
+      ...(keyChanges ? { onKeyChange: (listener) => keyChanges.subscribe(listener) } : {}),
+      now,
     },
     config.eventStreams,
   );

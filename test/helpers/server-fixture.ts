@@ -17,8 +17,17 @@ export interface TestServerOptions {
   ipv6RateLimitPrefix?: number;
   anonymousLimit?: number;
   pollMs?: number;
-  /** MMDS_EVENTS_HEARTBEAT_MS, MMDS_EVENTS_STREAMS_PER_KEY, MMDS_EVENTS_STREAMS_PER_ADDRESS. */
-  eventStreams?: { heartbeatMs?: number; perKey?: number; perAddress?: number };
+  /**
+   * MMDS_EVENTS_HEARTBEAT_MS, MMDS_EVENTS_STREAMS_PER_KEY, MMDS_EVENTS_STREAMS_PER_ADDRESS,
+   * MMDS_EVENTS_STREAMS_MAX, MMDS_EVENTS_DRAIN_MS.
+   */
+  eventStreams?: {
+    heartbeatMs?: number;
+    perKey?: number;
+    perAddress?: number;
+    max?: number;
+    drainMs?: number;
+  };
   /**
    * MMDS_EVENTS_DELAY_MINUTES and MMDS_EVENTS_DELAY_CHECK_MS. Off unless given: the sample data
    * is old, so under the real clock every release of the last day would be announced as delayed.
@@ -47,6 +56,8 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
   if (streams.heartbeatMs !== undefined) env.MMDS_EVENTS_HEARTBEAT_MS = String(streams.heartbeatMs);
   if (streams.perKey !== undefined) env.MMDS_EVENTS_STREAMS_PER_KEY = String(streams.perKey);
   if (streams.perAddress !== undefined) env.MMDS_EVENTS_STREAMS_PER_ADDRESS = String(streams.perAddress);
+  if (streams.max !== undefined) env.MMDS_EVENTS_STREAMS_MAX = String(streams.max);
+  if (streams.drainMs !== undefined) env.MMDS_EVENTS_DRAIN_MS = String(streams.drainMs);
   env.MMDS_EVENTS_DELAY_MINUTES = String(options.delays?.minutes ?? 0);
   if (options.snapshotWaitMs !== undefined) env.MMDS_SNAPSHOT_WAIT_MS = String(options.snapshotWaitMs);
   if (options.delays?.checkMs !== undefined) env.MMDS_EVENTS_DELAY_CHECK_MS = String(options.delays.checkMs);
