@@ -18,6 +18,12 @@ export const DEMO_KEY_ORG = 'demo';
 export const DEMO_KEY_NAME = 'local demo key';
 /** How long a demo key works: a day, renewed at every start. */
 export const DEMO_KEY_LIFETIME_MS = 86_400_000;
+/**
+ * Requests a minute the demo key allows. The default 60 is spent within a minute by the printed
+ * examples, the client walkthrough and the site tried together; a local demo has no one to share
+ * the server with.
+ */
+export const DEMO_KEY_RATE_LIMIT = 1_000;
 
 /** The demo key of this start, and the ids of earlier demo keys it replaced. */
 export interface DemoKey {
@@ -27,7 +33,7 @@ export interface DemoKey {
 }
 
 /**
- * Issues this start's demo key with every scope and revokes the earlier ones still in the store.
+ * Issues this start's demo key with every scope and DEMO_KEY_RATE_LIMIT, and revokes the earlier ones still in the store.
  * The new key is written first: a crash in between leaves two live demo keys, never none.
  */
 export async function renewDemoKey(config: Readonly<Config>, now: Date): Promise<DemoKey> {
@@ -43,6 +49,7 @@ export async function renewDemoKey(config: Readonly<Config>, now: Date): Promise
         org: DEMO_KEY_ORG,
         name: DEMO_KEY_NAME,
         scopes: SCOPES,
+        rateLimit: DEMO_KEY_RATE_LIMIT,
         expiresAt: new Date(now.getTime() + DEMO_KEY_LIFETIME_MS),
       },
       store,

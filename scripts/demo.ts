@@ -5,7 +5,8 @@
  * publishes a snapshot, builds the site's pages (`mmds build --site-only`, seconds) and starts the
  * full build of the public files in a child process (the server answers the public routes from
  * the snapshot until it is in place, the same answers, and picks it up when it is), issues a local demo key with every scope (revoking
- * the one of the previous start: one live demo key per data directory), prints example requests
+ * the one of the previous start: one live demo key per data directory; 1,000 requests a minute,
+ * not the default 60), prints example requests
  * and serves; `mmds serve` then prints the site's addresses (home page, API
  * reference, status page, OpenAPI document) with the host and port it really listens on.
  */
@@ -57,7 +58,7 @@ const replaced =
     ? ` It replaces the demo key of the last start (${demo.revoked.join(', ')}, now revoked).`
     : '';
 process.stderr.write(`
-Demo key (every scope: ${demo.record.scopes.join(', ')}; expires ${demo.record.expires_at}; shown once, stored only as a hash):
+Demo key (every scope: ${demo.record.scopes.join(', ')}; ${demo.record.rate_limit.toLocaleString('en-US')} requests a minute; expires ${demo.record.expires_at}; shown once, stored only as a hash):
   ${key}
 A new one at every start.${replaced}
 

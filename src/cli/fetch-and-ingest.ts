@@ -34,6 +34,11 @@ export interface FetchAndIngestOptions {
   baseUrl?: string;
   /** Overrides of the HTTP behaviour (tests make back-off short). */
   http?: Partial<HttpOptions>;
+  /**
+   * Runs the work that reads or writes the store. `mmds update` passes a one-at-a-time queue, so
+   * sources download side by side while their ingests never overlap; alone, it runs at once.
+   */
+  exclusive?: <T>(work: () => Promise<T>) => Promise<T>;
 }
 
 /**
@@ -51,7 +56,8 @@ export async function fetchAndIngest(
   if (!/^https?:\/\//.test(base)) throw new UsageError(`--base-url must be an http(s) URL, got "${base}"`);
   const baseUrl = base.endsWith('/') ? base : `${base}/`;
   const layout = resolveLayout(context.config.dataDir);
-  const fetcherOptions = await readFetcherOptions(context, source, options.flags, layout);
+  const exclusive = options.exclusive ?? ((work) => work());
+  const fetcherOptions = await exclusive(() => readFetcherOptions(context, source, options.flags, layout));
   mkdirSync(context.config.dataDir, { recursive: true });
   const workDir = mkdtempSync(join(context.config.dataDir, '.download-'));
   const state = openFetchState(join(context.config.dataDir, FETCH_STATE_FILE));
@@ -75,16 +81,18 @@ export async function fetchAndIngest(
       notices: fetched.notices,
     };
     for (const notice of fetched.notices) context.reporter.warn(`${source.id}: ${notice}`);
-    for (const ingest of fetched.ingests) {
-      const result = await ingestFiles(context, {
-        source: ingest.source,
-        files: ingest.files.map((file) => file.path),
-        options: { ...ingest.options, collectedAt: latestRetrieval(ingest.files) },
-        origins: new Map(ingest.files.map((file) => [file.path, originOf(file)])),
-      });
-      state.commit(ingest.files);
-      outcome.ingests.push({ source: ingest.source, files: ingest.files.map((file) => file.url), result });
-    }
+    await exclusive(async () => {
+      for (const ingest of fetched.ingests) {
+        const result = await ingestFiles(context, {
+          source: ingest.source,
+          files: ingest.files.map((file) => file.path),
+          options: { ...ingest.options, collectedAt: latestRetrieval(ingest.files) },
+          origins: new Map(ingest.files.map((file) => [file.path, originOf(file)])),
+        });
+        state.commit(ingest.files);
+        outcome.ingests.push({ source: ingest.source, files: ingest.files.map((file) => file.url), result });
+      }
+    });
     return outcome;
   } catch (error) {
     // The hint names how this run chose its root: the flag if given, else the source's setting.

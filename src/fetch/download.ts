@@ -56,9 +56,10 @@ export type DownloadResult = DownloadedFile | NotModified | NotFound;
 type Attempt = { done: DownloadResult } | { retry: Retryable };
 
 /**
- * Downloads one file with retries and back-off (5xx, 429 with Retry-After, time-outs, broken
- * connections; a host that does not resolve or refuses the connection fails at once), conditional GET, a size cap and content checks; the file appears under its
- * final name only when complete, so a failure leaves nothing in the work directory.
+ * Downloads one file with retries and back-off (5xx, 408, 429 with Retry-After, time-outs,
+ * broken connections; a host that does not resolve, a refused connection, a blocked port or
+ * another 4xx fails at once), conditional GET, a size cap and content checks; the file appears
+ * under its final name only when complete, so a failure leaves nothing in the work directory.
  */
 export async function downloadFile(
   request: DownloadRequest,
@@ -107,7 +108,8 @@ async function attemptDownload(request: DownloadRequest, options: DownloadOption
       await response.body?.cancel();
       return { done: { status: 'not_found', url, httpStatus: status } };
     }
-    if (status === 429 || status >= 500) {
+    // 408 and 429 ask the client to come back; every other 4xx would be answered the same way.
+    if (status === 408 || status === 429 || status >= 500) {
       await response.body?.cancel().catch(() => {});
       return { retry: classifyFailure(url, { status, retryAfter: response.headers.get('retry-after') }) };
     }

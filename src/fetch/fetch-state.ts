@@ -43,7 +43,9 @@ export function openFetchState(file: string): FetchState {
     },
     commit(files: readonly FetchedFile[]) {
       if (files.length === 0) return;
-      const entries = { ...document.entries };
+      // Re-read: sources fetched side by side (mmds update) each hold a state of this file, and
+      // one's commit must not drop the entries another committed since this state was opened.
+      const entries = { ...readDocument(file).entries };
       for (const fetched of files) {
         entries[fetched.url] = {
           etag: fetched.etag,

@@ -6,7 +6,8 @@ export interface Retryable {
   reason: string;
   /**
    * False when another attempt would fail the same way at once (a host name that does not
-   * resolve, a refused connection: no network, or the wrong address): the download fails now.
+   * resolve, a refused connection: no network, or the wrong address; a blocked port): the
+   * download fails now.
    */
   retry: boolean;
   /** The Retry-After header of the answer, if any. */
@@ -36,13 +37,25 @@ const IMMEDIATE_FAILURES: Readonly<Record<string, string>> = {
   ECONNREFUSED: 'the connection was refused',
   EHOSTUNREACH: 'the host is unreachable',
   ENETUNREACH: 'the network is unreachable',
+  // fetch() refuses the ports browsers block (6000, 10080, …) before connecting: a port a
+  // retry can never reach, so the run fails now instead of after minutes of back-off.
+  BAD_PORT: 'the port is one fetch() refuses to connect to (a blocked port)',
 };
+
+/** undici's error for a blocked port has no code, only this message on its cause. */
+const BAD_PORT_MESSAGE = 'bad port';
 
 /** The system error code of a failed fetch(): undici wraps it in `cause`, an AggregateError for several addresses. */
 function findErrorCode(error: unknown, depth = 0): string | null {
   if (typeof error !== 'object' || error === null || depth > 4) return null;
-  const { code, cause, errors } = error as { code?: unknown; cause?: unknown; errors?: unknown };
+  const { code, cause, errors, message } = error as {
+    code?: unknown;
+    cause?: unknown;
+    errors?: unknown;
+    message?: unknown;
+  };
   if (typeof code === 'string' && code in IMMEDIATE_FAILURES) return code;
+  if (depth > 0 && message === BAD_PORT_MESSAGE) return 'BAD_PORT';
   for (const inner of [cause, ...(Array.isArray(errors) ? errors : [])]) {
     const found = findErrorCode(inner, depth + 1);
     if (found) return found;

@@ -19,7 +19,9 @@ export function extractTarGzMembers(
 ): FetchedFile[] {
   let tar: Uint8Array;
   try {
-    tar = gunzipSync(readFileSync(archive.path));
+    // A copy: nanotar reads `data.buffer` from offset 0, and gunzipSync may hand back a view into
+    // a larger buffer (it did with sources fetched side by side), so the members were not found.
+    tar = new Uint8Array(gunzipSync(readFileSync(archive.path)));
   } catch (error) {
     throw new FetchError(
       archive.url,

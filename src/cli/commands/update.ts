@@ -1,6 +1,7 @@
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
+import pLimit from 'p-limit';
 import { runStaticBuild } from '../../build/run-static-build.ts';
 import { DEFAULT_CALENDAR_DIR, loadCalendars } from '../../calendar/load-calendars.ts';
 import { openDuckDb, pipelineDuckDbOptions, withConnection } from '../../db/duckdb.ts';
@@ -26,6 +27,12 @@ const PROJECT_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 /** Exit status when the run found nothing new (a scheduler can treat it as success). */
 export const EXIT_NOTHING_NEW = 3;
 
+/**
+ * Sources downloaded at once. Each has its own publisher, so side by side no host sees more than
+ * one client; four bound the memory of the large downloads (a COT archive, the ECB history).
+ */
+export const UPDATE_CONCURRENCY = 4;
+
 /** Flags of `mmds update`. */
 interface UpdateFlags {
   dryRun?: boolean;
@@ -34,14 +41,26 @@ interface UpdateFlags {
   build?: boolean;
 }
 
+/** One source's line in the report: whether it was due, and what its fetch came to. */
+type SourceReport = DueDecision & {
+  /** `due`/`not_due` in a dry run or for a source not fetched; `fetched` or `failed` after a fetch. */
+  result: 'due' | 'not_due' | 'fetched' | 'failed';
+  outcome?: FetchOutcome;
+  error?: string;
+  /** Wall-clock seconds its fetch and ingest took. */
+  seconds?: number;
+};
+
 /** What one run did, per source and in all. */
 interface UpdateReport {
   status: 'updated' | 'nothing_new' | 'failed';
-  sources: Array<DueDecision & { outcome?: FetchOutcome; error?: string }>;
+  sources: SourceReport[];
   snapshot: string | null;
   published: boolean;
   built: boolean;
   failed: string[];
+  /** Wall-clock seconds the fetches took together (0 when none was due). */
+  fetch_seconds: number;
 }
 
 /** Registers `mmds update`. */
@@ -60,8 +79,11 @@ One command for a cron job or a systemd timer (docs/operations.md). A source is 
 publisher has released something since its last fetch, by the release calendars (data/calendars/)
 and the catalog: COT reports after the CFTC's release, ECB rates after about 16:00 Frankfurt,
 BLS/FRED after a release of a catalogued series' program; reference lists weekly. Each due source
-is fetched and ingested on its own: one that fails is reported and never blocks the others or
-leaves anything half-written. Then a snapshot is published if the store holds anything new (also
+is fetched and ingested on its own, ${UPDATE_CONCURRENCY} downloads at a time (ingests one at a time): one that
+fails is reported in one line and never blocks the others or leaves anything half-written. An
+error no retry can mend (a host name that does not resolve, a refused connection, a blocked port,
+an HTTP 4xx other than 408/429) fails its source at once; with every publisher unreachable the
+run ends within seconds, and says how long the fetches took. Then a snapshot is published if the store holds anything new (also
 what an earlier run or a manual ingest left unpublished) and dist/ is rebuilt if it is behind.
 Two runs never overlap (a lock in MMDS_DATA_DIR).
 
@@ -82,7 +104,9 @@ Examples:
       const report = await withStoreLock(lock, () => runUpdate(context, layout, flags));
       context.reporter.result(report);
       if (report.status === 'failed') {
-        throw new ReportedFailure(`update: failed: ${report.failed.join(', ')} (see the lines above)`);
+        throw new ReportedFailure(
+          `update: failed: ${report.failed.join(', ')} (${report.failed.length} of ${countFetched(report)} sources in ${report.fetch_seconds.toFixed(1)} s; see the lines above)`,
+        );
       }
       if (report.status === 'nothing_new' && !flags.dryRun)
         throw new ExitStatus(EXIT_NOTHING_NEW, 'nothing new');
@@ -103,30 +127,33 @@ async function runUpdate(
   const decisions = await decide(context, layout, ids, state, flags.force === true);
   const report: UpdateReport = {
     status: 'nothing_new',
-    sources: decisions,
+    sources: decisions.map((decision) => ({ ...decision, result: decision.due ? 'due' : 'not_due' })),
     snapshot: null,
     published: false,
     built: false,
     failed: [],
+    fetch_seconds: 0,
   };
   for (const decision of decisions) {
     context.reporter.line(`${decision.source}: ${decision.due ? 'due' : 'not due'} (${decision.reason})`);
   }
   if (flags.dryRun) return report;
-  for (const entry of report.sources) {
-    if (!entry.due) continue;
-    const source = findFetchableSource(entry.source)!;
-    const at = formatTimestamp(context.now());
-    try {
-      entry.outcome = await fetchAndIngest(context, source, { flags: {} });
-      recordAttempt(stateFile, state, entry.source, at, null);
-      for (const line of describeFetch(entry.outcome)) context.reporter.line(line);
-    } catch (error) {
-      entry.error = error instanceof Error ? error.message : String(error);
-      recordAttempt(stateFile, state, entry.source, at, entry.error);
-      report.failed.push(entry.source);
-      context.reporter.warn(`${entry.source}: failed: ${entry.error}`);
-    }
+  const due = report.sources.filter((entry) => entry.due);
+  if (due.length > 0) {
+    const started = performance.now();
+    const downloads = pLimit(UPDATE_CONCURRENCY);
+    const storeWork = pLimit(1);
+    const exclusive = <T>(work: () => Promise<T>) => storeWork(work);
+    // Each attempt is recorded as it ends (synchronous writes of one shared state), so a run
+    // killed halfway still remembers the sources it finished.
+    const record = (source: string, at: string, error: string | null) =>
+      recordAttempt(stateFile, state, source, at, error);
+    await Promise.all(due.map((entry) => downloads(() => updateSource(context, entry, exclusive, record))));
+    report.fetch_seconds = seconds(performance.now() - started);
+    report.failed = due.filter((entry) => entry.result === 'failed').map((entry) => entry.source);
+    context.reporter.line(
+      `update: fetched ${due.length - report.failed.length} of ${due.length} due sources in ${report.fetch_seconds.toFixed(1)} s${report.failed.length > 0 ? `, ${report.failed.length} failed` : ''}`,
+    );
   }
   // Always: publish and build are no-ops when up to date, and they catch up after a run that
   // ingested but failed to publish or build (its sources are no longer due).
@@ -136,6 +163,43 @@ async function runUpdate(
   if (report.status === 'nothing_new')
     context.reporter.line('update: nothing new; snapshot and dist/ unchanged');
   return report;
+}
+
+/**
+ * Fetches and ingests one due source, recording what came of it on its entry: a failure is its
+ * one warning line and never reaches the other sources.
+ */
+async function updateSource(
+  context: CommandContext,
+  entry: SourceReport,
+  exclusive: <T>(work: () => Promise<T>) => Promise<T>,
+  record: (source: string, at: string, error: string | null) => void,
+): Promise<void> {
+  const source = findFetchableSource(entry.source)!;
+  const at = formatTimestamp(context.now());
+  const started = performance.now();
+  try {
+    entry.outcome = await fetchAndIngest(context, source, { flags: {}, exclusive });
+    entry.result = 'fetched';
+    record(entry.source, at, null);
+    for (const line of describeFetch(entry.outcome)) context.reporter.line(line);
+  } catch (error) {
+    entry.error = error instanceof Error ? error.message : String(error);
+    entry.result = 'failed';
+    record(entry.source, at, entry.error);
+    context.reporter.warn(`${entry.source}: failed: ${entry.error}`);
+  } finally {
+    entry.seconds = seconds(performance.now() - started);
+  }
+}
+
+/** Milliseconds as seconds to a tenth, as printed. */
+function seconds(ms: number): number {
+  return Math.round(ms / 100) / 10;
+}
+
+function countFetched(report: UpdateReport): number {
+  return report.sources.filter((entry) => entry.result === 'fetched' || entry.result === 'failed').length;
 }
 
 async function decide(

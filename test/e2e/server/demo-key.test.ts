@@ -87,6 +87,15 @@ describe('the demo key and the requests npm start prints', () => {
     }
   });
 
+  it('allows 1,000 requests a minute, enough for the printed examples, the client and the site together', async () => {
+    const live = starts[2]!.plaintext;
+    const request = DEMO_REQUESTS.find((entry) => entry.keyed)!;
+    const response = await get(request.path, live);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-ratelimit-limit')).toBe('1000');
+    expect(Number(response.headers.get('x-ratelimit-remaining'))).toBeGreaterThan(900);
+  });
+
   it('the deep TFF markets: the keyed history carries the COT Index and z-score, the public page 12 reports', async () => {
     // Read from the sample files without the parser: nets and windows in plain TypeScript.
     const raw = new Map<string, RawReport[]>();

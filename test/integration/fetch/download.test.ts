@@ -279,6 +279,47 @@ describe('downloadFile against a loopback publisher', () => {
     expect(listFiles(temp.dir)).toEqual([]);
   });
 
+  it('fails a blocked port at once: fetch() refuses it before connecting, so no retry could help', async () => {
+    const { sleep, delays } = createRecordingSleep();
+    const req = request({ retries: 4 });
+    // 10080 is on the fetch standard's list of bad ports: refused whatever listens there.
+    const url = 'http://127.0.0.1:10080/files/deacot2025.zip';
+    const error = await expectFetchError(downloadFile(req, { url, dest: 'g.zip', expect: 'zip', sleep }));
+    expect(error.kind).toBe('network');
+    expect(error.attempts).toBe(1);
+    expect(delays).toEqual([]);
+    expect(req.lines).toEqual([]);
+    expect(error.message).toMatch(/a blocked port\) \(BAD_PORT, 127\.0\.0\.1:10080\), not retried/);
+  });
+
+  it('fails a 403 at once (asking again gets the same answer) but retries a 408', async () => {
+    publisher.setFault(ZIP_PATH, 'status:403');
+    const { sleep, delays } = createRecordingSleep();
+    const forbidden = await expectFetchError(
+      downloadFile(request({ retries: 4 }), {
+        url: publisher.url(ZIP_PATH),
+        dest: 'a.zip',
+        expect: 'zip',
+        sleep,
+      }),
+    );
+    expect(forbidden.status).toBe(403);
+    expect(publisher.requests.map((r) => r.status)).toEqual([403]);
+    expect(delays).toEqual([]);
+
+    publisher.requests.length = 0;
+    publisher.setFault(ZIP_PATH, 'status:408x1');
+    const result = await downloadFile(request({ retries: 4, backoffMs: 10 }), {
+      url: publisher.url(ZIP_PATH),
+      dest: 'a.zip',
+      expect: 'zip',
+      sleep,
+    });
+    expect(result.status).toBe('downloaded');
+    expect(publisher.requests.map((r) => r.status)).toEqual([408, 200]);
+    expect(delays).toHaveLength(1);
+  });
+
   it('fails a host name that does not resolve at once (the .invalid TLD never does)', async () => {
     const { sleep, delays } = createRecordingSleep();
     const req = request({ retries: 4 });

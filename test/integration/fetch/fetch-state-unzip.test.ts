@@ -42,6 +42,17 @@ describe('fetch state and unzip', () => {
     expect(JSON.parse(readFileSync(file, 'utf8')).version).toBe(1);
   });
 
+  it('keeps what another open state of the same file committed (sources fetched side by side)', () => {
+    const file = join(temp.dir, 'fetch-state.json');
+    const ecb = openFetchState(file);
+    const cftc = openFetchState(file);
+    ecb.commit([fetched('/e', 'https://example.test/ecb.xml')]);
+    cftc.commit([fetched('/c', 'https://example.test/cftc.zip')]);
+    const reopened = openFetchState(file);
+    expect(reopened.get('https://example.test/ecb.xml')).not.toBeNull();
+    expect(reopened.get('https://example.test/cftc.zip')).not.toBeNull();
+  });
+
   it('refuses a damaged state file with a way out', () => {
     const file = join(temp.dir, 'fetch-state.json');
     writeFileSync(file, '{not json');
