@@ -51,8 +51,8 @@ export const CFTC_ESTIMATED_RELEASES: readonly CftcEstimatedRelease[] = [
     release_time_et: '15:30',
     note:
       'estimated: the government closed on 2018-12-05 (national day of mourning) and no COT date ' +
-      'was announced; the schedule still listed 2018-12-07, but a closure in the release week ' +
-      'delays a release to the next business day, so the later 2018-12-10 15:30 ET is used',
+      'was announced; the schedule still listed 2018-12-07 and whether the report was delayed is ' +
+      'unknown, so the later of that Friday and the next business day, 2018-12-10 15:30 ET, is used',
   },
 ];
 

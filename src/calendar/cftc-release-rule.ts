@@ -64,8 +64,9 @@ export const CFTC_WEEKLY_SCHEDULE_KNOWN_FROM = '2003-11-25';
  * CFTC_EXCEPTIONS_KNOWN_FROM): the rule's release, then one business day more, so that the stamp
  * errs late, never early. One day is the largest delay past the rule that any known release shows
  * outside shutdown catch-ups and the 2023 ION incident: the one-day closures the holiday table
- * cannot know (2004-06-11 Reagan, 2007-01-02 Ford, 2014-12-26, 2018-12-05, 2025-01-09) each moved
- * a release by one business day. No lapse in appropriations closed the CFTC from 2003 to 2009.
+ * cannot know (2004-06-11 Reagan, 2007-01-02 Ford, 2014-12-26, 2025-01-09) each moved a release by
+ * one business day; of 2018-12-05 no source says whether it moved the release at all.
+ * No lapse in appropriations closed the CFTC from 2003 to 2009.
  */
 export function cftcLateRuleRelease(
   reportDate: string,

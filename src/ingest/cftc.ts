@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { execute, quotedIdentifier, readCsvSql, readRows } from '../db/duckdb.ts';
 import { defineNumberText } from '../db/number-text.ts';
@@ -12,7 +12,7 @@ import { resolveCftcHeader } from './cftc-headers.ts';
 import { createCftcKnowledge, resolveFileScope } from './cftc-knowledge.ts';
 import { createCftcRows } from './cftc-rows.ts';
 import { assertNonEmptyFile, InputError } from './input-error.ts';
-import type { IngestContext, Source } from './source.ts';
+import { citedName, type IngestContext, memberName, type Source } from './source.ts';
 import { correctionSql, createKnowledgeTable, defineTextMacros } from './sql-text.ts';
 
 /** The CFTC parser's batch: its reports stay in DuckDB. */
@@ -60,7 +60,7 @@ export const cftcSource: Source<CftcBatch> = {
     if (files.length === 0) return batch;
     const unpacked = mkdtempSync(join(tmpdir(), 'mmds-cftc-'));
     try {
-      for (const [fileIndex, file] of expandArchives(files, unpacked).entries()) {
+      for (const [fileIndex, file] of expandArchives(files, unpacked, context).entries()) {
         const counts = await loadFileReports(file, fileIndex, tables, context);
         batch.rows_read += counts.read;
         batch.rows_skipped += counts.skipped;
@@ -78,15 +78,25 @@ export const cftcSource: Source<CftcBatch> = {
   },
 };
 
+/** A file to read, and the name its reports cite in source_ref. */
+interface CftcFile {
+  path: string;
+  name: string;
+}
+
 /**
  * The files to read: a zip (the CFTC's `deacot2004.zip`, `fut_disagg_txt_2017.zip`, …) stands
- * for its members, unpacked below `dir` in archive order; any other file for itself.
+ * for its members, unpacked below `dir` in archive order and cited as `<zip>!<member>`; any
+ * other file for itself.
  */
-function expandArchives(files: readonly string[], dir: string): string[] {
+function expandArchives(files: readonly string[], dir: string, context: IngestContext): CftcFile[] {
   return files.flatMap((file, index) => {
-    if (!/\.zip$/i.test(file)) return [file];
+    if (!/\.zip$/i.test(file)) return [{ path: file, name: citedName(file, context) }];
     try {
-      return unpackZip(file, file, join(dir, String(index))).map((member) => member.path);
+      return unpackZip(file, file, join(dir, String(index))).map((member) => ({
+        path: member.path,
+        name: memberName(file, member.member),
+      }));
     } catch (error) {
       const reason = (error as Error).message.replace(`${file}: `, '');
       throw new InputError(file, null, `not a readable zip archive: ${reason}`);
@@ -99,7 +109,7 @@ function expandArchives(files: readonly string[], dir: string): string[] {
  * the reports table; a report whose (series, period) an earlier row had is refused.
  */
 async function loadFileReports(
-  file: string,
+  { path: file, name }: CftcFile,
   fileIndex: number,
   tables: CftcTables,
   context: IngestContext,
@@ -130,13 +140,13 @@ async function loadFileReports(
   const scope: CotScope | null = resolveFileScope(file, layout, context);
   await assertNoExtraFields(connection, file, raw, columns);
   await createCftcRows(connection, { raw, rows, columns, keys, layout, scope });
-  await assertRowsValid(tables, file, fileIndex);
+  await assertRowsValid(tables, { path: file, name }, fileIndex);
   await execute(
     connection,
     `${fileIndex === 0 ? `CREATE OR REPLACE TEMP TABLE ${quotedIdentifier(tables.reports)} AS` : `INSERT INTO ${quotedIdentifier(tables.reports)}`}
        SELECT $fileIndex::INTEGER AS file_index, * EXCLUDE (problem, skipped), $name || ':' || line AS source_ref
          FROM ${quotedIdentifier(rows)}`,
-    { fileIndex, name: basename(file) },
+    { fileIndex, name },
   );
   const [counts] = await readRows<{ read: number; skipped: number }>(
     connection,
@@ -170,7 +180,11 @@ async function assertNoExtraFields(
  * Throws the InputError of the file's first bad row: its own first problem (cftc-rows.ts), else
  * a (series, period) that an earlier row of this or an earlier file already had.
  */
-async function assertRowsValid(tables: CftcTables, file: string, fileIndex: number): Promise<void> {
+async function assertRowsValid(
+  tables: CftcTables,
+  { path: file, name }: CftcFile,
+  fileIndex: number,
+): Promise<void> {
   const { connection, prefix } = tables;
   const earlier =
     fileIndex === 0
@@ -195,7 +209,7 @@ async function assertRowsValid(tables: CftcTables, file: string, fileIndex: numb
        SELECT line, 'duplicate report ' || key || ': also at ' || first_ref FROM repeated
         WHERE file_index = $fileIndex AND first <> {'f': file_index, 'l': line}
      ) ORDER BY line LIMIT 1`,
-    { fileIndex, name: basename(file) },
+    { fileIndex, name },
   );
   if (problem !== undefined) throw new InputError(file, Number(problem.line), problem.message);
 }

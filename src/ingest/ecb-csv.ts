@@ -1,4 +1,3 @@
-import { basename } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { execute, quotedIdentifier, quotedString, readCsvSql, readRows } from '../db/duckdb.ts';
 import { InputError } from './input-error.ts';
@@ -12,6 +11,8 @@ export interface EcbCsvTarget {
   /** Temporary rates table (ecb.ts): file_index, ordinal, date, currency, value, source_ref, line. */
   rates: string;
   fileIndex: number;
+  /** The name the file's rates cite in source_ref (citedName). */
+  name: string;
   /** Prefix of the scratch tables of this parse. */
   prefix: string;
 }
@@ -63,7 +64,7 @@ export async function loadEcbCsvRates(
       `INSERT INTO ${quotedIdentifier(target.rates)}
          SELECT $fileIndex, line * 1000000 + pos, date, currency, CAST(text AS DOUBLE), $name || ':' || line, line
            FROM ${cells} WHERE text <> 'N/A'`,
-      { fileIndex: target.fileIndex, name: basename(file) },
+      { fileIndex: target.fileIndex, name: target.name },
     );
     const [counts] = await readRows<{ read: number; skipped: number }>(
       connection,

@@ -26,9 +26,9 @@ const RATE = /^\d+(\.\d+)?$/;
 
 /**
  * Reads the rates of a gesmes XML file (daily, 90-day or full history) in document order;
- * `read` counts (date, currency) entries, `skipped` the `N/A` ones.
+ * `read` counts (date, currency) entries, `skipped` the `N/A` ones; `name` is what they cite.
  */
-export function readEcbXmlRates(file: string, text: string): EcbXmlRates {
+export function readEcbXmlRates(file: string, text: string, name = basename(file)): EcbXmlRates {
   // The parser accepts a document cut short without complaint; the validator does not.
   const validation = XMLValidator.validate(text);
   if (validation !== true)
@@ -60,7 +60,6 @@ export function readEcbXmlRates(file: string, text: string): EcbXmlRates {
     const start = (node[meta] as { startIndex?: number } | undefined)?.startIndex;
     return start === undefined ? null : text.slice(0, start).split('\n').length;
   };
-  const name = basename(file);
   const result: EcbXmlRates = { rates: [], read: 0, skipped: 0 };
   const seen = new Set<string>();
   for (const day of days) {

@@ -7,7 +7,7 @@ import type { FactRelation, ParsedBatch } from '../model/records.ts';
 import { loadEcbCsvRates } from './ecb-csv.ts';
 import { readEcbXmlRates } from './ecb-xml.ts';
 import { InputError } from './input-error.ts';
-import type { IngestContext, Source } from './source.ts';
+import { citedName, type IngestContext, type Source } from './source.ts';
 import { correctionSql, createKnowledgeTable, defineTextMacros } from './sql-text.ts';
 
 /** The ECB parser's batch: its observations stay in DuckDB. */
@@ -52,7 +52,7 @@ export const ecbSource: Source<EcbBatch> = {
     try {
       const batch: EcbBatch = { rows_read: 0, rows_skipped: 0 };
       for (const [fileIndex, file] of files.entries()) {
-        const counts = await loadFileRates(file, fileIndex, tables);
+        const counts = await loadFileRates(file, fileIndex, tables, citedName(file, context));
         batch.rows_read += counts.read;
         batch.rows_skipped += counts.skipped;
         await assertAgreesWithEarlier(file, fileIndex, tables);
@@ -70,6 +70,7 @@ async function loadFileRates(
   file: string,
   fileIndex: number,
   tables: EcbTables,
+  name: string,
 ): Promise<{ read: number; skipped: number }> {
   let text: string;
   try {
@@ -79,7 +80,7 @@ async function loadFileRates(
   }
   const content = text.replace(/^\uFEFF/, '');
   if (content.trim() === '') throw new InputError(file, null, 'file is empty');
-  const target = { ...tables, fileIndex };
+  const target = { ...tables, fileIndex, name };
   if (content.trimStart().startsWith('<')) return insertXmlRates(file, content, target);
   const header = content.split('\n', 1)[0] ?? '';
   if (/^Date,[A-Z]{3}(,|\r?$)/.test(header)) return loadEcbCsvRates(file, 'iso', target);
@@ -91,9 +92,9 @@ async function loadFileRates(
 async function insertXmlRates(
   file: string,
   content: string,
-  target: EcbTables & { fileIndex: number },
+  target: EcbTables & { fileIndex: number; name: string },
 ): Promise<{ read: number; skipped: number }> {
-  const { rates, read, skipped } = readEcbXmlRates(file, content);
+  const { rates, read, skipped } = readEcbXmlRates(file, content, target.name);
   await execute(
     target.connection,
     `INSERT INTO ${quotedIdentifier(target.rates)}

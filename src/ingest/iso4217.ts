@@ -4,7 +4,7 @@ import { type CsvRow, readCsvFile } from '../db/duckdb.ts';
 import type { Currency, ParsedBatch } from '../model/records.ts';
 import { InputError } from './input-error.ts';
 import { createEmptyBatch, type IngestContext, type Source } from './source.ts';
-import { cleanText } from './values.ts';
+import { cleanText, publishedText } from './values.ts';
 
 /** One row of a list (an entity using a currency), before rows are merged per code. */
 interface CurrencyEntry {
@@ -87,6 +87,8 @@ function readXmlEntries(file: string, text: string): FileEntries {
     ignoreAttributes: false,
     // Numeric codes such as `008` must stay text.
     parseTagValue: false,
+    // Names are served as published, trailing spaces included (`Comorian Franc `).
+    trimValues: false,
     parseAttributeValue: false,
     captureMetaData: true,
     isArray: (name) => name === 'CcyNtry' || name === 'HstrcCcyNtry',
@@ -113,13 +115,13 @@ function readXmlEntries(file: string, text: string): FileEntries {
     result.read += 1;
     const name = node.CcyNm;
     const raw: RawEntry = {
-      entity: textOf(node.CtryNm),
-      name: textOf(name),
-      code: textOf(node.Ccy),
-      numeric: textOf(node.CcyNbr),
-      minorUnits: textOf(node.CcyMnrUnts),
+      entity: publishedText(textOf(node.CtryNm)),
+      name: publishedText(textOf(name)),
+      code: cleanText(textOf(node.Ccy)),
+      numeric: cleanText(textOf(node.CcyNbr)),
+      minorUnits: cleanText(textOf(node.CcyMnrUnts)),
       isFund: isRecord(name) && name['@_IsFund'] === 'true',
-      withdrawn: textOf(node.WthdrwlDt),
+      withdrawn: cleanText(textOf(node.WthdrwlDt)),
     };
     if (current === undefined && raw.withdrawn === null && raw.code !== null) {
       throw new InputError(file, line, `historic entry ${raw.code} has no <WthdrwlDt>`);
@@ -147,8 +149,8 @@ async function readCsvEntries(context: IngestContext, file: string): Promise<Fil
   const result: FileEntries = { entries: [], read: rows.length, skipped: 0 };
   for (const { line, values } of rows) {
     const entry = readEntry(file, line, {
-      entity: cleanText(values.Entity),
-      name: cleanText(values.Currency),
+      entity: publishedText(values.Entity),
+      name: publishedText(values.Currency),
       code: cleanText(values.AlphabeticCode),
       numeric: cleanText(values.NumericCode),
       minorUnits: cleanText(values.MinorUnit),
@@ -257,9 +259,10 @@ function withdrawalEnd(entry: CurrencyEntry): string {
   return entry.withdrawn?.match(/\d{4}(-\d{2})?/g)?.at(-1) ?? '';
 }
 
+/** The text of an element as written (with or without attributes), or null. */
 function textOf(node: unknown): string | null {
-  if (typeof node === 'string') return cleanText(node);
-  if (isRecord(node) && typeof node['#text'] === 'string') return cleanText(node['#text']);
+  if (typeof node === 'string') return node;
+  if (isRecord(node) && typeof node['#text'] === 'string') return node['#text'];
   return null;
 }
 

@@ -2,7 +2,7 @@ import { type CsvRow, readCsvFile } from '../db/duckdb.ts';
 import type { Country, ParsedBatch, Region } from '../model/records.ts';
 import { InputError } from './input-error.ts';
 import { createEmptyBatch, type IngestContext, type Source } from './source.ts';
-import { cleanText } from './values.ts';
+import { cleanText, publishedText } from './values.ts';
 
 const COLUMNS = {
   globalCode: 'Global Code',
@@ -161,7 +161,8 @@ function addRegions(
 function readCountry(file: string, row: CsvRow): Country {
   const iso2 = value(row, 'iso2');
   const iso3 = value(row, 'iso3');
-  const name = value(row, 'name');
+  // The one field of a country's own, served as published; region names are compared across rows.
+  const name = publishedText(row.values[COLUMNS.name]);
   const numeric = readCode(file, row, 'm49');
   if (name === null || numeric === null) {
     throw new InputError(

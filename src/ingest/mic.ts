@@ -3,7 +3,7 @@ import type { ParsedBatch, Venue } from '../model/records.ts';
 import { InputError } from './input-error.ts';
 import { parseIsoDate } from './periods.ts';
 import { createEmptyBatch, type IngestContext, type Source } from './source.ts';
-import { cleanText } from './values.ts';
+import { cleanText, publishedText } from './values.ts';
 
 const COLUMNS = {
   mic: 'MIC',
@@ -74,6 +74,8 @@ async function readMicRows(context: IngestContext, file: string): Promise<CsvRow
 
 function readVenue(file: string, row: CsvRow): Venue {
   const text = (column: Column): string | null => cleanText(row.values[COLUMNS[column]]);
+  // Names and descriptions as published: ISO writes TECO's name with a leading space.
+  const published = (column: Column): string | null => publishedText(row.values[COLUMNS[column]]);
   const required = (column: Column): string => {
     const value = text(column);
     if (value === null) {
@@ -100,19 +102,19 @@ function readVenue(file: string, row: CsvRow): Venue {
     mic: code('mic', MIC, '4 letters or digits'),
     operating_mic: code('operatingMic', MIC, '4 letters or digits'),
     kind,
-    name: required('name'),
-    legal_name: text('legalName'),
+    name: published('name') ?? required('name'),
+    legal_name: published('legalName'),
     lei: text('lei'),
     category: text('category'),
-    acronym: text('acronym'),
+    acronym: published('acronym'),
     country: code('country', /^[A-Z]{2}$/, 'an ISO 3166 alpha-2 code'),
-    city: text('city'),
-    website: text('website'),
+    city: published('city'),
+    website: published('website'),
     status: code('status', /^[A-Z]+$/, 'a status such as ACTIVE'),
     created: readDate(file, row, 'created', text('created')),
     updated: readDate(file, row, 'updated', text('updated')),
     expiry: readDate(file, row, 'expiry', text('expiry')),
-    comments: text('comments'),
+    comments: published('comments'),
   };
 }
 

@@ -1,3 +1,4 @@
+import { basename } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Calendars } from '../calendar/types.ts';
 import type { CotScope, ParsedBatch, RecordBatch, Timestamp } from '../model/records.ts';
@@ -32,6 +33,24 @@ export interface IngestContext {
    * Null for a local file of unknown age: then no knowledge time may be taken from the clock.
    */
   collectedAt: Timestamp | null;
+  /**
+   * Files that are members of a publisher's archive, unpacked before the parser sees them (by
+   * `mmds fetch`), by local path: the name their facts cite (memberName).
+   */
+  archiveMembers?: ReadonlyMap<string, string>;
+}
+
+/**
+ * How a fact cites an archive's member in `source_ref` (`fut_disagg_txt_2019.zip!f_year.txt`,
+ * then `:<line>` or `#<locator>`): a member's own name does not say which year's archive it was.
+ */
+export function memberName(archive: string, member: string): string {
+  return `${basename(archive)}!${member}`;
+}
+
+/** The name a file's facts cite in `source_ref`: its own, or `<archive>!<member>` for an archive's member. */
+export function citedName(file: string, context: IngestContext): string {
+  return context.archiveMembers?.get(file) ?? basename(file);
 }
 
 /**

@@ -18,6 +18,15 @@ export function cleanText(raw: string | null | undefined): string | null {
 }
 
 /**
+ * A text field as the publisher wrote it, leading and trailing spaces and no-break spaces kept
+ * (ISO 4217 names the Comoros' currency `Comorian Franc `); null for an empty or blank field.
+ * For names and descriptions, served as published; codes go through cleanText.
+ */
+export function publishedText(raw: string | null | undefined): string | null {
+  return cleanText(raw) === null ? null : (raw as string);
+}
+
+/**
  * Parses a published number (space-padded, maybe with thousands separators), or null for a
  * missing-value marker; anything else is an InputError naming the file, line and column.
  */

@@ -1,4 +1,5 @@
 import type { CotCropYear, CotNetConcentration, CotPosition } from '../model/records.ts';
+import { roundedRatioSql, roundedRootRatioSql } from './exact-round.ts';
 import type { SnapshotDb } from './snapshot-db.ts';
 import { rfc3339 } from './sql.ts';
 
@@ -127,7 +128,7 @@ export const SERVED_WINDOWS: CotAnalyticsWindows = { index: [26, 52, 156], z: 52
 /** The struct entry of the COT Index over n reports: null until n reports have a net, or when max = min. */
 const indexEntry = (n: number) =>
   `cot_index_${n}: CASE WHEN n${n} = ${n} AND max${n} > min${n}
-                        THEN round((net - min${n}) / (max${n} - min${n}) * 100, 2) END`;
+                        THEN ${roundedRatioSql(`(net - min${n}) * 100`, `max${n} - min${n}`, 2)} END`;
 
 /**
  * The in-force reports of `relation` that `where` keeps (a condition on cot_reports, e.g. the
@@ -159,21 +160,26 @@ export function cotAnalyticsSql(
     QUALIFY row_number() OVER (PARTITION BY series_key, period ORDER BY revision_number DESC) = 1
   ), nets AS (
     SELECT series_key, period, open_interest, p.category AS category,
-           CAST(p.long AS DOUBLE) - CAST(p.short AS DOUBLE) AS net
+           CAST(p.long AS BIGINT) - CAST(p.short AS BIGINT) AS net
       FROM (SELECT series_key, period, open_interest, unnest(positions) AS p FROM in_force)
   ), windows AS (
     SELECT *, ${stats},
-           avg(net) OVER w${z} AS mean${z}, stddev_pop(net) OVER w${z} AS sd${z}
+           sum(net) OVER w${z} AS sum${z}, sum(CAST(net AS HUGEINT) * net) OVER w${z} AS squares${z}
       FROM nets
     WINDOW ${frames}
+  ), moments AS (
+    -- The z-score (net - mean) / sd is (N net - sum) / sqrt(N squares - sum^2), in integers.
+    SELECT *, ${z} * net - sum${z} AS deviation${z}, ${z} * squares${z} - sum${z} * sum${z} AS spread${z}
+      FROM windows
   ), analytics AS (
     SELECT series_key, period, list({
              category: category,
-             pct_oi_net: CASE WHEN open_interest > 0 THEN round(net / open_interest * 100, 2) END,
+             pct_oi_net: CASE WHEN open_interest > 0 THEN ${roundedRatioSql('net * 100', 'open_interest', 2)} END,
              ${index.map(indexEntry).join(',\n             ')},
-             z_score_${z}: CASE WHEN n${z} = ${z} AND sd${z} > 0 THEN round((net - mean${z}) / sd${z}, 4) END
+             z_score_${z}: CASE WHEN n${z} = ${z} AND spread${z} > 0
+                                THEN ${roundedRootRatioSql(`deviation${z}`, `spread${z}`, 4)} END
            } ORDER BY category) AS analytics
-      FROM windows GROUP BY series_key, period
+      FROM moments GROUP BY series_key, period
   )
   SELECT in_force.*, analytics.analytics
     FROM in_force LEFT JOIN analytics USING (series_key, period)`;

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import { unzipSync } from 'fflate';
 import { splitCsvLine } from '../e2e/pipeline/store-files.ts';
 
@@ -10,6 +11,8 @@ export interface CftcFileLine {
 
 /** A CFTC file read without the parser: the trimmed header and every data line. */
 export interface CftcFileReading {
+  /** What its reports must cite before `:<line>`: the file's name, or `<zip>!<member>` (docs/data-model.md). */
+  source: string;
   header: string[];
   lines: CftcFileLine[];
 }
@@ -26,10 +29,13 @@ function splitFields(text: string): string[] {
  */
 export function readCftcFileByHand(path: string): CftcFileReading {
   let bytes: Uint8Array = readFileSync(path);
+  let source = basename(path);
   if (path.endsWith('.zip')) {
-    const members = Object.values(unzipSync(bytes));
+    const members = Object.entries(unzipSync(bytes));
     if (members.length !== 1) throw new Error(`${path}: expected one member, found ${members.length}`);
-    bytes = members[0]!;
+    const [member, content] = members[0]!;
+    source = `${source}!${member}`;
+    bytes = content;
   }
   const text = Buffer.from(bytes).toString('utf8');
   const rows = text.split(/\r?\n/);
@@ -38,7 +44,7 @@ export function readCftcFileByHand(path: string): CftcFileReading {
   rows.slice(1).forEach((row, index) => {
     if (row.trim() !== '') lines.push({ line: index + 2, fields: splitFields(row) });
   });
-  return { header, lines };
+  return { source, header, lines };
 }
 
 /** Whether a field as written is a number the CFTC left out: `.` (suppressed, from 2015) or empty. */

@@ -3,6 +3,7 @@ import { expect } from 'vitest';
 import { cotSeriesKey } from '../../src/api/v1/cot-report.ts';
 import { openDuckDb, readCsvFile } from '../../src/db/duckdb.ts';
 import type { CotAnalyticsWindows } from '../../src/query/cot.ts';
+import { roundRatio, roundRootRatio } from './exact-decimal.ts';
 import { SHARED_DATA } from './paths.ts';
 
 /**
@@ -115,7 +116,10 @@ export async function readRawReports(
 
 export type Expected = Record<string, number | null>;
 
-/** The analytics of every report and category, computed from the raw nets in plain TypeScript. */
+/**
+ * The analytics of every report and category, computed from the raw nets in plain TypeScript and
+ * rounded half away from zero in exact rational arithmetic (exact-decimal.ts): what must be served.
+ */
 export function computeExpected(
   reports: RawReport[],
   windows: CotAnalyticsWindows,
@@ -132,23 +136,21 @@ export function computeExpected(
       };
       const e: Expected = {
         net,
-        pct_oi_net: net === null || report.oi === null || report.oi <= 0 ? null : (net / report.oi) * 100,
+        pct_oi_net:
+          net === null || report.oi === null || report.oi <= 0
+            ? null
+            : roundRatio(BigInt(net) * 100n, BigInt(report.oi), 2),
       };
       for (const n of windows.index) {
         const values = full(n);
         const min = values && Math.min(...values);
         const max = values && Math.max(...values);
         e[`cot_index_${n}`] =
-          values === null || net === null || max === min ? null : ((net - min!) / (max! - min!)) * 100;
+          values === null || net === null || max === min
+            ? null
+            : roundRatio(BigInt(net - min!) * 100n, BigInt(max! - min!), 2);
       }
-      const values = full(windows.z);
-      let z: number | null = null;
-      if (values && net !== null) {
-        const mean = values.reduce((a, b) => a + b, 0) / values.length;
-        const sd = Math.sqrt(values.reduce((a, b) => a + (b - mean) ** 2, 0) / values.length);
-        z = sd > 0 ? (net - mean) / sd : null;
-      }
-      e[`z_score_${windows.z}`] = z;
+      e[`z_score_${windows.z}`] = zScore(full(windows.z), net);
       byCategory[category] = e;
     }
     out.set(report.period, byCategory);
@@ -156,19 +158,24 @@ export function computeExpected(
   return out;
 }
 
-const DECIMALS: Record<string, number> = { net: 0, pct_oi_net: 2 };
-const decimalsOf = (field: string) => DECIMALS[field] ?? (field.startsWith('z_score') ? 4 : 2);
+/**
+ * (net - mean) / population sd, as (N net - sum) / sqrt(N sum of squares - sum^2) in BigInt,
+ * rounded to 4 decimals; null without a full window or when the sd is 0.
+ */
+function zScore(values: number[] | null, net: number | null): number | null {
+  if (values === null || net === null) return null;
+  const n = BigInt(values.length);
+  const sum = values.reduce((a, b) => a + BigInt(b), 0n);
+  const squares = values.reduce((a, b) => a + BigInt(b) * BigInt(b), 0n);
+  const spread = n * squares - sum * sum;
+  return spread > 0n ? roundRootRatio(n * BigInt(net) - sum, spread, 4) : null;
+}
 
-/** Served value vs expected: both null, or equal to the published rounding (a tie may round either way). */
-export function expectClose(actual: unknown, expected: number | null, field: string, where: string): void {
+/** Served value vs expected: both null, or the same number, to the last digit. */
+export function expectExact(actual: unknown, expected: number | null, field: string, where: string): void {
   if (expected === null) {
     expect(actual, `${where} ${field}`).toBeNull();
     return;
   }
-  expect(typeof actual, `${where} ${field}`).toBe('number');
-  const step = 10 ** -decimalsOf(field);
-  expect(
-    Math.abs((actual as number) - expected),
-    `${where} ${field}: ${actual} vs ${expected}`,
-  ).toBeLessThanOrEqual(step / 2 + 1e-9);
+  expect(actual, `${where} ${field}: ${actual} vs ${expected}`).toBe(expected);
 }

@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { DEFAULT_CALENDAR_DIR, loadCalendars } from '../../calendar/load-calendars.ts';
 import { openDuckDb, pipelineDuckDbOptions, withConnection } from '../../db/duckdb.ts';
 import { assertKnowledgeBounds, futureTimeProblem } from '../../ingest/knowledge-bounds.ts';
-import type { IngestOptions } from '../../ingest/source.ts';
+import { type IngestOptions, memberName } from '../../ingest/source.ts';
 import { findSource, SOURCES } from '../../ingest/sources.ts';
 import { type AppendResult, appendBatch } from '../../store/append-batch.ts';
 import { type FileOrigin, type InputFile, listBatches } from '../../store/batches.ts';
@@ -58,6 +58,7 @@ export async function ingestFiles(context: CommandContext, request: IngestReques
         options: request.options,
         calendars,
         collectedAt: request.options.collectedAt ?? null,
+        archiveMembers: archiveMembers(request.origins),
       });
       await assertKnowledgeBounds(connection, parsed, calendars, context.now());
       context.reporter.progress(`${source.id}: comparing with the store and writing a batch…`);
@@ -113,6 +114,16 @@ function assertOptions(options: IngestOptions, now: Date): void {
   if (options.vintage !== undefined && !DATE.test(options.vintage)) {
     throw new UsageError(`--vintage must be a date YYYY-MM-DD, got "${options.vintage}"`);
   }
+}
+
+/** The fetched files that are members of a downloaded archive, by resolved path: `<archive>!<member>`. */
+function archiveMembers(origins: ReadonlyMap<string, FileOrigin> | undefined): Map<string, string> {
+  const members = new Map<string, string>();
+  for (const [file, origin] of origins ?? []) {
+    if (origin.member !== null)
+      members.set(resolve(file), memberName(new URL(origin.url).pathname, origin.member));
+  }
+  return members;
 }
 
 function describeFile(file: string, origin: FileOrigin | undefined): InputFile {

@@ -152,6 +152,25 @@ async function storedReports(dataDir: string): Promise<string[]> {
   }
 }
 
+/** What the stored reports cite before `:<line>`, each once, sorted. */
+async function citedFiles(dataDir: string): Promise<string[]> {
+  const layout = resolveLayout(dataDir);
+  const files = listTableFiles(layout, listBatches(layout), 'cot_reports');
+  const db = await openDuckDb();
+  const connection = await db.connect();
+  try {
+    const rows = await readRows<{ cited: string }>(
+      connection,
+      `SELECT DISTINCT regexp_replace(source_ref, ':[0-9]+$', '') AS cited
+         FROM read_parquet([${files.map(quotedString).join(', ')}]) ORDER BY cited`,
+    );
+    return rows.map((row) => row.cited);
+  } finally {
+    connection.closeSync();
+    db.closeSync();
+  }
+}
+
 interface FetchJson {
   ingests: Array<{ result: { tables: Record<string, { added: number; unchanged: number }> } }>;
   unchanged: string[];
@@ -216,6 +235,14 @@ describe('mmds fetch cftc backfills from the CFTC archives (real files before 20
       );
       expect(added, argv.join(' ')).toBe(reports);
     }
+    // Every report cites the archive it was fetched in and the member it was read from.
+    expect(await citedFiles(dataDir)).toEqual([
+      'deacot1986_2016.zip!FUT86_16.txt',
+      'fin_com_txt_2006_2016.zip!C_TFF_2006_2016.txt',
+      'fin_fut_txt_2006_2016.zip!F_TFF_2006_2016.txt',
+      'fut_disagg_txt_2017.zip!f_year.txt',
+      'fut_fin_txt_2017.zip!FinFutYY.txt',
+    ]);
     const before = hashTree(dataDir);
     for (const { argv, zips } of RUNS) {
       const run = await fetchCftc(argv);

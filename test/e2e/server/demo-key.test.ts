@@ -8,7 +8,7 @@ import { SERVED_WINDOWS } from '../../../src/query/cot.ts';
 import { formatNumber } from '../../../src/site/format.ts';
 import {
   computeExpected,
-  expectClose,
+  expectExact,
   type RawReport,
   readRawReports,
   TFF_COLUMNS,
@@ -127,7 +127,7 @@ describe('the demo key and the requests npm start prints', () => {
       for (const report of history)
         for (const [category, values] of Object.entries(expected.get(report.report_date)!))
           for (const [field, value] of Object.entries(values))
-            expectClose(
+            expectExact(
               report.categories[category]![field],
               value,
               field,

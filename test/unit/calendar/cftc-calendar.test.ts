@@ -129,7 +129,14 @@ describe('createCftcCalendar: documented gaps are estimated, never early', () =>
   });
 
   it('2018-12-04 (closure on 2018-12-05, no date announced): the later Monday, estimated', () => {
-    expect(calendar.releaseOf('2018-12-04').observed_at).toBe('2018-12-10T20:30:00Z');
+    // The sourced file has no row for it (its notes: whether it was delayed is unknown), so the
+    // stamp is an estimate, never a calendar fact (docs/data-sources.md).
+    expect(exceptionDates.has('2018-12-04')).toBe(false);
+    expect(calendar.releaseOf('2018-12-04')).toMatchObject({
+      observed_at: '2018-12-10T20:30:00Z',
+      method: 'estimated',
+    });
+    expect(calendar.releaseOf('2018-12-04').note).toContain('whether the report was delayed is unknown');
   });
 });
 

@@ -187,7 +187,7 @@ describe('cftcSource on every CFTC file before 2021 and every current one', () =
           differences.push(`line ${line}: no report ${key}`);
           continue;
         }
-        differ(`${key} source_ref`, report.source_ref.endsWith(`:${line}`), true);
+        differ(`${key} source_ref`, report.source_ref, `${reading.source}:${line}`);
         differ(`${key} market_name`, report.market_name, name);
         differ(`${key} open_interest`, report.open_interest, asNumber(fields[openInterest] ?? ''));
         for (const position of report.positions) {

@@ -60,7 +60,33 @@ describe('iso4217Source: list one XML (Pblshd 2024-06-25)', () => {
     expect(get('BOV')).toMatchObject({ name: 'Mvdol', is_fund: true });
     expect(get('CHE')).toMatchObject({ name: 'WIR Euro', is_fund: true });
     expect(get('USD')?.is_fund).toBe(false);
-    expect(get('XDR')?.entities).toEqual(['INTERNATIONAL MONETARY FUND (IMF)']);
+    // ISO ends this entity with a no-break space: served as published (docs/data-model.md).
+    expect(get('XDR')?.entities).toEqual(['INTERNATIONAL MONETARY FUND (IMF)\u00a0']);
+  });
+});
+
+describe('iso4217Source: names and entities as published, spaces included', () => {
+  it('keeps the trailing spaces of KMF, PEN and RON, the no-break spaces of BUK, RHD and XDR, in the XML and the CSV', async () => {
+    for (const files of [[LIST_ONE, LIST_THREE], [CODES_CSV]]) {
+      const { get } = await parse(files);
+      expect(get('KMF')?.name, files.join()).toBe('Comorian Franc ');
+      expect(get('BUK')?.entities, files.join()).toEqual(['BURMA\u00a0']);
+      expect(get('BUK')?.withdrawals, files.join()).toEqual([
+        { entity: 'BURMA\u00a0', name: 'Kyat', withdrawn: '1990-02' },
+      ]);
+      expect(get('RHD')?.entities, files.join()).toEqual(['SOUTHERN RHODESIA\u00a0']);
+      expect(
+        get('PEN')?.withdrawals.map((w) => w.name),
+        files.join(),
+      ).toContain('Nuevo Sol ');
+      expect(
+        get('RON')?.withdrawals.map((w) => w.name),
+        files.join(),
+      ).toContain('New Romanian Leu ');
+      expect(get('XDR')?.entities, files.join()).toEqual(['INTERNATIONAL MONETARY FUND (IMF)\u00a0']);
+      // Codes and dates are trimmed: a code is checked against its pattern.
+      expect(get('KMF')).toMatchObject({ code: 'KMF', numeric: '174', minor_units: 0 });
+    }
   });
 });
 

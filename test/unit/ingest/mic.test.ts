@@ -64,6 +64,17 @@ describe('micSource: the real ISO 10383 list (May 2025)', () => {
     });
   });
 
+  it('keeps the name of TECO as published, its leading space and double space included', async () => {
+    const { get } = await parse([MIC_CSV]);
+    expect(get('TECO')).toMatchObject({
+      mic: 'TECO',
+      operating_mic: 'TPEO',
+      name: ' TP ICAP  E AND C OTF - COMMODITY AND ENERGY DERIVATIVES',
+      legal_name: 'TP ICAP E. AND C. LIMITED',
+      country: 'GB',
+    });
+  });
+
   it('reads XTKS as a segment of XJPX', async () => {
     const { get } = await parse([MIC_CSV]);
     expect(get('XTKS')).toMatchObject({
