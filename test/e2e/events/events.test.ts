@@ -22,6 +22,9 @@ const EARLY = join(SAMPLE_DATA, 'bls/fred_PAYEMS_vintage_2025-08-02.csv');
 const LATE = join(SAMPLE_DATA, 'bls/fred_PAYEMS_vintage_latest-2026-09_trimmed_2023-07_onward.csv');
 const HEARTBEAT_MS = 150;
 const STREAMS = { heartbeatMs: HEARTBEAT_MS, perKey: 3, perAddress: 2 };
+// The anonymous request limit (60 a minute) is not this file's subject, and waitForSnapshot polls
+// every 50 ms while a publish lands: on a slow machine the polls alone used to reach it (429s).
+const ANONYMOUS_LIMIT = 100_000;
 
 interface Page {
   data: ReleaseEvent[];
@@ -159,6 +162,7 @@ describe('event log over HTTP: SSE with resume, JSON pages, rights, limits', () 
       distDir: join(temp.dir, 'no-dist'),
       pollMs: 100,
       eventStreams: STREAMS,
+      anonymousLimit: ANONYMOUS_LIMIT,
     });
     const issue = async (scopes: string) => {
       const result = await runMmds(
@@ -282,6 +286,7 @@ describe('event log over HTTP: SSE with resume, JSON pages, rights, limits', () 
       distDir: join(temp.dir, 'no-dist'),
       pollMs: 3_600_000,
       eventStreams: STREAMS,
+      anonymousLimit: ANONYMOUS_LIMIT,
     });
     server = second;
     const third = await readAll('', null, expectedPublic.at(-1)!.id);
@@ -318,6 +323,7 @@ describe('event log over HTTP: SSE with resume, JSON pages, rights, limits', () 
       distDir: join(temp.dir, 'no-dist'),
       pollMs: 100,
       eventStreams: STREAMS,
+      anonymousLimit: ANONYMOUS_LIMIT,
       delays: { minutes: 30, checkMs: 50 },
       now: () => clock,
     };
