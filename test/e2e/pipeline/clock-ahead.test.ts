@@ -5,9 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSnapshotDb } from '../../../src/query/snapshot-db.ts';
 import { resolveLayout, snapshotDir } from '../../../src/store/layout.ts';
 import { readCurrentId, readManifest } from '../../../src/store/manifest.ts';
-import { REPO_ROOT, SHARED_DATA } from '../../helpers/paths.ts';
+import { REPO_ROOT } from '../../helpers/paths.ts';
 import { runMmds } from '../../helpers/run-cli.ts';
 import { createTempDir } from '../../helpers/temp-dir.ts';
+import { LEGACY, writeCorrectedLegacy } from './corrected-legacy.ts';
 import { hashTree } from './store-files.ts';
 
 /*
@@ -17,25 +18,12 @@ import { hashTree } from './store-files.ts';
  */
 
 const CATALOG = join(REPO_ROOT, 'data/catalog/catalog.yaml');
-const LEGACY = join(SHARED_DATA, 'cftc/legacy_futures_only_2025_selected_markets.txt');
 const BIN = join(REPO_ROOT, 'bin/mmds.js');
 const SHIFTED_CLOCK = join(REPO_ROOT, 'test/helpers/shifted-clock.ts');
 const GOLD = 'cftc.088691.legacy';
 
 const REAL = new Date('2026-11-23T12:00:00Z');
 const FAST = new Date(REAL.getTime() + 400 * 86_400_000);
-
-/** The legacy file with the open interest of one report changed: a correction of the stored value. */
-function writeCorrectedLegacy(dir: string): string {
-  const lines = readFileSync(LEGACY, 'latin1').split('\n');
-  const index = lines.findIndex((line) => line.includes(',2025-03-11,088691,'));
-  const fields = lines[index]!.split(',');
-  fields[7] = ` ${Number(fields[7]) + 100}`;
-  lines[index] = fields.join(',');
-  const corrected = join(dir, 'annual.txt');
-  writeFileSync(corrected, lines.join('\n'), 'latin1');
-  return corrected;
-}
 
 /** Runs bin/mmds.js as its own process under a host clock starting at `now` (shifted-clock.ts). */
 function spawnMmdsAt(

@@ -10,10 +10,10 @@ import { REPO_ROOT, SHARED_DATA } from '../../helpers/paths.ts';
 import { runMmds } from '../../helpers/run-cli.ts';
 import { BLS_API_COLLECTED_AT } from '../../helpers/snapshot-fixture.ts';
 import { createTempDir } from '../../helpers/temp-dir.ts';
+import { LEGACY, writeCorrectedLegacy } from './corrected-legacy.ts';
 import { hashTree } from './store-files.ts';
 
 const CATALOG = join(REPO_ROOT, 'data/catalog/catalog.yaml');
-const LEGACY = join(SHARED_DATA, 'cftc/legacy_futures_only_2025_selected_markets.txt');
 const CPS = join(SHARED_DATA, 'bls/bls_api_v2_cps_situation_2015.json');
 const PAYEMS_EARLY = join(SHARED_DATA, 'bls/fred_PAYEMS_vintage_2025-08-02.csv');
 const PAYEMS_LATE = join(SHARED_DATA, 'bls/fred_PAYEMS_vintage_latest-2026-09_trimmed_2023-07_onward.csv');
@@ -201,18 +201,6 @@ describe('the same BLS file in two stores', () => {
     }
   });
 });
-
-/** A copy of the real legacy file with gold's open interest of 2025-03-11 corrected by +100. */
-function writeCorrectedLegacy(dir: string): string {
-  const lines = readFileSync(LEGACY, 'latin1').split('\n');
-  const index = lines.findIndex((line) => line.includes(',2025-03-11,088691,'));
-  const fields = lines[index]!.split(',');
-  fields[7] = ` ${Number(fields[7]) + 100}`;
-  lines[index] = fields.join(',');
-  const corrected = join(dir, 'annual.txt');
-  writeFileSync(corrected, lines.join('\n'), 'latin1');
-  return corrected;
-}
 
 describe('no knowledge time before the world could know it, nor in the future', () => {
   const store = createStore('bounds-');
