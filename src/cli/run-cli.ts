@@ -7,7 +7,7 @@ import { StorageUnreachableError } from '../keys/create-storage.ts';
 import { RevisionRefusedError } from '../store/append-batch.ts';
 import { KnowledgeAheadError } from '../store/knowledge-ahead.ts';
 import { LockedError } from '../store/lock.ts';
-import { ObjectStoreError } from '../store/object-store/object-store.ts';
+import { ObjectStoreError, type ObjectStoreFailureKind } from '../store/object-store/object-store.ts';
 import { PublishRefusedError } from '../store/publish.ts';
 import { PIPELINE_VERSION } from '../version.ts';
 import { registerBuild } from './commands/build.ts';
@@ -45,6 +45,16 @@ export const EXIT = {
   config: 78,
 } as const;
 
+/** Missing credentials are the operator's configuration; every other bucket failure is the service's. */
+const OBJECT_STORE_EXIT: Readonly<Record<ObjectStoreFailureKind, number>> = Object.freeze({
+  unreachable: EXIT.unavailable,
+  credentials: EXIT.config,
+  no_bucket: EXIT.unavailable,
+  denied: EXIT.unavailable,
+  no_conditional_writes: EXIT.unavailable,
+  failed: EXIT.unavailable,
+});
+
 /** The `error.code` of the --json error document for each failing exit code. */
 export const EXIT_ERROR_CODES: Readonly<Record<number, string>> = Object.freeze({
   [EXIT.failure]: 'failed',
@@ -63,10 +73,12 @@ export const EXIT_CODE_HELP = `Exit codes (the same for every command):
   2   wrong usage: unknown command, source or flag, a bad flag value, a file argument that is missing
   3   nothing new (mmds update only)
   69  unavailable: a download failed (publisher down, HTTP error, bad file), Redis is unreachable,
-      or the bucket of mmds build --to failed (unreachable, refused)
+      or the bucket of --to/--from failed (unreachable, no such bucket, access denied,
+      no conditional writes)
   70  internal error (a bug: please report it)
   75  the data directory is busy (another mmds holds its lock)
-  78  bad configuration: an environment variable, or MMDS_DATA_DIR missing for a command that reads it`;
+  78  bad configuration: an environment variable, MMDS_DATA_DIR missing for a command that reads it,
+      or no S3 credentials for --to/--from`;
 
 /** Builds the `mmds` program; commands get their context when they run. */
 export function createProgram(context: CliContext): Command {
@@ -255,8 +267,8 @@ function classifyError(error: unknown): Failure {
   }
   if (error instanceof UsageError || error instanceof OutputDirError) return fail(EXIT.usage, error.message);
   if (error instanceof FetchError) return fail(EXIT.unavailable, `${error.message} (the store is unchanged)`);
-  if (error instanceof StorageUnreachableError || error instanceof ObjectStoreError)
-    return fail(EXIT.unavailable, error.message);
+  if (error instanceof ObjectStoreError) return fail(OBJECT_STORE_EXIT[error.kind], error.message);
+  if (error instanceof StorageUnreachableError) return fail(EXIT.unavailable, error.message);
   if (error instanceof InputError || error instanceof RevisionRefusedError)
     return fail(EXIT.failure, `${error.message} (the store is unchanged)`);
   if (error instanceof PublishRefusedError) {

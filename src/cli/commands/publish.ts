@@ -134,6 +134,8 @@ async function openRemote(location: ObjectStoreLocation, context: CommandContext
     return { store, base: await readLogEnd(store) };
   } catch (error) {
     store.close();
+    // The bucket's failures keep their kind, which decides the exit code (69 or 78).
+    if (error instanceof ObjectStoreError) throw error;
     throw new ReportedFailure((error as Error).message);
   }
 }
@@ -154,8 +156,7 @@ async function commitRemote(
   try {
     return await publishToStore(remote.store, layout, snapshotId, remote.base, context.now());
   } catch (error) {
-    if (error instanceof LostCommitError || error instanceof ObjectStoreError)
-      throw new ReportedFailure(error.message);
+    if (error instanceof LostCommitError) throw new ReportedFailure(error.message);
     throw error;
   }
 }

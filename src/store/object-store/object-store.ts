@@ -47,11 +47,26 @@ export interface ObjectHead extends ObjectHeaders {
   size: number;
 }
 
-/** The object store answered with an error, or could not be reached. */
+/**
+ * Why an object-store request failed, as far as the operator can act on it: the CLI maps each
+ * kind to its exit code once (credentials: configuration, 78; the rest: unavailable, 69).
+ */
+export type ObjectStoreFailureKind =
+  | 'unreachable'
+  | 'credentials'
+  | 'no_bucket'
+  | 'denied'
+  | 'no_conditional_writes'
+  | 'failed';
+
+/** The object store answered with an error, or could not be reached; the message says what to do. */
 export class ObjectStoreError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
+  readonly kind: ObjectStoreFailureKind;
+
+  constructor(message: string, options?: { cause?: unknown; kind?: ObjectStoreFailureKind }) {
     super(message, options);
     this.name = 'ObjectStoreError';
+    this.kind = options?.kind ?? 'failed';
   }
 }
 

@@ -15,6 +15,7 @@ import {
 import {
   type ObjectStore,
   ObjectStoreError,
+  type ObjectStoreFailureKind,
   type ObjectStoreLocation,
   type S3Settings,
 } from './object-store.ts';
@@ -47,7 +48,11 @@ export function openS3Store(location: ObjectStoreLocation, settings: S3Settings)
     try {
       return await request();
     } catch (error) {
-      throw new ObjectStoreError(`${what} ${url}/${key} failed: ${describeS3Error(error)}`, { cause: error });
+      const failure = classifyS3Error(error, settings.endpoint ?? 'AWS S3', bucket);
+      throw new ObjectStoreError(`${what} ${url}/${key} failed: ${failure.say}`, {
+        cause: error,
+        kind: failure.kind,
+      });
     }
   };
   return {
@@ -148,6 +153,9 @@ export function openS3Store(location: ObjectStoreLocation, settings: S3Settings)
         } catch (error) {
           // 412: the object exists; 409: another conditional write of the key is in flight (AWS).
           if (statusOf(error) === 412 || statusOf(error) === 409) return false;
+          // A server that cannot honour If-None-Match would let two publishers both commit.
+          if (statusOf(error) === 501 || errorName(error) === 'NotImplemented')
+            throw new NoConditionalWrites(error);
           throw error;
         }
       }),
@@ -157,6 +165,82 @@ export function openS3Store(location: ObjectStoreLocation, settings: S3Settings)
       }),
     close: () => client.destroy(),
   };
+}
+
+/** The server refused `If-None-Match: *`: told apart from other failures by classifyS3Error. */
+class NoConditionalWrites extends Error {
+  constructor(cause: unknown) {
+    super('conditional writes not implemented', { cause });
+    this.name = 'NoConditionalWrites';
+  }
+}
+
+/** Socket and DNS codes that mean the endpoint did not answer at all. */
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
+
+/** Error names S3 gives a key it does not know or a signature that does not match. */
+const BAD_KEY_NAMES = new Set(['InvalidAccessKeyId', 'SignatureDoesNotMatch']);
+
+function errorName(error: unknown): string | undefined {
+  return error instanceof Error ? error.name : undefined;
+}
+
+function errorCode(error: unknown): string | undefined {
+  const own = (error as { code?: unknown })?.code;
+  if (typeof own === 'string') return own;
+  const cause = (error as { cause?: unknown })?.cause;
+  return cause === undefined || cause === error ? undefined : errorCode(cause);
+}
+
+/**
+ * Sorts an SDK failure into the kinds an operator acts on, each with one line saying what to do;
+ * anything else keeps the server's status and error name, which is what a bug report needs.
+ */
+function classifyS3Error(
+  error: unknown,
+  endpoint: string,
+  bucket: string,
+): { kind: ObjectStoreFailureKind; say: string } {
+  if (error instanceof NoConditionalWrites)
+    return {
+      kind: 'no_conditional_writes',
+      say:
+        `the object store at ${endpoint} does not support conditional writes (PUT with If-None-Match: *), ` +
+        'which commits to the log need: use an S3 service that does (AWS S3 and Ceph RGW do)',
+    };
+  const code = errorCode(error);
+  if (code !== undefined && UNREACHABLE_CODES.has(code))
+    return {
+      kind: 'unreachable',
+      say: `the object store at ${endpoint} is unreachable (${code}): start it, or fix AWS_ENDPOINT_URL_S3`,
+    };
+  if (errorName(error) === 'CredentialsProviderError')
+    return {
+      kind: 'credentials',
+      say: 'no S3 credentials found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_PROFILE)',
+    };
+  const name = errorName(error) ?? '';
+  if (name === 'NoSuchBucket')
+    return {
+      kind: 'no_bucket',
+      say: `the bucket "${bucket}" does not exist at ${endpoint}: create it, or fix the s3:// location`,
+    };
+  if (statusOf(error) === 403 || name === 'AccessDenied' || BAD_KEY_NAMES.has(name))
+    return {
+      kind: 'denied',
+      say:
+        `access denied (${`${statusOf(error) ?? ''} ${name}`.trim()}): check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, ` +
+        `and that the key may read and write the bucket "${bucket}"`,
+    };
+  return { kind: 'failed', say: describeS3Error(error) };
 }
 
 function statusOf(error: unknown): number | undefined {
