@@ -365,16 +365,24 @@ describe('mmds publish --to s3://bucket/prefix', () => {
     expect(await store.putIfAbsent('race/one', 'late')).toBe(false);
   });
 
-  it('a bad location or an unreachable bucket: one line, non-zero exit, the local CURRENT unchanged', async () => {
+  it('a bad location, a missing bucket or a wrong secret: one line saying what to do, the local CURRENT unchanged', async () => {
     const current = readCurrentId(resolveLayout(dataDir));
     const bad = await runMmds(['publish', '--to', 's3://Not_A_Bucket/x'], env);
     expect(bad.code).toBe(2);
     expect(bad.stderr.trim()).toMatch(/^.*--to: not a valid bucket name in "s3:\/\/Not_A_Bucket\/x"/);
     const missing = await runMmds(['publish', '--to', 's3://no-such-bucket/x'], env);
-    expect(missing.code).toBe(1);
+    expect(missing.code, missing.stderr).toBe(69);
     expect(missing.stderr.trim().split('\n'), missing.stderr).toHaveLength(1);
     expect(missing.stderr).toContain('s3://no-such-bucket/x');
-    expect(missing.stderr).toContain('NoSuchBucket');
+    expect(missing.stderr).toContain('the bucket "no-such-bucket" does not exist');
+    expect(missing.stderr).toContain('create it, or fix the s3:// location');
+    const wrongSecret = { ...env, AWS_SECRET_ACCESS_KEY: 'not-the-secret' };
+    const denied = await runMmds(['publish', '--to', url], wrongSecret);
+    expect(denied.code, denied.stderr).toBe(69);
+    expect(denied.stderr.trim().split('\n'), denied.stderr).toHaveLength(1);
+    expect(denied.stderr).toMatch(
+      /access denied \(403 \w+\): check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY/,
+    );
     expect(readCurrentId(resolveLayout(dataDir))).toBe(current);
   });
 });

@@ -63,7 +63,7 @@ export function openS3Store(location: ObjectStoreLocation, settings: S3Settings)
           const reply = await client.send(new GetObjectCommand({ Bucket: bucket, Key: full(key) }));
           return Buffer.from(await reply.Body!.transformToByteArray());
         } catch (error) {
-          if (statusOf(error) === 404) return null;
+          if (isMissingObject(error)) return null;
           throw error;
         }
       }),
@@ -73,7 +73,7 @@ export function openS3Store(location: ObjectStoreLocation, settings: S3Settings)
         try {
           reply = await client.send(new GetObjectCommand({ Bucket: bucket, Key: full(key) }));
         } catch (error) {
-          if (statusOf(error) === 404) return null;
+          if (isMissingObject(error)) return null;
           throw error;
         }
         const hash = createHash('sha256');
@@ -241,6 +241,11 @@ function classifyS3Error(
         `and that the key may read and write the bucket "${bucket}"`,
     };
   return { kind: 'failed', say: describeS3Error(error) };
+}
+
+/** A 404 for the key, not for the bucket: a missing bucket must not read as an empty store. */
+function isMissingObject(error: unknown): boolean {
+  return statusOf(error) === 404 && errorName(error) !== 'NoSuchBucket';
 }
 
 function statusOf(error: unknown): number | undefined {
