@@ -1,10 +1,44 @@
 import { writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, SAMPLE_DATA } from '../../helpers/paths.ts';
 import { runMmds } from '../../helpers/run-cli.ts';
 import { createTempDir } from '../../helpers/temp-dir.ts';
 import { closedPort, linesOf, spawnMmds } from './spawn-mmds.ts';
+
+/**
+ * An S3 endpoint on loopback that stores nothing and, like some S3-compatible servers, answers a
+ * PUT with If-None-Match with 501 NotImplemented (Ceph RGW, the real server of the other S3
+ * tests, implements it, so it cannot play this part).
+ */
+async function startServerWithoutConditionalWrites(): Promise<{ server: Server; endpoint: string }> {
+  const xml = (code: string) => `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code></Error>`;
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      const url = new URL(request.url ?? '/', 'http://localhost');
+      if (request.method === 'PUT' && request.headers['if-none-match'] !== undefined) {
+        response.writeHead(501, { 'content-type': 'application/xml' }).end(xml('NotImplemented'));
+      } else if (request.method === 'PUT' || request.method === 'DELETE') {
+        response.writeHead(request.method === 'PUT' ? 200 : 204).end();
+      } else if (request.method === 'GET' && url.searchParams.get('list-type') === '2') {
+        response
+          .writeHead(200, { 'content-type': 'application/xml' })
+          .end(
+            '<?xml version="1.0" encoding="UTF-8"?><ListBucketResult><IsTruncated>false</IsTruncated></ListBucketResult>',
+          );
+      } else {
+        response
+          .writeHead(404, { 'content-type': 'application/xml' })
+          .end(request.method === 'HEAD' ? undefined : xml('NoSuchKey'));
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
 
 /**
  * A bucket that fails `--to` is one line saying what to do and a documented exit code (issue 36):
@@ -68,5 +102,28 @@ describe('object-store failures of publish --to', () => {
     expect(run.stderr).toContain('no S3 credentials found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY');
     expect(run.stderr).not.toContain('Could not load credentials from any providers');
     expect(JSON.parse(run.stdout)).toMatchObject({ error: { code: 'config', exit_code: 78 } });
+  });
+
+  it('a server without conditional writes: exit 69, one line saying the commit needs them', async () => {
+    const { server, endpoint } = await startServerWithoutConditionalWrites();
+    try {
+      const env = {
+        ...awsless,
+        AWS_ENDPOINT_URL_S3: endpoint,
+        AWS_ACCESS_KEY_ID: 'key',
+        AWS_SECRET_ACCESS_KEY: 'secret',
+      };
+      const run = await spawnMmds(['publish', '--to', 's3://mmds-test/prod', '--json'], env);
+      expect(run.code, run.stderr).toBe(69);
+      expect(run.stderr).toContain(`PUT s3://mmds-test/prod/log/000000000001.json failed`);
+      expect(run.stderr).toContain(`the object store at ${endpoint} does not support conditional writes`);
+      expect(run.stderr).toContain('use an S3 service that does');
+      expect(linesOf(run.stderr).at(-1)).toMatch(/^mmds: PUT .* does not support conditional writes/);
+      expect(JSON.parse(run.stdout.trim().split('\n').at(-1)!)).toMatchObject({
+        error: { code: 'unavailable', exit_code: 69 },
+      });
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });
