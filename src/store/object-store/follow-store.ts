@@ -1,7 +1,7 @@
 import { formatTimestamp } from '../../lib/zoned-time.ts';
 import type { StoreLayout } from '../layout.ts';
 import { type LogEntry, readLogEnd, readLogEntriesAfter, tryReadLogEntry } from './bucket-log.ts';
-import type { ObjectStore } from './object-store.ts';
+import { type ObjectStore, ObjectStoreError } from './object-store.ts';
 import { DamagedObjectError, pullLatestSnapshot, type SkippedCommit } from './pull-snapshot.ts';
 
 /** Log entries read past ours when a client names a snapshot this directory does not hold. */
@@ -154,7 +154,13 @@ export function followStore(
       const message = (error as Error).message;
       // Logged once per distinct failure, not once per poll.
       if (message !== lastError?.message && !reported.has(message))
-        options.log({ event: 'store_pull_failed', store: store.url, error: (error as Error).name, message });
+        options.log({
+          event: 'store_pull_failed',
+          store: store.url,
+          error: (error as Error).name,
+          ...(error instanceof ObjectStoreError ? { kind: error.kind } : {}),
+          message,
+        });
       lastError = { message, at: formatTimestamp(clock()) };
     }
   };

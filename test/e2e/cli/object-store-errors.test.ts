@@ -2,7 +2,10 @@ import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { resolveLayout } from '../../../src/store/layout.ts';
+import { followStore } from '../../../src/store/object-store/follow-store.ts';
+import { openS3Store } from '../../../src/store/object-store/s3-store.ts';
 import { REPO_ROOT, SAMPLE_DATA } from '../../helpers/paths.ts';
 import { runMmds } from '../../helpers/run-cli.ts';
 import { createTempDir } from '../../helpers/temp-dir.ts';
@@ -45,7 +48,7 @@ async function startServerWithoutConditionalWrites(): Promise<{ server: Server; 
  * the real `bin/mmds.js`, so that the SDK looks for credentials in the environment given here and
  * nowhere else (empty AWS config files, no instance metadata).
  */
-describe('object-store failures of publish --to', () => {
+describe('object-store failures of publish --to and serve --from', () => {
   let temp: ReturnType<typeof createTempDir>;
   /** No AWS_* of the machine's own: an empty profile file and no metadata service to ask. */
   let awsless: Record<string, string>;
@@ -124,6 +127,39 @@ describe('object-store failures of publish --to', () => {
       });
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
+  it('serve --from: an unreachable bucket is logged once with its kind and the same hint', async () => {
+    const endpoint = `http://127.0.0.1:${await closedPort()}`;
+    const settings = {
+      endpoint,
+      region: 'us-east-1',
+      accessKeyId: 'key',
+      secretAccessKey: 'secret',
+      sessionToken: null,
+    };
+    const store = openS3Store({ bucket: 'mmds-test', prefix: 'prod' }, settings);
+    const entries: Record<string, unknown>[] = [];
+    const follower = followStore(store, resolveLayout(join(temp.dir, 'follower')), {
+      intervalMs: 60_000,
+      keep: 2,
+      log: (entry) => entries.push(entry),
+    });
+    try {
+      await vi.waitFor(
+        () => expect(entries.some((entry) => entry.event === 'store_pull_failed')).toBe(true),
+        {
+          timeout: 30_000,
+        },
+      );
+      expect(entries.find((entry) => entry.event === 'store_pull_failed')).toMatchObject({
+        kind: 'unreachable',
+        message: expect.stringContaining(`the object store at ${endpoint} is unreachable`),
+      });
+    } finally {
+      await follower.stop();
+      store.close();
     }
   });
 });
