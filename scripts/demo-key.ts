@@ -76,7 +76,12 @@ export interface DemoRequest {
  * stopping at the default 1,000 of its 1,078 rows before them.
  */
 export const DEMO_REQUESTS: readonly DemoRequest[] = [
-  { says: 'gold: the 12 latest weekly COT reports (public)', path: '/api/v1/markets/cot/gold', keyed: false },
+  {
+    // The public window is 12 reports, but the sample's legacy file holds fewer of gold.
+    says: 'gold: its latest weekly COT reports, at most 12 without a key (public)',
+    path: '/api/v1/markets/cot/gold',
+    keyed: false,
+  },
   {
     says: 'euro FX: the financial-futures (TFF) report (public)',
     path: '/api/v1/markets/cot/euro-fx?report_type=tff',

@@ -20,6 +20,11 @@ export interface Reporter {
   result(value: unknown): void;
   /** A warning, always on stderr. */
   warn(message: string): void;
+  /**
+   * A sentence for the person at the terminal, on stderr (stdout holds the result); under --json
+   * nothing, as a script reading the document has no use for it and treats stderr as errors.
+   */
+  note(message: string): void;
 }
 
 /** Options of a reporter. */
@@ -92,6 +97,10 @@ export function createReporter(options: ReporterOptions): Reporter {
     warn(message) {
       clearStatus();
       options.stderr.write(`warning: ${message}\n`);
+    },
+    note(message) {
+      clearStatus();
+      if (!options.json) options.stderr.write(`${message}\n`);
     },
   };
 }

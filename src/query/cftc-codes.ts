@@ -58,5 +58,14 @@ export const CFTC_SUBGROUP_SECTORS: Readonly<Record<string, string>> = {
   F90: 'rates-fx',
 };
 
+/**
+ * Commodity codes whose subgroup says the wrong thing of the market, to their sector. VIX (117)
+ * is filed under F90 (other financial), which maps to rates-fx, but it is the implied volatility
+ * of the S&P 500: an equity index market.
+ */
+export const CFTC_COMMODITY_SECTORS: Readonly<Record<string, string>> = {
+  '117': 'equities',
+};
+
 /** The usual order of report types (the served list is in that order): the default comes first. */
 export const REPORT_TYPE_ORDER = SERVED_COT_REPORT_TYPES;

@@ -1,7 +1,12 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { SERVED_COT_REPORT_TYPES } from '../contract/schemas/cot.ts';
 import { execute, quotedString } from '../db/duckdb.ts';
-import { CFTC_EXCHANGE_MICS, CFTC_SUBGROUP_SECTORS, REPORT_TYPE_ORDER } from './cftc-codes.ts';
+import {
+  CFTC_COMMODITY_SECTORS,
+  CFTC_EXCHANGE_MICS,
+  CFTC_SUBGROUP_SECTORS,
+  REPORT_TYPE_ORDER,
+} from './cftc-codes.ts';
 
 /** A `(VALUES ...)` relation of constant text pairs (our own tables, never input). */
 function valuesOf(entries: Readonly<Record<string, string>>, key: string, value: string): string {
@@ -146,7 +151,7 @@ export async function createCotMarketTable(connection: DuckDBConnection): Promis
             coalesce(r.override_name, r.latest_name, r.code) AS name,
             coalesce(r.override_exchange, r.latest_exchange) AS exchange,
             coalesce(r.override_mic, mic.mic) AS mic,
-            coalesce(r.override_sector, own.sector, via.sector) AS sector,
+            coalesce(r.override_sector, exc.sector, own.sector, via.sector) AS sector,
             r.exchange_code, r.region_code, r.commodity_code, r.subgroup_code,
             list_transform(
               list_sort(list_transform(list_distinct(list_concat(r.override_types, coalesce(r.data_types, []))),
@@ -158,6 +163,8 @@ export async function createCotMarketTable(connection: DuckDBConnection): Promis
        LEFT JOIN names n ON n.code = r.code
        LEFT JOIN (SELECT * FROM ${valuesOf(CFTC_EXCHANGE_MICS, 'exchange_code', 'mic')}) mic
               ON mic.exchange_code = r.exchange_code
+       LEFT JOIN (SELECT * FROM ${valuesOf(CFTC_COMMODITY_SECTORS, 'commodity_code', 'sector')}) exc
+              ON exc.commodity_code = r.commodity_code
        LEFT JOIN (SELECT * FROM ${valuesOf(CFTC_SUBGROUP_SECTORS, 'subgroup_code', 'sector')}) own
               ON own.subgroup_code = r.subgroup_code
        LEFT JOIN commodity_subgroups cs ON cs.commodity_code = r.commodity_code

@@ -209,7 +209,7 @@ describe('a damaged snapshot named by CURRENT', () => {
   it('fails mmds verify with one error per damaged snapshot, the unreadable manifest included', async () => {
     const run = await runMmds(['verify'], a.env);
     expect(run.code, run.stderr).toBe(1);
-    expect(run.stderr).toContain(`mmds: verify found ${DAMAGE.length} error(s)`);
+    expect(run.stderr).toContain(`mmds: verify found ${DAMAGE.length} error(s): each error line names`);
     for (const [n, damage] of DAMAGE.entries()) {
       const file = damage.kind === 'manifest-garbage' ? 'manifest.json' : fileOf(damage.table);
       expect(run.stdout, damage.kind).toContain(`${copyId(n + 1)}/${file}`);

@@ -76,7 +76,7 @@ Examples:
       await withKeyStore(context, async (store) => {
         const { plaintext, record } = await issueKey(options, store, context.now(), context.config.keyPepper);
         printKey(context, plaintext, toPublicRecord(record));
-        context.stderr.write(`issued key ${record.id} to ${record.org}: ${describe(record)}\n`);
+        context.reporter.note(`issued key ${record.id} to ${record.org}: ${describe(record)}`);
       });
     });
 
@@ -123,7 +123,7 @@ Examples:
         printKey(context, rotated.plaintext, { ...toPublicRecord(rotated.record), previous });
         const until =
           graceSeconds === 0 ? 'is refused from now on' : `keeps working until ${previous.grace_until}`;
-        context.stderr.write(`rotated key ${previous.id} to ${rotated.record.id}; the old key ${until}\n`);
+        context.reporter.note(`rotated key ${previous.id} to ${rotated.record.id}; the old key ${until}`);
       });
     });
 
@@ -170,11 +170,16 @@ export async function withKeyStore(
   }
 }
 
-/** The plaintext goes to stdout exactly once; everything else about it goes to stderr. */
+/**
+ * The plaintext goes to stdout exactly once; everything else about it goes to stderr, and under
+ * --json nowhere (the document is the whole answer).
+ */
 function printKey(context: CommandContext, plaintext: string, record: object): void {
   context.reporter.result({ key: plaintext, ...record });
   context.reporter.line(plaintext);
-  context.reporter.warn('this key is shown only now and cannot be recovered: store it in a secret manager');
+  context.reporter.note(
+    'warning: this key is shown only now and cannot be recovered: store it in a secret manager',
+  );
 }
 
 function describe(record: KeyRecord | PublicKeyRecord): string {

@@ -49,9 +49,15 @@ Examples:
           `verified ${report.batches} batch(es), ${report.snapshots} snapshot(s), current ${report.current ?? 'none'}: ` +
             `${errors} error(s), ${report.problems.length - errors} warning(s)`,
         );
-        if (errors > 0) throw new ReportedFailure(`verify found ${errors} error(s)`);
+        // The last line a person reads: it says where the fix of each error is, not only how many.
+        if (errors > 0) throw new ReportedFailure(verifyFailure(errors));
       } finally {
         db.closeSync();
       }
     });
+}
+
+/** The one line verify fails with. */
+function verifyFailure(errors: number): string {
+  return `verify found ${errors} error(s): each error line names its check and the batch or snapshot; fix each as docs/operations.md ("Snapshots and reloads") says, then run mmds verify again`;
 }

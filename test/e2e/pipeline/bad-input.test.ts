@@ -159,7 +159,9 @@ describe('bad input to mmds: one line naming the file, a non-zero exit, the stor
 
     const run = await runMmds(['verify'], { ...fixture.env, MMDS_DATA_DIR: copy });
     expect(run.code).toBe(1);
-    expect(readStderrMessages(run.stderr)).toEqual(['mmds: verify found 1 error(s)']);
+    expect(readStderrMessages(run.stderr)).toEqual([
+      'mmds: verify found 1 error(s): each error line names its check and the batch or snapshot; fix each as docs/operations.md ("Snapshots and reloads") says, then run mmds verify again',
+    ]);
     expect(run.stdout).toContain(
       `error: checksum: batch ${batch}: ${parquet.replace('.parquet', '')} SHA-256 differs`,
     );

@@ -189,6 +189,11 @@ describe('the demo key and the requests npm start prints', () => {
         meta: { next_cursor?: string | null; as_of?: string };
       };
       expect(body.data.length).toBeGreaterThan(0);
+      // A count the demo prints is the count a reader gets.
+      const count = /\b(?:the|all) (\d+) /.exec(request.says)?.[1];
+      if (count !== undefined) expect(body.data.length, request.says).toBe(Number(count));
+      if (request.path.startsWith('/api/v1/markets/cot/') && !request.keyed)
+        expect(body.data.length).toBeLessThanOrEqual(PUBLIC_REPORTS);
       expect(body.meta.next_cursor ?? null).toBeNull();
       if (request.path.includes('as_of=2025-12-31')) expect(body.meta.as_of).toBe('2025-12-31T23:59:59Z');
     },
