@@ -55,6 +55,7 @@ export const PREREQUISITES: readonly Prerequisite[] = [
         'createBlsApiEmulator',
       ],
       'test/e2e/pipeline/update-publisher.ts': ['startUpdatePublisher'],
+      'test/e2e/pipeline/corrected-legacy.ts': ['writeCorrectedLegacy'],
       'test/helpers/cot-analytics-oracle.ts': ['LAYOUTS'],
       'test/helpers/webhook-chaos.ts': ['runWebhookChaos'],
     },

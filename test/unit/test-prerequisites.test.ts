@@ -80,6 +80,7 @@ describe('tests that need what Node and npm do not bring', () => {
       ]),
     );
     expect(listTestsNeeding(byName('radosgw'))).toEqual([
+      'test/integration/fleet-damaged-head-s3.test.ts',
       'test/integration/scale-out-s3.test.ts',
       'test/integration/snapshot-store-s3.test.ts',
       'test/integration/static-to-s3.test.ts',
