@@ -12,7 +12,7 @@ import { listStaticRequests } from '../../../src/api/v1/static-requests.ts';
 import { ApiError } from '../../../src/contract/errors.ts';
 import type { RouteId } from '../../../src/contract/routes.ts';
 import { openDuckDb, readCsvFile } from '../../../src/db/duckdb.ts';
-import { CFTC_SUBGROUP_SECTORS } from '../../../src/query/cftc-codes.ts';
+import { CFTC_COMMODITY_SECTORS, CFTC_SUBGROUP_SECTORS } from '../../../src/query/cftc-codes.ts';
 import { openSnapshotDb, type SnapshotDb } from '../../../src/query/snapshot-db.ts';
 import { resolveLayout } from '../../../src/store/layout.ts';
 import { readCurrentId } from '../../../src/store/manifest.ts';
@@ -303,8 +303,9 @@ describe('catalog and reference payloads on the sample snapshot', () => {
 
     /**
      * Every contract market code of the sample's CFTC files (each is a served COT market) with its
-     * sector: the catalog's, else the one of the CFTC subgroup code its files give (the deep TFF
-     * markets of 2013-2016 are not in the catalog), by the table of src/query/cftc-codes.ts.
+     * sector: the catalog's, else the one of its commodity code where that table names one (VIX),
+     * else the one of the CFTC subgroup code its files give (the deep TFF markets of 2013-2016 are
+     * not in the catalog), by the tables of src/query/cftc-codes.ts.
      */
     const readMarketSectors = async () => {
       const sectors = new Map<string, string | undefined>();
@@ -312,7 +313,11 @@ describe('catalog and reference payloads on the sample snapshot', () => {
         for (const row of await sampleCsv(file)) {
           const code = (row['CFTC Contract Market Code'] ?? row.CFTC_Contract_Market_Code)!.trim();
           const subgroup = (row.CFTC_SubGroup_Code ?? '').trim();
-          sectors.set(code, catalogSectors.get(code) ?? CFTC_SUBGROUP_SECTORS[subgroup]);
+          const commodity = (row['CFTC Commodity Code'] ?? row.CFTC_Commodity_Code ?? '').trim();
+          sectors.set(
+            code,
+            catalogSectors.get(code) ?? CFTC_COMMODITY_SECTORS[commodity] ?? CFTC_SUBGROUP_SECTORS[subgroup],
+          );
         }
       }
       return sectors;
@@ -372,13 +377,13 @@ describe('catalog and reference payloads on the sample snapshot', () => {
     it('is full when everything is fresh, partial when some is', async () => {
       // TFF (equities, crypto): the newest report, of Tuesday 2026-03-17, was released on Friday
       // 2026-03-20 at 15:30 New York (EDT); three days later bitcoin and the E-mini S&P 500 are
-      // fresh. Crypto holds bitcoin only: full. Equities also holds the E-mini Nasdaq-100 of the
-      // deep TFF history, whose last report is of 2016-03-15: partial.
+      // fresh. Crypto holds bitcoin only: full. Equities also holds the E-mini Nasdaq-100 and VIX
+      // of the deep TFF history, whose last reports are of 2016-03-15: partial.
       expect(await lastReportDate('tff_futures_only_2026')).toBe('2026-03-17');
       const march2026 = await sectorsAt('2026-03-23T12:00:00Z');
       const tffFresh = { fresh_markets: 1, last_observed_at: '2026-03-20T19:30:00Z' };
       expect(march2026.get('crypto')).toMatchObject({ coverage: 'full', ...tffFresh });
-      expect(march2026.get('equities')).toMatchObject({ coverage: 'partial', stale_markets: 1, ...tffFresh });
+      expect(march2026.get('equities')).toMatchObject({ coverage: 'partial', stale_markets: 2, ...tffFresh });
       // Legacy (commodities): the newest report, of 2025-03-11, was released on Friday 2025-03-14.
       expect(await lastReportDate('legacy_')).toBe('2025-03-11');
       const march2025 = await sectorsAt('2025-03-17T12:00:00Z');
