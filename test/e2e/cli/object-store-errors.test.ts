@@ -79,16 +79,18 @@ describe('object-store failures of publish --to and serve --from', () => {
     }
   });
   afterAll(() => temp?.remove());
-
-  it('an unreachable endpoint: exit 69, one line naming the endpoint and what to fix, no raw socket text', async () => {
-    const endpoint = `http://127.0.0.1:${await closedPort()}`;
-    const env = {
+  /** `publish --to` the test bucket at `endpoint`, with credentials that are set (but no others). */
+  const publishWithCredentials = (endpoint: string) =>
+    spawnMmds(['publish', '--to', 's3://mmds-test/prod', '--json'], {
       ...awsless,
       AWS_ENDPOINT_URL_S3: endpoint,
       AWS_ACCESS_KEY_ID: 'key',
       AWS_SECRET_ACCESS_KEY: 'secret',
-    };
-    const run = await spawnMmds(['publish', '--to', 's3://mmds-test/prod', '--json'], env);
+    });
+
+  it('an unreachable endpoint: exit 69, one line naming the endpoint and what to fix, no raw socket text', async () => {
+    const endpoint = `http://127.0.0.1:${await closedPort()}`;
+    const run = await publishWithCredentials(endpoint);
     expect(run.code, run.stderr).toBe(69);
     expect(linesOf(run.stderr), run.stderr).toHaveLength(1);
     expect(run.stderr).toContain(`the object store at ${endpoint} is unreachable`);
@@ -110,13 +112,7 @@ describe('object-store failures of publish --to and serve --from', () => {
   it('a server without conditional writes: exit 69, one line saying the commit needs them', async () => {
     const { server, endpoint } = await startServerWithoutConditionalWrites();
     try {
-      const env = {
-        ...awsless,
-        AWS_ENDPOINT_URL_S3: endpoint,
-        AWS_ACCESS_KEY_ID: 'key',
-        AWS_SECRET_ACCESS_KEY: 'secret',
-      };
-      const run = await spawnMmds(['publish', '--to', 's3://mmds-test/prod', '--json'], env);
+      const run = await publishWithCredentials(endpoint);
       expect(run.code, run.stderr).toBe(69);
       expect(run.stderr).toContain(`PUT s3://mmds-test/prod/log/000000000001.json failed`);
       expect(run.stderr).toContain(`the object store at ${endpoint} does not support conditional writes`);
