@@ -5,18 +5,22 @@ import { CHROMIUM_PATH, HAVE_SHARED_DATA, REPO_ROOT, SHARED_DATA } from './paths
 
 /**
  * What some test files need beyond Node and npm: the publishers' real files (../shared/data),
- * Debian's redis-server, radosgw (with ceph-mon and ceph-osd), chromium and python3-pandas
+ * Debian's redis-server, radosgw (with ceph-mon and ceph-osd), chromium, python3-pandas and nginx
  * (.ci/run installs them). When one is
  * absent, vitest.config.ts leaves out the test files that need it and the run says so in one line
- * per missing thing; the rest still runs. A test file needs a prerequisite when its code names one of that
+ * per missing thing; the rest still runs. nginx is needed by one test of a file whose other tests
+ * do not need it: there that test skips itself (`it.skipIf(!HAVE_NGINX)`), and the line is said all
+ * the same. A test file needs a prerequisite when its code names one of that
  * prerequisite's readers (helpers and their exports); test/unit/test-prerequisites.test.ts fails
  * when a helper under test/ uses a reader without being listed, so a new one cannot be forgotten.
- * MMDS_TEST_WITHOUT=redis-server,radosgw,chromium,python3-pandas (tests only) makes a run behave as if
- * they were absent.
+ * MMDS_TEST_WITHOUT=redis-server,radosgw,chromium,python3-pandas,nginx (tests only) makes a run behave
+ * as if they were absent.
  */
 export interface Prerequisite {
-  name: 'shared-data' | 'redis-server' | 'radosgw' | 'chromium' | 'python3-pandas';
+  name: 'shared-data' | 'redis-server' | 'radosgw' | 'chromium' | 'python3-pandas' | 'nginx';
   present: boolean;
+  /** `tests`: the files stay in the run and skip the tests that need it themselves. */
+  leaves?: 'files' | 'tests';
   /** Helper modules and the exports of theirs that need it. */
   readers: Readonly<Record<string, readonly string[]>>;
   /** The one line a run prints when it is absent, given how many test files are left out. */
@@ -38,6 +42,9 @@ const without = new Set((process.env.MMDS_TEST_WITHOUT ?? '').split(',').map((na
 function installed(command: string, args: string[]): boolean {
   return spawnSync(command, args, { stdio: 'ignore' }).status === 0;
 }
+
+/** Debian's nginx, which two tests run the generated dist/nginx.conf in. */
+export const HAVE_NGINX = !without.has('nginx') && installed('/usr/sbin/nginx', ['-v']);
 
 export const PREREQUISITES: readonly Prerequisite[] = [
   {
@@ -100,6 +107,14 @@ export const PREREQUISITES: readonly Prerequisite[] = [
     notice: (skipped) =>
       `/usr/bin/python3 cannot import pandas (apt-get install python3-pandas, or run .ci/run): ${skippedFiles(skipped, 'test file', ['that runs the Python example', 'that run the Python example'])}`,
   },
+  {
+    name: 'nginx',
+    present: HAVE_NGINX,
+    leaves: 'tests',
+    readers: { 'scripts/bench/nginx.ts': ['startMmdsNginx'] },
+    notice: (skipped) =>
+      `/usr/sbin/nginx not found (apt-get install nginx, or run .ci/run): the nginx.conf ${skipped === 1 ? 'test of 1 test file is' : `tests of ${skipped} test files are`} skipped`,
+  },
 ];
 
 /** Matches a source text that uses one of a prerequisite's readers. */
@@ -134,7 +149,7 @@ export function missingPrerequisites(): { exclude: string[]; notices: string[] }
   for (const prerequisite of PREREQUISITES) {
     if (prerequisite.present) continue;
     const files = listTestsNeeding(prerequisite);
-    exclude.push(...files);
+    if (prerequisite.leaves !== 'tests') exclude.push(...files);
     notices.push(prerequisite.notice(files.length));
   }
   return { exclude: [...new Set(exclude)], notices };

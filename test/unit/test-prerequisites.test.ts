@@ -13,7 +13,8 @@ import {
 
 /**
  * The test files that need ../shared/data, redis-server, radosgw, chromium or python3-pandas are left out of a run when it
- * is absent (vitest.config.ts), found by the helpers they call (test/helpers/test-prerequisites.ts).
+ * is absent (vitest.config.ts), found by the helpers they call (test/helpers/test-prerequisites.ts);
+ * those that need nginx stay in and skip that test.
  */
 
 const source = (file: string) => readFileSync(join(REPO_ROOT, file), 'utf8');
@@ -87,6 +88,13 @@ describe('tests that need what Node and npm do not bring', () => {
     ]);
     expect(listTestsNeeding(byName('chromium'))).toContain('test/e2e/site/browser.test.ts');
     expect(listTestsNeeding(byName('python3-pandas'))).toEqual(['test/e2e/python/python-example.test.ts']);
+    expect(listTestsNeeding(byName('nginx'))).toEqual([
+      'test/e2e/build/series-history-build.test.ts',
+      'test/e2e/bulk-full/bulk-full.test.ts',
+      'test/e2e/bulk/bulk-cot-window.test.ts',
+      'test/e2e/bulk/bulk-public.test.ts',
+      'test/e2e/site/site-views.test.ts',
+    ]);
     for (const prerequisite of PREREQUISITES)
       expect(listTestsNeeding(prerequisite)).not.toContain('test/unit/test-prerequisites.test.ts');
   });
@@ -95,12 +103,15 @@ describe('tests that need what Node and npm do not bring', () => {
     const all = listRunFiles({});
     const without = listRunFiles({
       MMDS_SHARED_DATA: join(REPO_ROOT, 'no-such-shared-data-dir'),
-      MMDS_TEST_WITHOUT: 'redis-server,radosgw,chromium,python3-pandas',
+      MMDS_TEST_WITHOUT: 'redis-server,radosgw,chromium,python3-pandas,nginx',
     });
-    const needing = new Set(PREREQUISITES.flatMap((p) => listTestsNeeding(p)).filter((f) => all.includes(f)));
+    const leavingFiles = PREREQUISITES.filter((p) => p.leaves !== 'tests');
+    const needing = new Set(leavingFiles.flatMap((p) => listTestsNeeding(p)).filter((f) => all.includes(f)));
     expect(needing.size).toBeGreaterThan(0);
     expect(without.length).toBe(all.length - needing.size);
     expect(without.filter((file) => needing.has(file))).toEqual([]);
+    // Without nginx only its tests skip: bulk-full.test.ts needs nothing else, so it stays.
+    expect(without).toContain('test/e2e/bulk-full/bulk-full.test.ts');
     expect(without).toContain('test/unit/test-prerequisites.test.ts');
   });
 
@@ -108,7 +119,7 @@ describe('tests that need what Node and npm do not bring', () => {
     const missing = join(REPO_ROOT, 'no-such-shared-data-dir');
     const run = vitest(['run', 'test/unit/test-prerequisites.test.ts', '-t', 'every listed reader'], {
       MMDS_SHARED_DATA: missing,
-      MMDS_TEST_WITHOUT: 'redis-server,radosgw,chromium,python3-pandas',
+      MMDS_TEST_WITHOUT: 'redis-server,radosgw,chromium,python3-pandas,nginx',
     });
     expect(run.status, run.output).toBe(0);
     const count = (name: Prerequisite['name']) => listTestsNeeding(byName(name)).length;
@@ -122,10 +133,12 @@ describe('tests that need what Node and npm do not bring', () => {
       `radosgw not installed (apt-get install radosgw ceph-mon ceph-osd, or run .ci/run): ${files('radosgw', 'test file that starts an S3 server', 'test files that start an S3 server')}`,
       `/usr/bin/chromium not found (apt-get install chromium, or run .ci/run): ${files('chromium', 'browser test file', 'browser test files')}`,
       `/usr/bin/python3 cannot import pandas (apt-get install python3-pandas, or run .ci/run): ${files('python3-pandas', 'test file that runs the Python example', 'test files that run the Python example')}`,
+      `/usr/sbin/nginx not found (apt-get install nginx, or run .ci/run): the nginx.conf tests of ${count('nginx')} test files are skipped`,
     ]);
     expect(byName('python3-pandas').notice(1)).toMatch(
       /: 1 test file that runs the Python example is skipped$/,
     );
     expect(byName('chromium').notice(2)).toMatch(/: 2 browser test files are skipped$/);
+    expect(byName('nginx').notice(1)).toMatch(/: the nginx.conf test of 1 test file is skipped$/);
   });
 });

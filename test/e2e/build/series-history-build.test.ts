@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +14,7 @@ import { useSharedSample } from '../../helpers/shared-sample-build.ts';
 import { LICENSED_SERIES_KEY, type SnapshotFixture } from '../../helpers/snapshot-fixture.ts';
 import { type StaticHost, startStaticHost } from '../../helpers/static-host.ts';
 import { createTempDir } from '../../helpers/temp-dir.ts';
+import { HAVE_NGINX } from '../../helpers/test-prerequisites.ts';
 import { readCatalogs } from '../site/sample-expectations.ts';
 
 const CSV_TYPE = 'text/csv; charset=utf-8; header=present';
@@ -23,7 +23,6 @@ const ECB_FILE = join(SAMPLE_DATA, 'ecb/eurofxref-hist_2025-01-02_to_2026-04-13.
 /** The project's catalog plus the test-only licensed vendor's (test/fixtures/licensed/). */
 const CATALOG = readCatalogs();
 const LICENSED_SLUG = CATALOG.series.find((s) => s.key === LICENSED_SERIES_KEY)!.slug;
-const HAVE_NGINX = spawnSync('nginx', ['-v']).status === 0;
 
 interface HistoryRow {
   period: string;

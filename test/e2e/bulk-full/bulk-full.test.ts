@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, symlinkSync, unlinkSync } from 'node:fs';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
@@ -15,10 +14,10 @@ import {
 } from '../../helpers/snapshot-fixture.ts';
 import { type StaticHost, startStaticHost } from '../../helpers/static-host.ts';
 import { createTempDir } from '../../helpers/temp-dir.ts';
+import { HAVE_NGINX } from '../../helpers/test-prerequisites.ts';
 
 // The server checks key expiry against the real clock, so keys are issued with it.
 const REAL_CLOCK = () => new Date();
-const HAVE_NGINX = spawnSync('nginx', ['-v']).status === 0;
 const PARQUET = 'application/vnd.apache.parquet';
 
 interface ListingEntry {

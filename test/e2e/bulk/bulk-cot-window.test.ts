@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -14,6 +13,7 @@ import { runMmds } from '../../helpers/run-cli.ts';
 import { startTestServer, type TestServer } from '../../helpers/server-fixture.ts';
 import { type StaticHost, startStaticHost } from '../../helpers/static-host.ts';
 import { createTempDir } from '../../helpers/temp-dir.ts';
+import { HAVE_NGINX } from '../../helpers/test-prerequisites.ts';
 
 /**
  * Issue 37: an earlier snapshot's public `cot_reports` bulk file held the report that had just left
@@ -23,7 +23,6 @@ import { createTempDir } from '../../helpers/temp-dir.ts';
  * code under test: no answer without a key, on mmds serve, a static host or nginx, may hold it.
  */
 
-const HAVE_NGINX = spawnSync('nginx', ['-v']).status === 0;
 const WINDOW = 12;
 const CODES = new Set(['099741', '13874A']);
 // The server checks key expiry against the real clock, so the key is issued with it.

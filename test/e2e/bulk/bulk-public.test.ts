@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
@@ -16,8 +15,8 @@ import { type SharedSampleFixture, useSharedSample } from '../../helpers/shared-
 import { LICENSED_FIXTURE_STEPS } from '../../helpers/snapshot-fixture.ts';
 import { type StaticHost, startStaticHost } from '../../helpers/static-host.ts';
 import { createTempDir } from '../../helpers/temp-dir.ts';
+import { HAVE_NGINX } from '../../helpers/test-prerequisites.ts';
 
-const HAVE_NGINX = spawnSync('nginx', ['-v']).status === 0;
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
 interface Listing {

@@ -9,6 +9,7 @@ import { FIXTURE_NOW, runMmds } from '../../helpers/run-cli.ts';
 import { startTestServer, type TestServer } from '../../helpers/server-fixture.ts';
 import { type StaticHost, startStaticHost } from '../../helpers/static-host.ts';
 import { createTempDir } from '../../helpers/temp-dir.ts';
+import { HAVE_NGINX } from '../../helpers/test-prerequisites.ts';
 import { launchChromium, type TestBrowser } from './launch-chromium.ts';
 
 /** A real BLS series the fixture catalog tracks without data (fixtures/tracked-without-data.yaml). */
@@ -209,7 +210,7 @@ describe('the site as users meet it: 1280 and 390 px, light and dark, status, 40
   });
 
   // Needs nginx (Debian: apt-get install nginx), as the benchmark does.
-  it.skipIf(!existsSync('/usr/sbin/nginx'))(
+  it.skipIf(!HAVE_NGINX)(
     'serves the HTML 404 page outside /api/ and the endpoint list through the generated nginx.conf',
     async () => {
       const nginx = await startMmdsNginx(join(temp.dir, 'nginx'), distDir, Number(new URL(server.url).port));
