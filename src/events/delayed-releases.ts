@@ -23,15 +23,26 @@ export interface DelayOptions {
   lookbackHours: number;
 }
 
+/**
+ * A store follows a release when it holds one of its earlier releases known in this many days
+ * before the scheduled time: longer than the longest regular gap between two releases of the
+ * calendars (monthly BLS news releases, five weeks at most). A store that does not follow a
+ * release (the bundled sample, whose data ends months ago; a source never updated) cannot tell
+ * that its publisher is late: its releases are not judged.
+ */
+export const FOLLOW_DAYS = 45;
+
 /** How early before its scheduled time data may be dated and still count as that release. */
 const EARLY_MS = 12 * 3600_000;
 
 /**
  * The releases the shipped calendars (data/calendars, src/calendar) expected between
  * `lookbackHours` and `graceMinutes` before `now` that have not landed: no landed release of the
- * same source and name known from 12 hours before its scheduled time on. This decides the
+ * same source and name known from 12 hours before its scheduled time on, although one was known
+ * in the FOLLOW_DAYS before it (the store follows that release). This decides the
  * `release.delayed` event of docs/api/events.md; the caller passes the releases the store holds
- * (query/releases.ts readPastReleases, named as /api/v1/releases names them).
+ * from FOLLOW_DAYS before the lookback on (query/releases.ts readPastReleases, named as
+ * /api/v1/releases names them).
  */
 export function findDelayedReleases(
   calendars: ReleaseCalendars,
@@ -45,8 +56,11 @@ export function findDelayedReleases(
   return listScheduledReleases(calendars, subjects, RELEASE_SOURCE_IDS, from).filter((release) => {
     if (release.at > due) return false;
     const earliest = utc(Date.parse(release.at) - EARLY_MS);
-    return !landed.some(
-      (done) => done.source === release.source && done.name === release.name && done.released_at >= earliest,
+    const followedFrom = utc(Date.parse(release.at) - FOLLOW_DAYS * 86_400_000);
+    const same = landed.filter((done) => done.source === release.source && done.name === release.name);
+    return (
+      same.some((done) => done.released_at >= followedFrom && done.released_at < earliest) &&
+      !same.some((done) => done.released_at >= earliest)
     );
   });
 }

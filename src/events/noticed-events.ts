@@ -10,6 +10,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import type { ScheduledRelease } from '../api/v1/releases-schedule.ts';
+import { releaseKey } from '../calendar/release-names.ts';
 import { fsyncPath } from '../store/durable-fs.ts';
 import type { StoreLayout } from '../store/layout.ts';
 import { withShortLock } from '../store/lock.ts';
@@ -130,7 +131,8 @@ export async function noticeDelayedReleases(
         public: true,
         scopes: ['observations:read'],
         data: {
-          release: release.name,
+          release: releaseKey(release.source, release.name),
+          release_name: release.name,
           release_id: notice.releaseId(release),
           scheduled_at: release.at,
           reference_period: release.reference_period,

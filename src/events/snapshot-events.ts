@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { blsReleaseForSeries } from '../calendar/bls-release-for-series.ts';
+import { type ReleaseName, releaseOfSeries } from '../calendar/release-names.ts';
 import { openDuckDb, quotedString, readRows, withConnection } from '../db/duckdb.ts';
 import { type ChangedSeriesDetail, DETAIL_ITEMS, diffSnapshotDetails } from '../query/changes.ts';
 import { createRightsTable } from '../query/derived-tables.ts';
@@ -18,10 +18,9 @@ export interface SnapshotEventInput {
 }
 
 /** A changed series with its rights, the release it belongs to and whether its events are public. */
-interface Subject extends ChangedSeriesDetail {
+interface Subject extends ChangedSeriesDetail, ReleaseName {
   source: string;
   redistributable: boolean;
-  release: string;
 }
 
 /**
@@ -46,7 +45,12 @@ export async function computeSnapshotEvents(input: SnapshotEventInput): Promise<
       ...detail,
       source,
       redistributable: right?.redistributable ?? false,
-      release: releaseOf(detail, source),
+      ...releaseOfSeries(
+        source,
+        detail.series_key,
+        detail.table === 'cot_reports',
+        right?.source_name ?? null,
+      ),
     };
   });
   const events: Omit<ReleaseEvent, 'id'>[] = [];
@@ -63,7 +67,7 @@ export async function computeSnapshotEvents(input: SnapshotEventInput): Promise<
   }
   for (const key of [...releases.keys()].sort()) {
     const group = releases.get(key)!;
-    const { source, release } = group[0]!;
+    const { source, release, release_name } = group[0]!;
     const periods = group.flatMap((s) => [s.new_first, s.new_last, s.revised_first, s.revised_last]);
     const known = periods.filter((p): p is string => p !== null).sort();
     const access = combine(group.map((s) => accessOf(s, 'both')));
@@ -74,6 +78,7 @@ export async function computeSnapshotEvents(input: SnapshotEventInput): Promise<
       ...access,
       data: {
         release,
+        release_name,
         reference_period: { first: known[0] ?? null, last: known.at(-1) ?? null },
         series: group.length,
         new_observations: sum(group.map((s) => s.new_count)),
@@ -127,18 +132,12 @@ export async function computeSnapshotEvents(input: SnapshotEventInput): Promise<
   return events.map((event, index) => ({ id: `${manifest.id}:${index + 1}`, ...event }) as ReleaseEvent);
 }
 
-/** The release a series' new data belongs to: the BLS news release, the COT report type, else the source. */
-function releaseOf(detail: ChangedSeriesDetail, source: string): string {
-  if (detail.table === 'cot_reports') return `cot:${detail.report_type ?? 'unknown'}`;
-  if (source === 'bls') return blsReleaseForSeries(detail.series_key.slice('bls.'.length)) ?? 'bls';
-  return source;
-}
-
 /** The series' own facts every series event names. */
 function describe(subject: Subject) {
   return {
     kind: subject.table === 'cot_reports' ? 'market' : 'series',
     release: subject.release,
+    release_name: subject.release_name,
     market_code: subject.market_code,
     report_type: subject.report_type,
   };
@@ -204,14 +203,14 @@ function sum(values: readonly number[]): number {
 }
 
 /**
- * Source and redistributable flag of the changed keys, by the serving rule (query/derived-tables.ts
+ * Source (id and catalog name) and redistributable flag of the changed keys, by the serving rule (query/derived-tables.ts
  * createRightsTable) over the staged snapshot's catalog and source lists.
  */
 async function readRights(
   dir: string,
   manifest: SnapshotManifest,
   keys: readonly string[],
-): Promise<Map<string, { source: string; redistributable: boolean }>> {
+): Promise<Map<string, { source: string; source_name: string | null; redistributable: boolean }>> {
   const instance = await openDuckDb({ threads: 1, memoryLimit: '256MB' });
   try {
     return await withConnection(instance, async (connection) => {
@@ -228,9 +227,14 @@ async function readRights(
       }
       appender.closeSync();
       await createRightsTable(connection, 'event_rights', 'SELECT key FROM changed_keys');
-      const rows = await readRows<{ key: string; source: string; redistributable: boolean }>(
+      const rows = await readRows<{
+        key: string;
+        source: string;
+        source_name: string | null;
+        redistributable: boolean;
+      }>(
         connection,
-        'SELECT key, source, redistributable FROM event_rights',
+        'SELECT r.key, r.source, s.name AS source_name, r.redistributable FROM event_rights r LEFT JOIN sources s ON s.id = r.source',
       );
       return new Map(rows.map((row) => [row.key, row]));
     });

@@ -25,7 +25,48 @@ export const REFERENCE_LISTS: Readonly<Record<string, readonly string[]>> = {
   'swift-mic': ['venues'],
 };
 
-/** Reads, per catalog source, its newest period and knowledge time across observations and COT reports. */
+/**
+ * Distributors whose data is filed under its owner's series (catalog.yaml: FRED's ALFRED vintages
+ * of PAYEMS are stored as bls.CES0000000001), and the facts they delivered: known by the knowledge
+ * method only their ingest gives (`vintage`, src/ingest/vintage-time.ts). Their status is that of
+ * those facts, not "no data".
+ */
+export const DISTRIBUTED_FACTS: Readonly<Record<string, string>> = {
+  fred: "o.observed_at_method = 'vintage'",
+};
+
+type Delivered = Pick<SourceFreshnessRow, 'series_count' | 'last_period' | 'last_observed_at'>;
+
+/** A snapshot never changes: what each distributor delivered is read once per snapshot. */
+const DELIVERED = new WeakMap<SnapshotDb, Promise<Map<string, Delivered>>>();
+
+/** Per distributor, the served series it delivered facts of, their newest period and knowledge time. */
+function readDelivered(db: SnapshotDb): Promise<Map<string, Delivered>> {
+  let delivered = DELIVERED.get(db);
+  if (delivered === undefined) {
+    delivered = (async () => {
+      const out = new Map<string, Delivered>();
+      for (const [source, facts] of Object.entries(DISTRIBUTED_FACTS)) {
+        const [row] = await db.query<Delivered>(
+          `SELECT count(DISTINCT o.series_key)::INTEGER AS series_count, max(o.period) AS last_period,
+                  ${rfc3339('max(o.observed_at)')} AS last_observed_at
+             FROM observations o JOIN series_rights r ON r.key = o.series_key
+            WHERE ${facts}`,
+        );
+        if (row && row.series_count > 0) out.set(source, row);
+      }
+      return out;
+    })();
+    delivered.catch(() => DELIVERED.delete(db));
+    DELIVERED.set(db, delivered);
+  }
+  return delivered;
+}
+
+/**
+ * Reads, per catalog source, its newest period and knowledge time across observations and COT
+ * reports; a distributor's (DISTRIBUTED_FACTS) are those of the facts it delivered.
+ */
 export async function readSourceFreshness(db: SnapshotDb): Promise<SourceFreshnessRow[]> {
   const rows = await db.query<SourceFreshnessRow>(
     `WITH facts AS (
@@ -43,11 +84,13 @@ export async function readSourceFreshness(db: SnapshotDb): Promise<SourceFreshne
       ORDER BY s.id`,
   );
   const loaded = readReferenceLoadTimes(db);
-  return rows.map((row) =>
-    row.last_observed_at === null && loaded.has(row.id)
-      ? { ...row, last_observed_at: loaded.get(row.id) ?? null }
-      : row,
-  );
+  const delivered = await readDelivered(db);
+  return rows.map((row) => {
+    if (row.last_observed_at === null && loaded.has(row.id))
+      return { ...row, last_observed_at: loaded.get(row.id) ?? null };
+    const via = delivered.get(row.id);
+    return via && row.last_observed_at === null ? { ...row, ...via } : row;
+  });
 }
 
 /**

@@ -1,6 +1,7 @@
 import { blsReleaseForSeries } from '../../calendar/bls-calendar.ts';
 import { CFTC_DOCUMENTED_RELEASES } from '../../calendar/cftc-documented-releases.ts';
 import { ecbReleaseTime } from '../../calendar/ecb-calendar.ts';
+import { SINGLE_RELEASE_NAMES } from '../../calendar/release-names.ts';
 import type { BlsRelease, CalendarTime } from '../../calendar/types.ts';
 import { addDays, zonedTimeToUtc } from '../../lib/zoned-time.ts';
 import type { ReleaseCalendars } from './releases-calendars.ts';
@@ -12,8 +13,8 @@ export const RELEASE_HORIZON_DAYS = { cftc: 91, ecb: 31 } as const;
 /** The publishers whose releases the calendar serves, with their zone and release name. */
 export const RELEASE_SOURCES = {
   bls: { time_zone: 'America/New_York', name: null },
-  cftc: { time_zone: 'America/New_York', name: 'Commitments of Traders' },
-  ecb: { time_zone: 'Europe/Berlin', name: 'Euro foreign exchange reference rates' },
+  cftc: { time_zone: 'America/New_York', name: SINGLE_RELEASE_NAMES.cftc },
+  ecb: { time_zone: 'Europe/Berlin', name: SINGLE_RELEASE_NAMES.ecb },
 } as const;
 export type ReleaseSource = keyof typeof RELEASE_SOURCES;
 export const RELEASE_SOURCE_IDS = Object.keys(RELEASE_SOURCES) as ReleaseSource[];

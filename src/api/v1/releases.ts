@@ -1,7 +1,7 @@
-import { blsReleaseForSeries } from '../../calendar/bls-calendar.ts';
+import { releaseKey, releaseOfSeries } from '../../calendar/release-names.ts';
 import { ApiError, invalidParameter } from '../../contract/errors.ts';
 import { periodDaySpan } from '../../contract/period-range.ts';
-import { findDelayedReleases } from '../../events/delayed-releases.ts';
+import { FOLLOW_DAYS, findDelayedReleases } from '../../events/delayed-releases.ts';
 import { addDays, localWallTime } from '../../lib/zoned-time.ts';
 import {
   type PastReleaseGroup,
@@ -168,10 +168,7 @@ interface PastRelease extends Omit<PastReleaseGroup, 'group_key'> {
 function mergePast(groups: readonly PastReleaseGroup[]): PastRelease[] {
   const merged = new Map<string, PastRelease>();
   for (const group of groups) {
-    const name =
-      group.source === 'bls'
-        ? (blsReleaseForSeries(group.group_key.slice(group.group_key.indexOf('.') + 1)) ?? 'BLS data')
-        : RELEASE_SOURCES[group.source as 'cftc' | 'ecb'].name;
+    const name = releaseOfSeries(group.source, group.group_key, group.source === 'cftc', null).release_name;
     const id = `${group.source}|${name}|${group.observed_at}`;
     const known = merged.get(id);
     if (known === undefined) {
@@ -256,11 +253,7 @@ function scheduledRow(release: ScheduledRelease, wanted: ReadonlySet<string> | n
  * (and its iCalendar UID) once it is past.
  */
 export function releaseId(source: string, name: string, at: string): string {
-  const slug = name
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-|-$/g, '');
-  return `${source}-${slug}-${at.replace(/[-:]/g, '')}`;
+  return `${releaseKey(source, name)}-${at.replace(/[-:]/g, '')}`;
 }
 
 /** The next scheduled release of a source or series, as /status and /macro show it. */
@@ -317,11 +310,12 @@ export async function readDelayedReleases(
 ): Promise<ScheduledRelease[]> {
   const subjects = await readReleaseSubjects(db);
   const sql = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
-  // Landed data counts from 12 hours before a scheduled time (findDelayedReleases).
+  // Landed data counts from 12 hours before a scheduled time, and a release is judged only when
+  // the store holds one of its releases of the FOLLOW_DAYS before (findDelayedReleases).
   const groups = await readPastReleases(db, {
     sources: RELEASE_SOURCE_IDS.join(','),
     seriesKeys: '',
-    from: sql(now.getTime() - (options.lookbackHours + 12) * 3600_000),
+    from: sql(now.getTime() - (options.lookbackHours + FOLLOW_DAYS * 24) * 3600_000),
     to: sql(now.getTime()),
   });
   const landed = mergePast(groups).map((release) => ({

@@ -206,6 +206,30 @@ describe('event log over HTTP: SSE with resume, JSON pages, rights, limits', () 
     expect(anon.headers.get('vary')!.split(/,\s*/)).toContain('Accept');
   });
 
+  it('names each release by one stable key (data.release) and its human name (data.release_name)', async () => {
+    const firstSnapshot = (await readAll('', cotKey)).filter((e) => e.snapshot === first);
+    const published = firstSnapshot.filter((e) => e.type === 'release.published');
+    const names = published.map((e) => `${e.source} ${e.data.release} ${e.data.release_name}`).sort();
+    // The COT legacy and TFF reports are one release, the Commitments of Traders; the licensed test
+    // vendor has no release calendar: its source id and its catalog name.
+    expect(names.filter((n) => !n.startsWith('testvendor '))).toEqual([
+      'bls bls-employment-situation Employment Situation',
+      'cftc cftc-commitments-of-traders Commitments of Traders',
+      'ecb ecb-euro-foreign-exchange-reference-rates Euro foreign exchange reference rates',
+    ]);
+    const vendor = published.find((e) => e.source === 'testvendor')!;
+    expect(vendor.data.release).toBe('testvendor');
+    expect(vendor.data.release_name).not.toBe('testvendor');
+    // Each series event names the release of its source's release.published.
+    for (const event of firstSnapshot.filter((e) => e.type !== 'release.published')) {
+      const release = published.find((e) => e.source === event.source)!;
+      expect([event.data.release, event.data.release_name]).toEqual([
+        release.data.release,
+        release.data.release_name,
+      ]);
+    }
+  });
+
   it('filters by source, series pattern and type, in JSON and in the stream alike', async () => {
     const all = await readAll('', key);
     const bySource = await readAll('&source=ecb', key);
@@ -316,8 +340,10 @@ describe('event log over HTTP: SSE with resume, JSON pages, rights, limits', () 
 
   it('announces a release the calendar expected and that has not landed (release.delayed) once, over two servers, between snapshots', async () => {
     // Only the clock is mocked: the real calendars expect the ECB reference rates of Thursday
-    // 26 November 2026 at 16:00 Frankfurt (15:00 UTC); the store's ECB data ends in April.
-    let clock = new Date('2026-11-26T15:10:00Z');
+    // 26 November 2026 at 16:00 Frankfurt (15:00 UTC), but the store's ECB data ends on 13 April:
+    // it does not follow the ECB then, and says nothing of its releases (the bundled sample's
+    // first start). On Tuesday 14 April at 16:00 Frankfurt (14:00 UTC) it does.
+    let clock = new Date('2026-11-26T16:00:00Z');
     const options = {
       dataDir,
       distDir: join(temp.dir, 'no-dist'),
@@ -335,10 +361,13 @@ describe('event log over HTTP: SSE with resume, JSON pages, rights, limits', () 
       listeners.push(stream);
       await stream.opened();
       const pause = () => new Promise((resolve) => setTimeout(resolve, 400));
-      // Within the 30 minutes of grace: nothing is delayed yet.
       await pause();
       expect(await readAll('&type=release.delayed', null, before.at(-1)!.id)).toEqual([]);
-      clock = new Date('2026-11-26T16:00:00Z');
+      // Within the 30 minutes of grace: nothing is delayed yet.
+      clock = new Date('2026-04-14T14:10:00Z');
+      await pause();
+      expect(await readAll('&type=release.delayed', null, before.at(-1)!.id)).toEqual([]);
+      clock = new Date('2026-04-14T15:00:00Z');
       await stream.until((events) => events.some((e) => e.source === 'ecb'));
       // Both servers kept checking: still one event per release.
       await pause();
@@ -351,17 +380,24 @@ describe('event log over HTTP: SSE with resume, JSON pages, rights, limits', () 
         type: 'release.delayed',
         snapshot: head,
         series: null,
-        // Noticed at 16:00, not back-dated to the scheduled 15:00.
-        observed_at: '2026-11-26T16:00:00Z',
+        // Noticed at 15:00, not back-dated to the scheduled 14:00.
+        observed_at: '2026-04-14T15:00:00Z',
         public: true,
         data: {
-          release: 'Euro foreign exchange reference rates',
-          scheduled_at: '2026-11-26T15:00:00Z',
+          // The release as release.published names it (the stable key), and its human name.
+          release: 'ecb-euro-foreign-exchange-reference-rates',
+          release_name: 'Euro foreign exchange reference rates',
+          release_id: 'ecb-euro-foreign-exchange-reference-rates-20260414T140000Z',
+          scheduled_at: '2026-04-14T14:00:00Z',
           grace_minutes: 30,
         },
       });
       // Its id comes after the head snapshot's own events, in the same numbering.
       const all = await readAll('');
+      const published = all.filter((e) => e.type === 'release.published' && e.source === 'ecb');
+      expect(published.length).toBeGreaterThan(0);
+      expect(published.every((e) => e.data.release === ecb.data.release)).toBe(true);
+      expect(published.every((e) => e.data.release_name === ecb.data.release_name)).toBe(true);
       const own = all.filter((e) => e.snapshot === head && e.type !== 'release.delayed');
       expect(all.slice(all.length - delayed.length)).toEqual(delayed);
       expect(delayed.map((e) => e.id)).toEqual(delayed.map((_, i) => `${head}:${own.length + i + 1}`));
@@ -379,7 +415,7 @@ describe('event log over HTTP: SSE with resume, JSON pages, rights, limits', () 
       await run(['publish'], '2026-11-26T17:00:00Z');
       const next = readCurrentId(layout)!;
       for (const target of [server, ...servers]) await waitForSnapshot(target, next);
-      clock = new Date('2026-11-26T17:05:00Z');
+      clock = new Date('2026-04-14T16:05:00Z');
       await pause();
       const after = await readAll('', null, ecb.id);
       expect(after.length).toBeGreaterThan(0);

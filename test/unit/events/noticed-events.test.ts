@@ -13,7 +13,8 @@ import { createTempDir } from '../../helpers/temp-dir.ts';
 
 /**
  * The file of events noticed between snapshots (release.delayed), on the delays the real
- * calendars give for 2 October 2026 (the Employment Situation at 12:30 UTC, nothing landed). The
+ * calendars give for 2 October 2026 (the Employment Situation at 12:30 UTC, nothing landed since
+ * the one of September). The
  * data directory holds two snapshots' manifests and event files as publish writes them (the
  * e2e test in test/e2e/events/events.test.ts runs the whole path over real publishes).
  */
@@ -56,11 +57,13 @@ describe('events noticed between snapshots', () => {
     return { layout, snapshot };
   };
   const delayedAt = async (now: Date) =>
-    findDelayedReleases(await getReleaseCalendars(), { bls: ['bls.CES0000000001'], ecb: [], cftc: [] }, [], {
-      now,
-      graceMinutes: 30,
-      lookbackHours: 20,
-    });
+    findDelayedReleases(
+      await getReleaseCalendars(),
+      { bls: ['bls.CES0000000001'], ecb: [], cftc: [] },
+      // The store follows the Employment Situation: it holds the one of September.
+      [{ source: 'bls', name: 'Employment Situation', released_at: '2026-09-04T12:30:00Z' }],
+      { now, graceMinutes: 30, lookbackHours: 20 },
+    );
   const notice = (
     layout: ReturnType<typeof resolveLayout>,
     snapshot: string,
@@ -88,7 +91,12 @@ describe('events noticed between snapshots', () => {
       type: 'release.delayed',
       snapshot: FIRST,
       observed_at: '2026-10-02T13:10:00Z',
-      data: { release: 'Employment Situation', scheduled_at: '2026-10-02T12:30:00Z' },
+      data: {
+        release: 'bls-employment-situation',
+        release_name: 'Employment Situation',
+        release_id: 'bls-employment-situation-20261002T123000Z',
+        scheduled_at: '2026-10-02T12:30:00Z',
+      },
     });
     // Later checks, on this snapshot or the next, do not repeat it.
     expect(await notice(layout, FIRST, new Date('2026-10-02T13:40:00Z'), delayed)).toEqual([]);
