@@ -83,7 +83,7 @@ export function mcpClientConfig(client: McpClientName, launch: McpLaunch): Recor
 /** Where each client reads its configuration (said on stderr after the printed config). */
 export const MCP_CLIENT_CONFIG_FILES: Readonly<Record<McpClientName, string>> = Object.freeze({
   claude:
-    'Claude Desktop: merge into claude_desktop_config.json (macOS ~/Library/Application Support/Claude/, Windows %APPDATA%\\Claude\\, Linux ~/.config/Claude/), then restart it',
+    'Claude Desktop: merge into claude_desktop_config.json (macOS ~/Library/Application Support/Claude/, Windows %APPDATA%\\Claude\\), then restart it',
   cursor: 'Cursor: merge into ~/.cursor/mcp.json (every project) or .cursor/mcp.json in a project',
   vscode:
     'VS Code: merge into .vscode/mcp.json in a workspace, or the user configuration (command "MCP: Open User Configuration")',

@@ -85,7 +85,12 @@ export async function packClient(): Promise<ClientPack> {
     }
     mkdirSync(CACHE, { recursive: true });
     rmSync(dir, { recursive: true, force: true });
-    renameSync(out, dir);
+    try {
+      renameSync(out, dir);
+    } catch (error) {
+      // Another run packed the same files meanwhile: its pack is as good as this one.
+      if (found().length !== RUNTIME_DEPENDENCIES.length + 1) throw error;
+    }
   } finally {
     temp.remove();
   }
