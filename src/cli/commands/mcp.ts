@@ -1,8 +1,16 @@
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { unauthorized } from '../../contract/errors.ts';
 import { openEventLog } from '../../events/event-log.ts';
 import { createStateStorage } from '../../keys/create-storage.ts';
 import { createKeyStore } from '../../keys/key-store.ts';
+import {
+  MCP_CLIENT_CONFIG_FILES,
+  MCP_CLIENTS,
+  type McpClientName,
+  mcpClientConfig,
+  mcpLaunch,
+} from '../../mcp/client-config.ts';
 import { createMcpServer, DEFAULT_TOKEN_BUDGET, type McpContext } from '../../mcp/server.ts';
 import { StdioTransport } from '../../mcp/stdio-transport.ts';
 import { offerSubscriptions } from '../../mcp/subscriptions.ts';
@@ -30,6 +38,11 @@ export function registerMcp(program: Command, getContext: () => CommandContext):
       '--public-url <url>',
       'origin of the mmds serve that serves this data (https://host): over-budget answers link its CSV or bulk files there',
     )
+    .option(
+      '--print-config',
+      'print the configuration a desktop client needs to start this server (absolute paths), then exit',
+    )
+    .option('--client <name>', `with --print-config: ${MCP_CLIENTS.join(', ')} (default claude)`)
     .addHelpText(
       'after',
       `
@@ -41,79 +54,139 @@ process reads the local store. Logs nothing on stdout but protocol messages. Res
 subscribed to (resources/subscribe): after each publish, one notifications/resources/updated per
 subscribed series or market that the publish released or revised, within the key's rights.
 
+--print-config prints the JSON a desktop client reads to start this server from anywhere: the Node
+binary running this mmds, the absolute path of bin/mmds.js, MMDS_DATA_DIR as an absolute path and
+MMDS_API_KEY (with --budget and --public-url passed on). The key's plaintext is printed only when
+MMDS_API_KEY is set for --print-config (it is checked first); otherwise it is empty (public tools
+only) and for VS Code an input the editor asks for. MMDS_STORAGE (other than file) and
+MMDS_KEY_PEPPER are passed on when set. Where to put it is said on stderr (docs/mcp.md).
+
 Examples:
   mmds mcp
+  mmds mcp --print-config --client cursor
+  MMDS_API_KEY=mmds_... mmds mcp --print-config > claude-mmds.json
   MMDS_API_KEY=mmds_... mmds mcp --budget 8000 --public-url https://data.example.org
   npx @modelcontextprotocol/inspector --cli npx mmds mcp --method tools/list`,
     )
-    .action(async (flags: { budget?: string; publicUrl?: string }) => {
-      const context = getContext();
-      const budgetTokens = flags.budget === undefined ? DEFAULT_TOKEN_BUDGET : Number(flags.budget);
-      if (!Number.isInteger(budgetTokens) || budgetTokens < 500 || budgetTokens > 1_000_000)
-        throw new UsageError(
-          `--budget must be a whole number of tokens from 500 to 1000000, got "${flags.budget}"`,
-        );
-      const publicBaseUrl = flags.publicUrl === undefined ? null : publicOrigin(flags.publicUrl);
-      const { config } = context;
-      const layout = resolveLayout(config.dataDir);
-      const snapshotId = readCurrentId(layout);
-      if (snapshotId === null)
-        throw new ReportedFailure(
-          `no snapshot has been published in ${config.dataDir}; run mmds publish first`,
-        );
-      const storage = config.apiKey ? createStateStorage(config.storage, config.dataDir) : null;
-      const keys = storage ? createKeyStore(storage) : null;
-      const caller = async (): Promise<Caller | null> => {
-        if (!keys || !config.apiKey) return null;
-        const result = await keys.authenticate(config.apiKey, context.now(), config.keyPepper);
-        if (!result.ok) throw unauthorized(`MMDS_API_KEY: ${describeKeyRefusal(result.log.reason)}`);
-        const { record } = result;
-        return { keyId: record.id, org: record.org, scopes: record.scopes, rateLimit: record.rate_limit };
-      };
-      // A session follows CURRENT, as mmds serve does: a publish during it is seen at once.
-      const snapshots = await createSnapshotManager({
-        layout,
-        open: (id) => openSnapshotDb(layout, id, { poolSize: 2 }),
-        log: (entry) => context.stderr.write(`${JSON.stringify(entry)}\n`),
-        pollMs: 1_000,
-        watch: true,
-      });
-      let stopUpdates = () => {};
-      try {
-        // A bad key is a one-line failure at start, not a surprise at the first tool call.
-        await caller().catch((error: Error) => {
-          throw new ReportedFailure(error.message);
-        });
-        const mcpContext: McpContext = {
-          snapshot: () => snapshots.current(),
-          caller,
-          now: context.now,
-          requestId: createRequestId,
-          log: (entry) => context.stderr.write(`${JSON.stringify(entry)}\n`),
-          budgetTokens,
-          publicBaseUrl,
+    .action(
+      async (flags: { budget?: string; publicUrl?: string; printConfig?: boolean; client?: string }) => {
+        const context = getContext();
+        if (flags.client !== undefined && !flags.printConfig)
+          throw new UsageError('--client goes with --print-config (mmds mcp --print-config --client vscode)');
+        if (flags.printConfig) clientName(flags.client);
+        const budgetTokens = flags.budget === undefined ? DEFAULT_TOKEN_BUDGET : Number(flags.budget);
+        if (!Number.isInteger(budgetTokens) || budgetTokens < 500 || budgetTokens > 1_000_000)
+          throw new UsageError(
+            `--budget must be a whole number of tokens from 500 to 1000000, got "${flags.budget}"`,
+          );
+        const publicBaseUrl = flags.publicUrl === undefined ? null : publicOrigin(flags.publicUrl);
+        const { config } = context;
+        const layout = resolveLayout(config.dataDir);
+        const snapshotId = readCurrentId(layout);
+        const noSnapshot = `no snapshot has been published in ${config.dataDir}; run mmds publish first`;
+        if (snapshotId === null && !flags.printConfig) throw new ReportedFailure(noSnapshot);
+        const storage = config.apiKey ? createStateStorage(config.storage, config.dataDir) : null;
+        const keys = storage ? createKeyStore(storage) : null;
+        const caller = async (): Promise<Caller | null> => {
+          if (!keys || !config.apiKey) return null;
+          const result = await keys.authenticate(config.apiKey, context.now(), config.keyPepper);
+          if (!result.ok) throw unauthorized(`MMDS_API_KEY: ${describeKeyRefusal(result.log.reason)}`);
+          const { record } = result;
+          return { keyId: record.id, org: record.org, scopes: record.scopes, rateLimit: record.rate_limit };
         };
-        const server = createMcpServer(mcpContext);
-        // Subscriptions follow the release event log of the snapshot in service, as SSE does.
-        const events = openEventLog(layout, { head: () => snapshots.current()?.id ?? null });
-        const subscriptions = offerSubscriptions(server, mcpContext, events);
-        stopUpdates = snapshots.onSwitch(() => void subscriptions.update());
-        // Not the SDK's transport: it ends the session without a word on a line over 10 MiB and
-        // sends nothing back for a line that is not JSON (stdio-transport.ts).
-        const transport = new StdioTransport(process.stdin, context.stdout, { log: mcpContext.log });
-        const closed = new Promise<void>((resolve) => {
-          transport.onclose = resolve;
-          process.stdin.once('end', resolve);
+        if (flags.printConfig) {
+          try {
+            // A printed key that the server would refuse is a one-line failure now, not at start.
+            await caller().catch((error: Error) => {
+              throw new ReportedFailure(error.message);
+            });
+          } finally {
+            await storage?.dispose();
+          }
+          const passOn = [
+            ...(flags.budget === undefined ? [] : ['--budget', String(budgetTokens)]),
+            ...(publicBaseUrl === null ? [] : ['--public-url', publicBaseUrl]),
+          ];
+          printClientConfig(context, clientName(flags.client), passOn);
+          if (snapshotId === null) context.reporter.warn(noSnapshot);
+          return;
+        }
+        // A session follows CURRENT, as mmds serve does: a publish during it is seen at once.
+        const snapshots = await createSnapshotManager({
+          layout,
+          open: (id) => openSnapshotDb(layout, id, { poolSize: 2 }),
+          log: (entry) => context.stderr.write(`${JSON.stringify(entry)}\n`),
+          pollMs: 1_000,
+          watch: true,
         });
-        await server.connect(transport);
-        await closed;
-        await server.close();
-      } finally {
-        stopUpdates();
-        await snapshots.close();
-        await storage?.dispose();
-      }
-    });
+        let stopUpdates = () => {};
+        try {
+          // A bad key is a one-line failure at start, not a surprise at the first tool call.
+          await caller().catch((error: Error) => {
+            throw new ReportedFailure(error.message);
+          });
+          const mcpContext: McpContext = {
+            snapshot: () => snapshots.current(),
+            caller,
+            now: context.now,
+            requestId: createRequestId,
+            log: (entry) => context.stderr.write(`${JSON.stringify(entry)}\n`),
+            budgetTokens,
+            publicBaseUrl,
+          };
+          const server = createMcpServer(mcpContext);
+          // Subscriptions follow the release event log of the snapshot in service, as SSE does.
+          const events = openEventLog(layout, { head: () => snapshots.current()?.id ?? null });
+          const subscriptions = offerSubscriptions(server, mcpContext, events);
+          stopUpdates = snapshots.onSwitch(() => void subscriptions.update());
+          // Not the SDK's transport: it ends the session without a word on a line over 10 MiB and
+          // sends nothing back for a line that is not JSON (stdio-transport.ts).
+          const transport = new StdioTransport(process.stdin, context.stdout, { log: mcpContext.log });
+          const closed = new Promise<void>((resolve) => {
+            transport.onclose = resolve;
+            process.stdin.once('end', resolve);
+          });
+          await server.connect(transport);
+          await closed;
+          await server.close();
+        } finally {
+          stopUpdates();
+          await snapshots.close();
+          await storage?.dispose();
+        }
+      },
+    );
+}
+
+/** Prints the configuration of `client` on stdout, and where it goes and what it holds on stderr. */
+function printClientConfig(context: CommandContext, client: McpClientName, passOn: string[]): void {
+  const { config, reporter } = context;
+  const launch = mcpLaunch(
+    {
+      node: process.execPath,
+      dataDir: resolve(config.dataDir),
+      apiKey: config.apiKey,
+      storage: config.storage,
+      keyPepper: config.keyPepper,
+      flags: passOn,
+    },
+    client,
+  );
+  // The one document on stdout, with or without --json; the notes on stderr (not with --json).
+  context.stdout.write(`${JSON.stringify(mcpClientConfig(client, launch), null, 2)}\n`);
+  reporter.note(MCP_CLIENT_CONFIG_FILES[client]);
+  if (config.apiKey) reporter.note('the config holds the plaintext of MMDS_API_KEY: keep the file private');
+  else reporter.note('MMDS_API_KEY is not set: public tools only until a key is put in its place');
+  if (config.keyPepper) reporter.note('the config holds MMDS_KEY_PEPPER, which checks keys: keep it private');
+}
+
+/** The client of --client (default claude). */
+function clientName(name: string | undefined): McpClientName {
+  if (name === undefined) return 'claude';
+  const known = MCP_CLIENTS.find((client) => client === name.toLowerCase());
+  if (!known)
+    throw new UsageError(`--client must be one of ${MCP_CLIENTS.join(', ')}, got "${name.slice(0, 50)}"`);
+  return known;
 }
 
 /** The origin of --public-url: an http(s) URL without path, query or credentials. */
