@@ -9,9 +9,15 @@
  * not the default 60), prints example requests
  * and serves; `mmds serve` then prints the site's addresses (home page, API
  * reference, status page, OpenAPI document) with the host and port it really listens on.
+ * The terminal shows only what is written for a person: the server's JSON log lines (one per
+ * request and event) go to <data dir>/logs/serve.ndjson, whose path is printed. Ctrl+C stops the
+ * server gracefully and the background build with it, and says so.
  */
 
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { reportConfigFailure, runCli } from '../src/cli/run-cli.ts';
 import { type Config, loadConfig } from '../src/config/load-config.ts';
@@ -32,8 +38,19 @@ const context = {
   interactive: Boolean(process.stderr.isTTY),
 };
 
-async function step(argv: string[]): Promise<void> {
-  const code = await runCli(argv, context);
+// Ctrl+C (SIGINT to the terminal's process group: this script and the build) or SIGTERM. Once
+// `mmds serve` runs, it stops itself gracefully on the same signal; before, the demo stops here.
+let stopping = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.on(signal, () => {
+    stopping = true;
+    if (process.listenerCount(signal) > 1) return;
+    process.stderr.write(`demo: stopped (${signal}) before the server started\n`);
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  });
+
+async function step(argv: string[], stdout: Writable = process.stdout): Promise<void> {
+  const code = await runCli(argv, { ...context, stdout });
   if (code !== 0) {
     process.stderr.write(`demo: "mmds ${argv.join(' ')}" failed (exit ${code})\n`);
     process.exit(code);
@@ -52,6 +69,8 @@ const demo = await renewDemoKey(config, new Date()).catch((error: unknown) => {
   process.exit(1);
 });
 const key = demo.plaintext;
+const serverLog = join(config.dataDir, 'logs', 'serve.ndjson');
+mkdirSync(join(config.dataDir, 'logs'), { recursive: true });
 const base = `http://${config.host}:${config.port}`;
 const replaced =
   demo.revoked.length > 0
@@ -68,10 +87,13 @@ ${DEMO_REQUESTS.map((request) => `  # ${request.says}\n  ${toCurl(request, base,
 Watch release events as they are published (Server-Sent Events, docs/api/events.md; run \`npm run mmds -- update\` or \`npm run mmds -- publish\` in a second terminal to make some appear; add the key's header for licensed sources):
   curl -N -H "Accept: text/event-stream" "${base}/api/v1/events"
 
-The site (home page, API reference, status page, OpenAPI document) is listed below once the server listens.
+The server's log (one JSON line per request and event) goes to a file, not here; follow it with:
+  tail -f ${serverLog}
+
+The site (home page, API reference, status page, OpenAPI document) is listed below once the server listens. Ctrl+C stops it.
 
 `);
-await step(['serve']);
+await step(['serve'], createWriteStream(serverLog, { flags: 'a' }));
 
 /**
  * The full `mmds build` as a child process, so that its rendering never holds up the server's
@@ -91,12 +113,14 @@ function startFullBuild(): ChildProcess {
     errors = (errors + chunk.toString()).slice(-2000);
   });
   child.stdout?.resume();
-  child.once('exit', (code) => {
+  child.once('exit', (code, signal) => {
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     process.stderr.write(
       code === 0
         ? `demo: full build done in ${seconds} s: every public file is static now\n`
-        : `demo: the full build failed (exit ${code}); the server keeps answering from the snapshot: ${errors.trim().split('\n').at(-1) ?? ''}\n`,
+        : signal !== null || stopping
+          ? `demo: the full build was stopped after ${seconds} s${signal ? ` (${signal})` : ''}, with the demo; the next npm start builds it again\n`
+          : `demo: the full build failed (exit ${code}); the server keeps answering from the snapshot: ${errors.trim().split('\n').at(-1) ?? ''}\n`,
     );
   });
   process.once('exit', () => child.kill());

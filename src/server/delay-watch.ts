@@ -54,6 +54,7 @@ export function watchDelayedReleases(
           id: event.id,
           source: event.source,
           release: event.data.release,
+          release_name: event.data.release_name,
         });
       return events;
     } catch (error) {

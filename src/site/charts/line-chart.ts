@@ -178,7 +178,12 @@ function drawChart(options: LineChartOptions, geometry: Geometry): string {
         `<text x="8" y="${geometry.fontSize + 2 + i * (geometry.fontSize + 3)}" font-weight="600" fill="#222">${escapeHtml(line)}</text>`,
     ),
   );
-  plotted.forEach((s, i) => {
+  // Dashed series (first prints) are painted first, under the solid ones: where a first print
+  // equals the value in force, the solid line stays whole on top instead of being cut into dashes.
+  const paintOrder = plotted
+    .map((s, i) => [s, i] as const)
+    .sort(([a], [b]) => Number(!a.dashed) - Number(!b.dashed));
+  paintOrder.forEach(([s, i]) => {
     const { colour, dash, tone } = styleSeries(s, i);
     const xy = s.points.map((p) => [round(sx(parsePeriodStart(p.x))), round(sy(p.y))] as const);
     const d = pathData(xy);

@@ -78,6 +78,12 @@ interface LayoutReport {
   scrolling: number;
   /** Links and code spans glued to the word before them (a space the markup lost). */
   glued: string[];
+  /** Table captions that run past the edge of the box their table scrolls in (cut off). */
+  clippedCaptions: string[];
+  /** Periods and dates (`2026-09`, `2026-12-04`) of tables, captions and release lines drawn on two lines. */
+  brokenPeriods: string[];
+  /** Table rows taller than two lines of text. */
+  tallRows: string[];
 }
 
 /**
@@ -111,6 +117,28 @@ const LAYOUT_PROBE = `(() => {
     if (cell.left < frame.left - 1) firstColumnGone.push(describe(first));
     box.scrollLeft = 0;
   }
+  const clippedCaptions = [], brokenPeriods = [], tallRows = [];
+  for (const caption of document.querySelectorAll('main .table-scroll caption')) {
+    const box = caption.closest('.table-scroll').getBoundingClientRect(), rect = caption.getBoundingClientRect();
+    if (rect.right > box.right + 1 || rect.left < box.left - 1) clippedCaptions.push(describe(caption));
+  }
+  for (const el of document.querySelectorAll('main td, main th, main caption, main figcaption, main .next-release')) {
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode())
+      for (const match of (node.textContent || '').matchAll(/\bd{4}-d{2}(-d{2})?\b/g)) {
+        const range = document.createRange();
+        range.setStart(node, match.index);
+        range.setEnd(node, match.index + match[0].length);
+        const tops = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+        if (tops.size > 1) brokenPeriods.push(match[0] + ' in ' + describe(el));
+      }
+  }
+  for (const row of document.querySelectorAll('main table:not(.freshness) tbody tr')) {
+    const cell = row.querySelector('td, th');
+    const style = getComputedStyle(cell);
+    const lines = (row.getBoundingClientRect().height - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom) - 1) / parseFloat(style.lineHeight);
+    if (lines > 2.05) tallRows.push(describe(row) + ': ' + lines.toFixed(1) + ' lines');
+  }
   for (const el of document.querySelectorAll('main td, main th, main .downloads')) {
     const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
@@ -127,7 +155,7 @@ const LAYOUT_PROBE = `(() => {
   }
   return {
     pageOverflow: document.documentElement.scrollWidth - window.innerWidth,
-    unscrolled, firstColumnGone, brokenTokens, scrolling, glued,
+    unscrolled, firstColumnGone, brokenTokens, scrolling, glued, clippedCaptions, brokenPeriods, tallRows,
   };
 })()`;
 /** The project's catalog plus the test-only licensed vendor's, as the fixture ingests them. */
@@ -310,9 +338,11 @@ describe('the documentation site, built from the sample data (plus a licensed te
       const plotted = Math.min(periods, MACRO_CHART_MAX_POINTS);
       expect({ slug: series.slug, lines: chart.series }).toEqual({
         slug: series.slug,
+        // The dashed first print is painted first, the value in force over it (a later sibling
+        // in the drawing is painted on top): where they are equal the solid line stays whole.
         lines: [
-          { name: 'Value in force', points: plotted, vertices: plotted },
           { name: 'First print', points: plotted, vertices: plotted },
+          { name: 'Value in force', points: plotted, vertices: plotted },
         ],
       });
       expect(chart.description).toMatch(/first .* last .* lowest .* highest/);
@@ -335,6 +365,42 @@ describe('the documentation site, built from the sample data (plus a licensed te
     }
     await page.close();
     expect([...expected.macroRevised.values()].some((n) => n > 0)).toBe(true);
+  });
+
+  it('draws the value in force over the dashed first print of payrolls at 390 px, where they are equal', async () => {
+    const page = await browser.context.newPage();
+    try {
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.goto(`${server.url}/macro/nonfarm-payrolls/`, { waitUntil: 'load' });
+      // Along each segment where both lines run together (periods never revised), the topmost
+      // element at every sampled point belongs to the value in force: the dashed line is under it.
+      const hits = (await page.evaluate(`(() => {
+        const svg = [...document.querySelectorAll('figure svg')].find((s) => s.getBoundingClientRect().width > 0
+          && s.querySelector('g.series[data-series="First print"]'));
+        svg.scrollIntoView({ block: 'center' });
+        const vertices = (name) => [...svg.querySelectorAll('g.series[data-series="' + name + '"] circle.point')]
+          .map((c) => [Number(c.getAttribute('cx')), Number(c.getAttribute('cy'))]);
+        const inForce = vertices('Value in force'), first = vertices('First print');
+        const ctm = svg.getScreenCTM(), point = svg.createSVGPoint();
+        const top = { 'Value in force': 0, 'First print': 0, other: 0 };
+        for (let i = 0; i + 1 < inForce.length; i++) {
+          const same = (j) => inForce[j][0] === first[j][0] && inForce[j][1] === first[j][1];
+          if (!same(i) || !same(i + 1)) continue;
+          for (let t = 0.2; t < 0.81; t += 0.05) {
+            point.x = inForce[i][0] + t * (inForce[i + 1][0] - inForce[i][0]);
+            point.y = inForce[i][1] + t * (inForce[i + 1][1] - inForce[i][1]);
+            const at = point.matrixTransform(ctm);
+            const series = document.elementFromPoint(at.x, at.y)?.closest('g.series')?.getAttribute('data-series');
+            top[series in top ? series : 'other'] += 1;
+          }
+        }
+        return top;
+      })()`)) as Record<string, number>;
+      expect(hits['Value in force']).toBeGreaterThan(20);
+      expect(hits).toEqual({ 'Value in force': hits['Value in force'], 'First print': 0, other: 0 });
+    } finally {
+      await page.close();
+    }
   });
 
   it('charts every ECB reference date of each currency on the FX page, as a line without markers', () => {
@@ -427,6 +493,8 @@ describe('the documentation site, built from the sample data (plus a licensed te
       `/macro/${series}/`,
       '/markets/',
       `/markets/${market}/`,
+      // Three years of TFF history: the COT analytics table and its long caption.
+      '/markets/vix-futures/',
       '/status/',
       '/sources/',
       '/sectors/',
@@ -456,6 +524,13 @@ describe('the documentation site, built from the sample data (plus a licensed te
             if (width === 1280)
               for (const token of report.brokenTokens) problems.push(`${where}: broken ${token}`);
             if (width === 390) scrolled += report.scrolling;
+            // On a phone too: captions are read whole, periods are never broken inside
+            // ("2026-" above "09"), and a file of /bulk/ is a row of at most two lines.
+            for (const caption of report.clippedCaptions)
+              problems.push(`${where}: caption cut off at the edge of its box: ${caption}`);
+            for (const period of report.brokenPeriods) problems.push(`${where}: broken period ${period}`);
+            if (path === '/bulk/')
+              for (const row of report.tallRows) problems.push(`${where}: row taller than two lines: ${row}`);
           }
         }
       }
@@ -561,6 +636,20 @@ describe('the documentation site, built from the sample data (plus a licensed te
       const found = [...html.matchAll(glued)].map((m) => html.slice(m.index - 30, m.index + 30));
       expect({ file, found }).toEqual({ file, found: [] });
     }
+  });
+
+  it('shows no repository path of a docs file as bare text: each names the page the site publishes, linked', () => {
+    // The text of every built page outside links (and outside code blocks, whose commands name
+    // files as a shell would); a reader of the site cannot open the repository's docs/x.md.
+    const bare: string[] = [];
+    for (const file of listFiles(distDir).filter((f) => f.endsWith('.html'))) {
+      const text = readFileSync(join(distDir, file), 'utf8')
+        .replace(/<(script|style|pre|a)\b[^>]*>[\s\S]*?<\/\1>/gi, ' ')
+        .replace(/<[^>]*>/g, ' ');
+      for (const match of text.matchAll(/\bdocs\/[\w/.-]+\.md\b/g))
+        bare.push(`${file}: ${text.slice(Math.max(0, match.index - 40), match.index + match[0].length)}`);
+    }
+    expect(bare).toEqual([]);
   });
 
   it('serves every file of docs/ as a page reached through the links, its mentions of other docs linked', () => {
