@@ -368,12 +368,14 @@ function createParameters(route: RouteDefinition, scope: string | null, csv: boo
   if (route.id === 'events') parameters.push(LAST_EVENT_ID);
   if (route.pathParam === 'snapshot') parameters.push(SNAPSHOT_PATH_PARAM);
   else if (route.path.includes(':slug')) {
+    // The path value is a slug, or what the route's `slug` override says (the days of /fx/ecb/{dates}).
+    const spec = paramSpec(route, 'slug');
     parameters.push({
-      name: 'slug',
+      name: route.pathParam ?? 'slug',
       in: 'path',
       required: true,
-      description: PARAMS.slug.description,
-      schema: PARAMS.slug.openapi,
+      description: `${spec.description} Expected: ${spec.expected}.`,
+      schema: spec.openapi,
     });
   }
   for (const name of route.query) {

@@ -1,6 +1,6 @@
 import { invalidParameter } from './errors.ts';
+import { FX_ROUTES } from './fx-routes.ts';
 import {
-  FX_CURRENCY_PARAM,
   PARAMS,
   type ParamName,
   type ParamSpec,
@@ -53,7 +53,7 @@ export interface RouteDefinition {
    * The path parameter's name in OpenAPI and the docs when it is not `slug`: `snapshot` on
    * /api/v1/bulk/{snapshot} (a snapshot id, not a slug; the README's name). See documentedPath.
    */
-  pathParam?: 'snapshot';
+  pathParam?: 'snapshot' | 'dates';
   summary: string;
   description: string;
   access: Access;
@@ -87,6 +87,7 @@ export type RouteId =
   | 'series-history'
   | 'sectors'
   | 'fx-ecb'
+  | 'fx-ecb-series'
   | 'countries'
   | 'currencies'
   | 'venues'
@@ -328,26 +329,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     maxAge: LATEST_MAX_AGE,
     prerender: 'filters',
   },
-  {
-    id: 'fx-ecb',
-    number: 11,
-    path: '/api/v1/fx/ecb',
-    summary: 'Euro reference exchange rates and cross rates, latest or of a day',
-    description:
-      'ECB euro reference rates (units of each currency per euro) of the latest reference date, or of ' +
-      'the last reference date at or before `date` (meta.requested_date, meta.date). `currency` takes ' +
-      'one code or a comma list, any case. `base` other than EUR gives cross rates computed from the ' +
-      'same date: units of quote per 1 base = EUR->quote / EUR->base, rounded to 6 significant digits ' +
-      '(no more precise than the ECB inputs), EUR included as a quote (1 / EUR->base); meta.method and ' +
-      'meta.base_rate state it. Currencies the ECB no longer quotes on that date are left out. A date ' +
-      'before the first reference date is 404. Single-currency and single-base requests are ' +
-      'pre-rendered; lists and dates are rendered by the server, with the same envelope and caching.',
-    access: { kind: 'public' },
-    query: ['currency', 'base', 'date'],
-    maxAge: LATEST_MAX_AGE,
-    prerender: 'filters',
-    params: { currency: FX_CURRENCY_PARAM },
-  },
+  ...FX_ROUTES,
   {
     id: 'countries',
     number: 12,

@@ -8,7 +8,7 @@ import type { PayloadFunction } from './context.ts';
 import { getCotMarketPublic, getCotSummary } from './cot.ts';
 import { getCotHistory } from './cot-history.ts';
 import { getEvents } from './events.ts';
-import { getEcbRates } from './fx.ts';
+import { getEcbRates, getEcbRatesByPath } from './fx.ts';
 import { getMacroLatest } from './macro.ts';
 import { getMacroHistory } from './macro-history.ts';
 import { getObservations } from './observations.ts';
@@ -35,6 +35,7 @@ export const PAYLOADS: Readonly<Record<RouteId, PayloadFunction>> = {
   'series-history': getSeriesHistory,
   sectors: getSectors,
   'fx-ecb': getEcbRates,
+  'fx-ecb-series': getEcbRatesByPath,
   countries: getCountries,
   currencies: getCurrencies,
   venues: getVenues,

@@ -61,6 +61,7 @@ export const ROUTE_BODIES: Readonly<Record<RouteId, readonly JsonSchema[]>> = {
   'series-history': [createEnvelope(SERIES_HISTORY_DATA, SERIES_HISTORY_META)],
   sectors: [createEnvelope(SECTORS_DATA, SECTORS_META)],
   'fx-ecb': [createEnvelope(FX_ECB_DATA, FX_ECB_META)],
+  'fx-ecb-series': [createEnvelope(FX_ECB_DATA, FX_ECB_META)],
   countries: [createEnvelope(COUNTRIES_DATA, FILTERED_LIST_META)],
   currencies: [createEnvelope(CURRENCIES_DATA, CURRENCIES_META)],
   venues: [createEnvelope(VENUES_DATA, FILTERED_LIST_META)],
