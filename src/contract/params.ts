@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { EVENT_TYPES } from '../events/event.ts';
+import { COT_PARAMS } from './cot-params.ts';
 import { DAY, FX_MAX_CURRENCIES, FX_PARAMS } from './fx-params.ts';
 import { INSTANT_FORMS, INSTANT_PATTERN, isRealDay, normaliseInstant } from './instant.ts';
 import { isRealPeriod, PERIOD_FILTER_FORMS } from './period-range.ts';
@@ -264,6 +265,7 @@ export const PARAMS = {
     keyedOnly: true,
   },
   ...FX_PARAMS,
+  ...COT_PARAMS,
 } satisfies Record<string, ParamSpec>;
 
 /**

@@ -1,3 +1,5 @@
+import { COT_MARKET_PARAM } from './cot-params.ts';
+import { COT_REPORTS_ROUTE } from './cot-routes.ts';
 import { invalidParameter } from './errors.ts';
 import { FX_ROUTES } from './fx-routes.ts';
 import {
@@ -78,6 +80,7 @@ export type RouteId =
   | 'status'
   | 'cot-summary'
   | 'cot-market'
+  | 'cot-reports'
   | 'macro-latest'
   | 'macro-series'
   | 'research'
@@ -171,12 +174,15 @@ export const ROUTES: readonly RouteDefinition[] = [
     path: '/api/v1/markets/cot/:slug',
     summary: 'Positioning history of one market',
     description:
+      'The market by its slug or by its CFTC contract market code (/api/v1/markets/cot/088691: the same body as the slug, meta.market.slug naming it). ' +
       'Without a key: the 12 most recent weekly reports. With a key holding cot:history: the full history, with as_of, from, to, limit, cursor and format=csv.',
     access: { kind: 'public-or-scope', scope: 'cot:history' },
     query: ['report_type', ...HISTORY],
     maxAge: LATEST_MAX_AGE,
     prerender: 'per-slug',
+    params: { slug: COT_MARKET_PARAM },
   },
+  COT_REPORTS_ROUTE,
   {
     id: 'macro-latest',
     number: 4,

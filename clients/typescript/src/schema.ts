@@ -78,7 +78,7 @@ export interface paths {
     };
     /**
      * Positioning history of one market
-     * @description Without a key: the 12 most recent weekly reports. With a key holding cot:history: the full history, with as_of, from, to, limit, cursor and format=csv.
+     * @description The market by its slug or by its CFTC contract market code (/api/v1/markets/cot/088691: the same body as the slug, meta.market.slug naming it). Without a key: the 12 most recent weekly reports. With a key holding cot:history: the full history, with as_of, from, to, limit, cursor and format=csv.
      *
      *     Public without a key; a key with scope `cot:history` unlocks the parameters marked x-keyed-only. The response varies with Authorization. Public responses may be cached for 300 s. Endpoint 3 of the interface specification.
      */
@@ -100,11 +100,33 @@ export interface paths {
     };
     /**
      * Positioning history of one market (CSV)
-     * @description Without a key: the 12 most recent weekly reports. With a key holding cot:history: the full history, with as_of, from, to, limit, cursor and format=csv.
+     * @description The market by its slug or by its CFTC contract market code (/api/v1/markets/cot/088691: the same body as the slug, meta.market.slug naming it). Without a key: the 12 most recent weekly reports. With a key holding cot:history: the full history, with as_of, from, to, limit, cursor and format=csv.
      *
      *     The CSV form of getCotMarket: the same request as `/api/v1/markets/cot/{slug}?format=csv` (the interface specification's form, which answers the same response), with the same parameters but `format` (400 here: the path asks for CSV). Needs a key with scope `cot:history`. Responses are never cached (`private, no-store`). Endpoint 3 of the interface specification.
      */
     get: operations['getCotMarketCsv'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/markets/cot/reports': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Every market's Commitments of Traders report of one date and report type
+     * @description One row per market reported on report_date (default: the newest report date of the report type) in report_type (default legacy): the market (slug, code: the CFTC contract market code, exchange, mic, sector) and its report, the same report as /api/v1/markets/cot/{slug} gives (the revision in force, with its analytics), by slug. A date with no report is an empty list. Public for the dates in the public window (each market's 12 most recent reports); an older date needs a key holding cot:history (401 without a key, 403 with another key), as every COT report does. Rendered by the server.
+     *
+     *     Public without a key; a key with scope `cot:history` unlocks the parameters marked x-keyed-only. The response varies with Authorization. Public responses may be cached for 300 s. Endpoint 25: an addition of this service to the interface specification's 14.
+     */
+    get: operations['getCotReports'];
     put?: never;
     post?: never;
     delete?: never;
@@ -2307,7 +2329,7 @@ export interface operations {
         'X-Snapshot-Id'?: string;
       };
       path: {
-        /** @description Identifier of a market or series (lowercase letters, digits and hyphens). Expected: a slug of lowercase letters, digits and hyphens, at most 64 characters. */
+        /** @description The market: its slug (gold, as /api/v1/markets/cot lists it) or its CFTC contract market code (088691, Socrata's cftc_contract_market_code, any case), which answers the same body as the slug. Expected: a market slug such as gold or a CFTC contract market code such as 088691. */
         slug: string;
       };
       cookie?: never;
@@ -2383,7 +2405,7 @@ export interface operations {
         'X-Snapshot-Id'?: string;
       };
       path: {
-        /** @description Identifier of a market or series (lowercase letters, digits and hyphens). Expected: a slug of lowercase letters, digits and hyphens, at most 64 characters. */
+        /** @description The market: its slug (gold, as /api/v1/markets/cot lists it) or its CFTC contract market code (088691, Socrata's cftc_contract_market_code, any case), which answers the same body as the slug. Expected: a market slug such as gold or a CFTC contract market code such as 088691. */
         slug: string;
       };
       cookie?: never;
@@ -2414,6 +2436,116 @@ export interface operations {
       401: components['responses']['401'];
       403: components['responses']['403'];
       404: components['responses']['404'];
+      429: components['responses']['429'];
+      500: components['responses']['500'];
+      503: components['responses']['503'];
+    };
+  };
+  getCotReports: {
+    parameters: {
+      query?: {
+        /** @description Report date (the Tuesday of the positions, Socrata's report_date_as_yyyy_mm_dd), YYYY-MM-DD: every market's report of that date. Default: the newest report date of the report type. A date with no report is an empty list. Dates older than the public window (the 12 most recent reports of each market) need a key holding cot:history. Expected: a real calendar day YYYY-MM-DD, the Tuesday of a weekly report. */
+        report_date?: string;
+        /** @description COT report: legacy (default), disaggregated or tff (futures only), the same with `_combined` (futures and options combined), or cit (Commodity Index Trader supplement). Expected: legacy, disaggregated, tff, legacy_combined, disaggregated_combined, tff_combined, cit. */
+        report_type?:
+          | 'legacy'
+          | 'disaggregated'
+          | 'tff'
+          | 'legacy_combined'
+          | 'disaggregated_combined'
+          | 'tff_combined'
+          | 'cit';
+      };
+      header?: {
+        /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
+        'If-None-Match'?: string;
+        /** @description The X-Snapshot-Id of a response this client had before: the answer comes from that snapshot or a newer one, from whichever instance. An instance that is behind waits for it up to MMDS_SNAPSHOT_WAIT_MS (5 s by default), then answers 503 `unavailable` with Retry-After: 1. An id that is not a snapshot of this service, or malformed: 400. */
+        'X-Snapshot-Id'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The payload. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Snapshot-Id': components['headers']['X-Snapshot-Id'];
+          ETag: components['headers']['ETag'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description One row per market reported on the date in the report type, by slug; empty when none was. */
+            data: {
+              /** @description The market slug (/api/v1/markets/cot/{slug}). */
+              slug: string;
+              /** @description CFTC contract market code (Socrata's cftc_contract_market_code). */
+              code: string;
+              /** @description Exchange name as the CFTC writes it, unless the catalog names it. */
+              exchange: string | null;
+              /** @description ISO 10383 MIC of the exchange, where known. */
+              mic: string | null;
+              /** @description Sector id; null if none applies. */
+              sector: string | null;
+              /** @description The market's report of the date, as /api/v1/markets/cot/{slug} gives it. */
+              report: components['schemas']['CotReport'];
+            }[];
+            meta: {
+              /**
+               * @description Always `v1`.
+               * @constant
+               */
+              api_version: 'v1';
+              /** @description Id of the published snapshot the payload was computed from. */
+              snapshot: string;
+              /**
+               * Format: date-time
+               * @description When the payload was rendered (for pre-rendered files: the build time). Not part of the ETag.
+               */
+              generated_at: string;
+              /** @description Number of items in `data`. */
+              count: number;
+              /**
+               * Format: date
+               * @description The report date of every row: report_date, or the newest of the report type.
+               */
+              report_date: string | null;
+              /**
+               * Format: date
+               * @description The report_date asked for; null: the newest.
+               */
+              requested_date: string | null;
+              /**
+               * @description The report type of every row.
+               * @enum {string}
+               */
+              report_type:
+                | 'legacy'
+                | 'disaggregated'
+                | 'tff'
+                | 'legacy_combined'
+                | 'disaggregated_combined'
+                | 'tff_combined'
+                | 'cit';
+              /** @description Attribution to show next to the data. */
+              attribution: string | null;
+              /** @description Licence of the data. */
+              licence: string | null;
+            };
+          };
+        };
+      };
+      304: components['responses']['304'];
+      400: components['responses']['400'];
+      401: components['responses']['401'];
       429: components['responses']['429'];
       500: components['responses']['500'];
       503: components['responses']['503'];

@@ -7,6 +7,7 @@ import { getChanges } from './changes.ts';
 import type { PayloadFunction } from './context.ts';
 import { getCotMarketPublic, getCotSummary } from './cot.ts';
 import { getCotHistory } from './cot-history.ts';
+import { getCotReportsOfDate } from './cot-reports.ts';
 import { getEvents } from './events.ts';
 import { getEcbRates, getEcbRatesByPath } from './fx.ts';
 import { getMacroLatest } from './macro.ts';
@@ -26,6 +27,7 @@ export const PAYLOADS: Readonly<Record<RouteId, PayloadFunction>> = {
   'cot-summary': getCotSummary,
   'cot-market': (context, params) =>
     context.keyed ? getCotHistory(context, params) : getCotMarketPublic(context, params),
+  'cot-reports': getCotReportsOfDate,
   'macro-latest': getMacroLatest,
   'macro-series': getMacroHistory,
   research: getResearch,
