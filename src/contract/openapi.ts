@@ -293,7 +293,10 @@ function createOperation(route: RouteDefinition, csv: boolean): Record<string, u
   };
   // 403 where a key can lack the scope: a scope operation, or one with keyed-only parameters.
   const keyedParams = route.query.some((name) => paramSpec(route, name).keyedOnly === true);
-  if (scope && (access === 'scope' || keyedParams)) responses['403'] = { $ref: '#/components/responses/403' };
+  // COT reports older than the public window need cot:history wherever a route would show them (endpoint 25 by date).
+  const cotWindow = route.access.kind === 'public-or-scope' && route.access.scope === 'cot:history';
+  if (scope && (access === 'scope' || keyedParams || cotWindow))
+    responses['403'] = { $ref: '#/components/responses/403' };
   // An unknown key of the aligned observations is a 400 naming it (docs/api/aligned.md), never a 404.
   if (hasSlug || (route.query.includes('series') && !['observations-aligned', 'events'].includes(route.id)))
     responses['404'] = { $ref: '#/components/responses/404' };

@@ -2546,6 +2546,7 @@ export interface operations {
       304: components['responses']['304'];
       400: components['responses']['400'];
       401: components['responses']['401'];
+      403: components['responses']['403'];
       429: components['responses']['429'];
       500: components['responses']['500'];
       503: components['responses']['503'];
