@@ -279,6 +279,8 @@ function renderRules(
   for (const route of ROUTES.filter((r) => r.path.includes(':slug'))) {
     const prefix = escapeRegex(route.path.slice(0, route.path.indexOf(':slug')));
     if (route.prerender === 'per-slug') {
+      // A market by its CFTC code (/api/v1/markets/cot/088691) has no file: mmds serve answers it.
+      if (route.id === 'cot-market') rules.push(rule(`^${prefix}[0-9A-Za-z+]{6}(\\?|$)`, ''));
       // No file for this slug and no parameter: an unknown market (or a malformed slug).
       rules.push(rule(`^${prefix}[^/?]+$`, `/${notFound.file}`));
       rules.push(rule(`^${prefix}[a-z0-9-]{1,64}\\?`, ''));

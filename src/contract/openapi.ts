@@ -293,7 +293,10 @@ function createOperation(route: RouteDefinition, csv: boolean): Record<string, u
   };
   // 403 where a key can lack the scope: a scope operation, or one with keyed-only parameters.
   const keyedParams = route.query.some((name) => paramSpec(route, name).keyedOnly === true);
-  if (scope && (access === 'scope' || keyedParams)) responses['403'] = { $ref: '#/components/responses/403' };
+  // COT reports older than the public window need cot:history wherever a route would show them (endpoint 25 by date).
+  const cotWindow = route.access.kind === 'public-or-scope' && route.access.scope === 'cot:history';
+  if (scope && (access === 'scope' || keyedParams || cotWindow))
+    responses['403'] = { $ref: '#/components/responses/403' };
   // An unknown key of the aligned observations is a 400 naming it (docs/api/aligned.md), never a 404.
   if (hasSlug || (route.query.includes('series') && !['observations-aligned', 'events'].includes(route.id)))
     responses['404'] = { $ref: '#/components/responses/404' };
@@ -368,12 +371,14 @@ function createParameters(route: RouteDefinition, scope: string | null, csv: boo
   if (route.id === 'events') parameters.push(LAST_EVENT_ID);
   if (route.pathParam === 'snapshot') parameters.push(SNAPSHOT_PATH_PARAM);
   else if (route.path.includes(':slug')) {
+    // The path value is a slug, or what the route's `slug` override says (the days of /fx/ecb/{dates}).
+    const spec = paramSpec(route, 'slug');
     parameters.push({
-      name: 'slug',
+      name: route.pathParam ?? 'slug',
       in: 'path',
       required: true,
-      description: PARAMS.slug.description,
-      schema: PARAMS.slug.openapi,
+      description: `${spec.description} Expected: ${spec.expected}.`,
+      schema: spec.openapi,
     });
   }
   for (const name of route.query) {

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { EVENT_TYPES } from '../events/event.ts';
+import { COT_PARAMS } from './cot-params.ts';
+import { DAY, FX_MAX_CURRENCIES, FX_PARAMS } from './fx-params.ts';
 import { INSTANT_FORMS, INSTANT_PATTERN, isRealDay, normaliseInstant } from './instant.ts';
 import { isRealPeriod, PERIOD_FILTER_FORMS } from './period-range.ts';
 import { SERVED_COT_REPORT_TYPES } from './schemas/cot.ts';
@@ -32,10 +34,9 @@ const PERIOD_EXPECTED = `a real period ${PERIOD_FILTER_FORMS}, such as 2025, 202
 const EVENT_TYPE = `(${EVENT_TYPES.map((type) => type.replace('.', '\\.')).join('|')})`;
 const EVENT_TYPE_LIST = new RegExp(`^${EVENT_TYPE}(,${EVENT_TYPE}){0,${EVENT_TYPES.length - 1}}$`);
 
-/** A calendar day (checked to exist by isRealDay: no 30 February). */
-const DAY = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
 /** Currency codes of /fx/ecb: any case, answered in upper case. */
-export const FX_MAX_CURRENCIES = 40;
+export { FX_MAX_CURRENCIES };
+
 const FX_CODE = /^[A-Za-z]{3}$/;
 const FX_CODE_LIST = new RegExp(`^[A-Za-z]{3}(,[A-Za-z]{3}){0,${FX_MAX_CURRENCIES - 1}}$`);
 
@@ -263,6 +264,8 @@ export const PARAMS = {
     openapi: { type: 'string', enum: ['ffill', 'none'], default: 'ffill' },
     keyedOnly: true,
   },
+  ...FX_PARAMS,
+  ...COT_PARAMS,
 } satisfies Record<string, ParamSpec>;
 
 /**

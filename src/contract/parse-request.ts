@@ -1,5 +1,5 @@
 import { invalidParameter, notFound } from './errors.ts';
-import { PARAMS, type ParamName } from './params.ts';
+import type { ParamName } from './params.ts';
 import { isEmptyRange, resolvePeriodRange } from './period-range.ts';
 import { paramSpec, type RouteDefinition } from './routes.ts';
 
@@ -25,7 +25,8 @@ export function parseRequest(
   slug: string | null,
   search: URLSearchParams,
 ): RequestParams {
-  if (slug !== null && !PARAMS.slug.schema.safeParse(slug).success)
+  // A route may take another path value than a slug (its `slug` override: the days of /fx/ecb/{dates}).
+  if (slug !== null && !paramSpec(route, 'slug').schema.safeParse(slug).success)
     throw notFound(`${route.path.replace(':slug', slug)}`);
   const names = [...search.keys()];
   if (names.length > MAX_PARAMS) throw invalidParameter('query', `at most ${MAX_PARAMS} parameters`);

@@ -1,6 +1,8 @@
+import { COT_MARKET_PARAM } from './cot-params.ts';
+import { COT_REPORTS_ROUTE } from './cot-routes.ts';
 import { invalidParameter } from './errors.ts';
+import { FX_ROUTES } from './fx-routes.ts';
 import {
-  FX_CURRENCY_PARAM,
   PARAMS,
   type ParamName,
   type ParamSpec,
@@ -53,7 +55,7 @@ export interface RouteDefinition {
    * The path parameter's name in OpenAPI and the docs when it is not `slug`: `snapshot` on
    * /api/v1/bulk/{snapshot} (a snapshot id, not a slug; the README's name). See documentedPath.
    */
-  pathParam?: 'snapshot';
+  pathParam?: 'snapshot' | 'dates';
   summary: string;
   description: string;
   access: Access;
@@ -78,6 +80,7 @@ export type RouteId =
   | 'status'
   | 'cot-summary'
   | 'cot-market'
+  | 'cot-reports'
   | 'macro-latest'
   | 'macro-series'
   | 'research'
@@ -87,6 +90,7 @@ export type RouteId =
   | 'series-history'
   | 'sectors'
   | 'fx-ecb'
+  | 'fx-ecb-series'
   | 'countries'
   | 'currencies'
   | 'venues'
@@ -170,12 +174,15 @@ export const ROUTES: readonly RouteDefinition[] = [
     path: '/api/v1/markets/cot/:slug',
     summary: 'Positioning history of one market',
     description:
+      'The market by its slug or by its CFTC contract market code (/api/v1/markets/cot/088691: the same body as the slug, meta.market.slug naming it). ' +
       'Without a key: the 12 most recent weekly reports. With a key holding cot:history: the full history, with as_of, from, to, limit, cursor and format=csv.',
     access: { kind: 'public-or-scope', scope: 'cot:history' },
     query: ['report_type', ...HISTORY],
     maxAge: LATEST_MAX_AGE,
     prerender: 'per-slug',
+    params: { slug: COT_MARKET_PARAM },
   },
+  COT_REPORTS_ROUTE,
   {
     id: 'macro-latest',
     number: 4,
@@ -328,26 +335,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     maxAge: LATEST_MAX_AGE,
     prerender: 'filters',
   },
-  {
-    id: 'fx-ecb',
-    number: 11,
-    path: '/api/v1/fx/ecb',
-    summary: 'Euro reference exchange rates and cross rates, latest or of a day',
-    description:
-      'ECB euro reference rates (units of each currency per euro) of the latest reference date, or of ' +
-      'the last reference date at or before `date` (meta.requested_date, meta.date). `currency` takes ' +
-      'one code or a comma list, any case. `base` other than EUR gives cross rates computed from the ' +
-      'same date: units of quote per 1 base = EUR->quote / EUR->base, rounded to 6 significant digits ' +
-      '(no more precise than the ECB inputs), EUR included as a quote (1 / EUR->base); meta.method and ' +
-      'meta.base_rate state it. Currencies the ECB no longer quotes on that date are left out. A date ' +
-      'before the first reference date is 404. Single-currency and single-base requests are ' +
-      'pre-rendered; lists and dates are rendered by the server, with the same envelope and caching.',
-    access: { kind: 'public' },
-    query: ['currency', 'base', 'date'],
-    maxAge: LATEST_MAX_AGE,
-    prerender: 'filters',
-    params: { currency: FX_CURRENCY_PARAM },
-  },
+  ...FX_ROUTES,
   {
     id: 'countries',
     number: 12,

@@ -180,7 +180,13 @@ export async function renderRoute(
     const replica = route.id === 'status' && context.replica ? await context.replica(db.id, now) : null;
     return {
       params,
-      envelope: await renderPayload(db, route, params, { now, keyed, cotHistory, replica }),
+      envelope: await renderPayload(db, route, params, {
+        now,
+        keyed,
+        cotHistory,
+        authenticated: caller !== null,
+        replica,
+      }),
     };
   } finally {
     release();

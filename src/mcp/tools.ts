@@ -26,6 +26,7 @@ const TOOL_ROUTES: readonly (readonly [name: string, route: RouteId])[] = [
   ['get_macro_revisions', 'macro-revisions'],
   ['get_cot_summary', 'cot-summary'],
   ['get_cot_market', 'cot-market'],
+  ['get_cot_reports', 'cot-reports'],
   ['get_fx_rates', 'fx-ecb'],
   ['get_releases', 'releases'],
   ['get_changes', 'changes'],

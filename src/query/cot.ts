@@ -194,7 +194,7 @@ const MARKET_COLUMNS = `slug, code, name, exchange, mic, sector, exchange_code, 
   subgroup_code, report_types, names, first_report, last_report, active, replaced_by, replaces`;
 
 // Markets are public only while the CFTC source is redistributable.
-const CFTC_IS_OPEN = `EXISTS (SELECT 1 FROM sources s WHERE s.id = 'cftc' AND s.rights IN ('public_domain', 'open_licence'))`;
+export const CFTC_IS_OPEN = `EXISTS (SELECT 1 FROM sources s WHERE s.id = 'cftc' AND s.rights IN ('public_domain', 'open_licence'))`;
 
 /** Reads every COT market (of a redistributable CFTC source), by slug. */
 export async function readMarkets(db: SnapshotDb): Promise<MarketRow[]> {
@@ -206,6 +206,15 @@ export async function readMarket(db: SnapshotDb, slug: string): Promise<MarketRo
   const rows = await db.query<MarketRow>(
     `SELECT ${MARKET_COLUMNS} FROM cot_markets WHERE slug = $slug AND ${CFTC_IS_OPEN}`,
     { slug },
+  );
+  return rows[0] ?? null;
+}
+
+/** Reads one COT market by its CFTC contract market code (`088691`, upper case), or null. */
+export async function readMarketByCode(db: SnapshotDb, code: string): Promise<MarketRow | null> {
+  const rows = await db.query<MarketRow>(
+    `SELECT ${MARKET_COLUMNS} FROM cot_markets WHERE code = $code AND ${CFTC_IS_OPEN}`,
+    { code },
   );
   return rows[0] ?? null;
 }

@@ -87,3 +87,47 @@ export async function readCurrencyName(db: SnapshotDb, code: string): Promise<st
   });
   return row?.name ?? null;
 }
+
+/**
+ * Reads the rates of every ECB reference date from `from` to `to` (YYYY-MM-DD, both included),
+ * the revision in force of each, by date then currency; `codes` keeps those currencies only
+ * (comma-separated upper-case codes; empty: all).
+ */
+export async function readEcbRatesBetween(
+  db: SnapshotDb,
+  from: string,
+  to: string,
+  codes: string,
+): Promise<EcbRateRow[]> {
+  return db.query<EcbRateRow>(
+    `WITH ecb AS (
+       SELECT * FROM observations
+        WHERE series_key IN (${ECB_SERIES}) AND period BETWEEN $from AND $to
+          AND ($codes = '' OR list_contains(string_split($codes, ','), split_part(series_key, '.', 2)))
+      QUALIFY row_number() OVER (PARTITION BY series_key, period ORDER BY revision_number DESC) = 1)
+     SELECT ${RATE_COLUMNS}
+       FROM ecb e LEFT JOIN currencies c ON c.code = split_part(e.series_key, '.', 2)
+      ORDER BY date, currency`,
+    { from, to, codes },
+  );
+}
+
+/**
+ * How many rates and reference dates readEcbRatesBetween would read for the same arguments
+ * (rates counted per currency and date), without reading them.
+ */
+export async function countEcbRatesBetween(
+  db: SnapshotDb,
+  from: string,
+  to: string,
+  codes: string,
+): Promise<{ rates: number; dates: number }> {
+  const [row] = await db.query<{ rates: number; dates: number }>(
+    `SELECT count(DISTINCT (series_key, period))::INTEGER AS rates, count(DISTINCT period)::INTEGER AS dates
+       FROM observations
+      WHERE series_key IN (${ECB_SERIES}) AND period BETWEEN $from AND $to
+        AND ($codes = '' OR list_contains(string_split($codes, ','), split_part(series_key, '.', 2)))`,
+    { from, to, codes },
+  );
+  return { rates: row?.rates ?? 0, dates: row?.dates ?? 0 };
+}

@@ -28,6 +28,8 @@ export async function representRoute(
   deps: HandlerDeps,
   /** The caller holds cot:history (ApiContext.cotHistory): part of the view, so of the cache key. */
   cotHistory = false,
+  /** The request carried a valid key (ApiContext.authenticated): only which refusal, never the body. */
+  authenticated = false,
 ): Promise<RouteRepresentation> {
   const site = deps.staticSite();
   if (!keyed && route.id !== 'status' && site?.snapshot === db.id) {
@@ -40,7 +42,7 @@ export async function representRoute(
   if (cached) return { representation: cached, cacheKey };
   const now = deps.now();
   const replica = route.id === 'status' && deps.replica ? await deps.replica(db.id, now) : null;
-  const envelope = await renderPayload(db, route, params, { now, keyed, cotHistory, replica });
+  const envelope = await renderPayload(db, route, params, { now, keyed, cotHistory, authenticated, replica });
   if (route.mediaType === 'text/calendar') {
     const body = Buffer.from(renderReleasesIcs(envelope));
     const representation: Representation = {

@@ -271,9 +271,13 @@ describe('the OpenAPI document', () => {
       // Anonymous access is the empty requirement; a scope operation has none.
       expect(operation.security.some((s: Json) => Object.keys(s).length === 0)).toBe(access !== 'scope');
       const statuses = Object.keys(operation.responses);
-      // 403 where a scope can be missing: not on the change feed, which has no keyed-only parameter.
+      // 403 where a scope can be missing: not on the change feed, which has no keyed-only parameter;
+      // on endpoint 25 by the date asked for (COT reports older than the public window).
       const keyedParams = route.query.some((name) => paramSpec(route, name).keyedOnly === true);
-      expect(statuses.includes('403')).toBe(scope !== undefined && (access === 'scope' || keyedParams));
+      const cotWindow = route.id === 'cot-reports';
+      expect(statuses.includes('403')).toBe(
+        scope !== undefined && (access === 'scope' || keyedParams || cotWindow),
+      );
       for (const status of ['200', '304', '400', '401', '429', '500', '503'])
         expect(statuses).toContain(status);
       // One success media type per operation: what lets a generator type the 200.
@@ -379,7 +383,14 @@ describe('real responses of the server against the document', () => {
   const samplePath = (route: RouteDefinition, csv = false) =>
     route.path.replace(
       ':slug',
-      route.id === 'cot-market' ? market : route.id === 'bulk-snapshot' ? fixture.snapshotId : macro.slug,
+      route.id === 'cot-market'
+        ? market
+        : route.id === 'bulk-snapshot'
+          ? fixture.snapshotId
+          : // Frankfurter's range path of the ECB rates (the sample's rates start on 2025-01-02).
+            route.id === 'fx-ecb-series'
+            ? '2025-01-02..2025-01-10'
+            : macro.slug,
     ) +
     (csv ? CSV_PATH_SUFFIX : '') +
     (route.query.includes('series') ? `?series=${macro.key}` : '') +
@@ -600,7 +611,12 @@ describe('real responses of the server against the document', () => {
       await check(path, { method: 'POST', status: 405 });
       // The change feed and the event log have no keyed-only parameter: no request can lack a scope.
       if (route.access.kind !== 'public' && route.id !== 'changes' && route.id !== 'events') {
-        const keyedParam = keyedOperation(route, csv) ? '' : `${join}limit=5`;
+        // Endpoint 25's key is needed by the date asked for: a TFF date of 2013, long past the public window.
+        const keyedParam = keyedOperation(route, csv)
+          ? ''
+          : route.id === 'cot-reports'
+            ? `${join}report_type=tff&report_date=2013-01-08`
+            : `${join}limit=5`;
         await check(`${path}${keyedParam}`, { status: 401 });
         await check(`${path}${keyedParam}`, { key: keys.other[route.access.scope], status: 403 });
       }

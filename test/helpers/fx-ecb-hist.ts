@@ -7,6 +7,8 @@
 export interface EcbHistDay {
   date: string;
   rates: Map<string, number>;
+  /** The cells as the ECB wrote them (`1.1684`), for exact decimal arithmetic. */
+  texts: Map<string, string>;
 }
 
 /** Parses eurofxref-hist.csv text: one entry per date, oldest first; `N/A` cells are not quoted. */
@@ -16,11 +18,15 @@ export function parseEcbHist(text: string): EcbHistDay[] {
   const days = lines.map((line) => {
     const cells = line.split(',');
     const rates = new Map<string, number>();
+    const texts = new Map<string, string>();
     for (let i = 1; i < codes.length; i++) {
       const cell = cells[i]?.trim();
-      if (codes[i] && cell && cell !== 'N/A') rates.set(codes[i]!, Number(cell));
+      if (codes[i] && cell && cell !== 'N/A') {
+        rates.set(codes[i]!, Number(cell));
+        texts.set(codes[i]!, cell);
+      }
     }
-    return { date: cells[0]!.trim(), rates };
+    return { date: cells[0]!.trim(), rates, texts };
   });
   return days.sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
 }
@@ -35,19 +41,56 @@ export function dayAtOrBefore(days: readonly EcbHistDay[], day: string): EcbHist
   return found;
 }
 
+/** A decimal text (`1.1684`, `100`) as an integer numerator over a power of ten. */
+function fraction(text: string): { n: bigint; d: bigint } {
+  const [whole, part = ''] = text.split('.');
+  return { n: BigInt(`${whole}${part}`), d: 10n ** BigInt(part.length) };
+}
+
 /**
- * Units of each currency per 1 `base` on that day: the published rates for EUR; else
- * rate(quote) / rate(base) to 6 significant digits, EUR being 1 / rate(base), the base left out.
- * Null when the base is not quoted that day.
+ * n / d (both positive) to 6 significant digits, half away from zero, by long division: the
+ * digits of the quotient from its first non-zero one, a seventh to round on, the rest compared.
  */
-export function oracleRates(day: EcbHistDay, base: string): Map<string, number> | null {
-  if (base === 'EUR') return new Map(day.rates);
-  const baseRate = day.rates.get(base);
-  if (baseRate === undefined) return null;
-  const rates = new Map<string, number>();
-  for (const [code, rate] of day.rates) {
-    if (code !== base) rates.set(code, Number((rate / baseRate).toPrecision(6)));
+export function sixDigits(n: bigint, d: bigint): number {
+  let exponent = 0; // the quotient is 0.<digits> x 10^exponent
+  let rest = n;
+  while (rest >= d) {
+    d *= 10n;
+    exponent += 1;
   }
-  rates.set('EUR', Number((1 / baseRate).toPrecision(6)));
+  while (rest * 10n < d) {
+    rest *= 10n;
+    exponent -= 1;
+  }
+  let digits = 0n;
+  for (let i = 0; i < 6; i++) {
+    rest *= 10n;
+    digits = digits * 10n + rest / d;
+    rest %= d;
+  }
+  // The rest is the fraction of a unit of the sixth digit: a half or more rounds up.
+  if (2n * rest >= d) digits += 1n;
+  return Number(`${digits}e${exponent - 6}`);
+}
+
+/**
+ * Units of each currency per `amount` of `base` on that day: the published rates for EUR and
+ * amount 1; else amount x rate(quote) / rate(base) in exact decimals to 6 significant digits,
+ * half away from zero, EUR counting as 1, the base left out. Null when the base is not quoted.
+ */
+export function oracleRates(day: EcbHistDay, base: string, amount = '1'): Map<string, number> | null {
+  if (base === 'EUR' && amount === '1') return new Map(day.rates);
+  const baseText = base === 'EUR' ? '1' : day.texts.get(base);
+  if (baseText === undefined) return null;
+  const a = fraction(amount);
+  const b = fraction(baseText);
+  const rates = new Map<string, number>();
+  const quotes: Array<[string, string]> = [...day.texts, ['EUR', '1']];
+  for (const [code, text] of quotes) {
+    if (code === base) continue;
+    const q = fraction(text);
+    // a.n/a.d x q.n/q.d / (b.n/b.d)
+    rates.set(code, sixDigits(a.n * q.n * b.d, a.d * q.d * b.n));
+  }
   return rates;
 }

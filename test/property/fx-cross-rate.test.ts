@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CROSS_RATE_DIGITS, crossRate, roundSignificant } from '../../src/api/v1/fx-cross-rate.ts';
-import { parseEcbHist } from '../helpers/fx-ecb-hist.ts';
+import { parseEcbHist, sixDigits } from '../helpers/fx-ecb-hist.ts';
 import { SHARED_DATA } from '../helpers/paths.ts';
 
 /** Cross rates from the ECB euro rates (src/api/v1/fx-cross-rate.ts), on the real history too. */
@@ -77,5 +77,42 @@ describe('cross rates', () => {
           expect(crossRate(rate, 1)).toBe(rate);
       }
     }
+  });
+});
+
+describe('cross rates and amounts in exact decimals', () => {
+  /** A decimal amount as the API takes it: up to 12 digits before the point and 6 after. */
+  const amount = fc
+    .tuple(
+      fc.integer({ min: 0, max: 999_999 }),
+      fc.integer({ min: 0, max: 999_999 }),
+      fc.integer({ min: 0, max: 6 }),
+    )
+    .filter(([whole, part, places]) => whole > 0 || (places > 0 && part % 10 ** places > 0))
+    .map(([whole, part, places]) =>
+      places === 0 ? String(whole) : `${whole}.${String(part % 10 ** places).padStart(places, '0')}`,
+    );
+
+  it('equals the long division of the CSV text, for any amount, on the real rates', () => {
+    fc.assert(
+      fc.property(realPair, amount, ({ date, quote, base }, value) => {
+        const day = hist.find((entry) => entry.date === date)!;
+        const text = (code: string) => (code === 'EUR' ? '1' : day.texts.get(code)!);
+        const [q, b] = [text(quote[0]), text(base[0])];
+        const scale = (t: string) => 10n ** BigInt(t.split('.')[1]?.length ?? 0);
+        const int = (t: string) => BigInt(t.replace('.', ''));
+        const expected = sixDigits(int(value) * int(q) * scale(b), scale(value) * scale(q) * int(b));
+        expect(crossRate(quote[1], base[1], value)).toBe(expected);
+      }),
+      { numRuns: 3_000 },
+    );
+  });
+
+  it('rounds an exact half away from zero, where the double of the product is below it', () => {
+    // 12.5 x 1.0321 = 12.90125 exactly, a half of the sixth digit: up.
+    expect(crossRate(1.0321, 1, '12.5')).toBe(12.9013);
+    // 51.8305 / 20000 = 0.002591525 exactly; the double nearest it is just below, so the double rounds down.
+    expect(Number((51.8305 / 20000).toPrecision(6))).toBe(0.00259152);
+    expect(crossRate(51.8305, 20000)).toBe(0.00259153);
   });
 });

@@ -78,7 +78,7 @@ export interface paths {
     };
     /**
      * Positioning history of one market
-     * @description Without a key: the 12 most recent weekly reports. With a key holding cot:history: the full history, with as_of, from, to, limit, cursor and format=csv.
+     * @description The market by its slug or by its CFTC contract market code (/api/v1/markets/cot/088691: the same body as the slug, meta.market.slug naming it). Without a key: the 12 most recent weekly reports. With a key holding cot:history: the full history, with as_of, from, to, limit, cursor and format=csv.
      *
      *     Public without a key; a key with scope `cot:history` unlocks the parameters marked x-keyed-only. The response varies with Authorization. Public responses may be cached for 300 s. Endpoint 3 of the interface specification.
      */
@@ -100,11 +100,33 @@ export interface paths {
     };
     /**
      * Positioning history of one market (CSV)
-     * @description Without a key: the 12 most recent weekly reports. With a key holding cot:history: the full history, with as_of, from, to, limit, cursor and format=csv.
+     * @description The market by its slug or by its CFTC contract market code (/api/v1/markets/cot/088691: the same body as the slug, meta.market.slug naming it). Without a key: the 12 most recent weekly reports. With a key holding cot:history: the full history, with as_of, from, to, limit, cursor and format=csv.
      *
      *     The CSV form of getCotMarket: the same request as `/api/v1/markets/cot/{slug}?format=csv` (the interface specification's form, which answers the same response), with the same parameters but `format` (400 here: the path asks for CSV). Needs a key with scope `cot:history`. Responses are never cached (`private, no-store`). Endpoint 3 of the interface specification.
      */
     get: operations['getCotMarketCsv'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/markets/cot/reports': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Every market's Commitments of Traders report of one date and report type
+     * @description One row per market reported on report_date (default: the newest report date of the report type) in report_type (default legacy): the market (slug, code: the CFTC contract market code, exchange, mic, sector) and its report, the same report as /api/v1/markets/cot/{slug} gives (the revision in force, with its analytics), by slug. A date with no report is an empty list. Public for the dates in the public window (each market's 12 most recent reports); an older date needs a key holding cot:history (401 without a key, 403 with another key), as every COT report does. Rendered by the server.
+     *
+     *     Public without a key; a key with scope `cot:history` unlocks the parameters marked x-keyed-only. The response varies with Authorization. Public responses may be cached for 300 s. Endpoint 25: an addition of this service to the interface specification's 14.
+     */
+    get: operations['getCotReports'];
     put?: never;
     post?: never;
     delete?: never;
@@ -495,12 +517,34 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * Euro reference exchange rates and cross rates, latest or of a day
-     * @description ECB euro reference rates (units of each currency per euro) of the latest reference date, or of the last reference date at or before `date` (meta.requested_date, meta.date). `currency` takes one code or a comma list, any case. `base` other than EUR gives cross rates computed from the same date: units of quote per 1 base = EUR->quote / EUR->base, rounded to 6 significant digits (no more precise than the ECB inputs), EUR included as a quote (1 / EUR->base); meta.method and meta.base_rate state it. Currencies the ECB no longer quotes on that date are left out. A date before the first reference date is 404. Single-currency and single-base requests are pre-rendered; lists and dates are rendered by the server, with the same envelope and caching.
+     * Euro reference exchange rates and cross rates: latest, of a day, or a time series
+     * @description ECB euro reference rates (units of each currency per euro) of the latest reference date, of the last reference date at or before `date` (meta.requested_date, meta.date), or, with from/to, a time series of every reference date of the range (meta.range: a from on a weekend or TARGET holiday starts at the reference date before it, and says so). `currency` (or Frankfurter's `symbols`) takes one code or a comma list, any case. `base` other than EUR gives cross rates of the same date: units of quote per `amount` base = amount x EUR->quote / EUR->base, EUR included as a quote; every computed rate (a cross rate, or an amount other than 1) is exact decimal arithmetic rounded half away from zero to 6 significant digits (no more precise than the ECB inputs; meta.method, meta.rounding). Base EUR and amount 1 are the rates as published. Currencies the ECB does not quote on a date are left out. A date before the first reference date is 404; a series of more than 20000 rates is a 400 asking for fewer currencies or a shorter range. Single-currency and single-base requests are pre-rendered; lists, dates, ranges and amounts are rendered by the server, with the same envelope and caching. The same time series by path: /api/v1/fx/ecb/{dates}.
      *
      *     Public: no key needed. Public responses may be cached for 300 s. Endpoint 11 of the interface specification.
      */
     get: operations['getFxEcb'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/fx/ecb/{dates}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Euro reference rates by Frankfurter's path: a day, a range, an open range or latest
+     * @description The answer of /api/v1/fx/ecb for the dates in the path: `2025-01-06` is date=2025-01-06, `2025-01-02..2025-01-31` is from=2025-01-02&to=2025-01-31, `2025-01-02..` is from=2025-01-02 (to the latest reference date), `latest` the latest rates; the same body. ECB euro reference rates (units of each currency per euro) of the latest reference date, of the last reference date at or before `date` (meta.requested_date, meta.date), or, with from/to, a time series of every reference date of the range (meta.range: a from on a weekend or TARGET holiday starts at the reference date before it, and says so). `currency` (or Frankfurter's `symbols`) takes one code or a comma list, any case. `base` other than EUR gives cross rates of the same date: units of quote per `amount` base = amount x EUR->quote / EUR->base, EUR included as a quote; every computed rate (a cross rate, or an amount other than 1) is exact decimal arithmetic rounded half away from zero to 6 significant digits (no more precise than the ECB inputs; meta.method, meta.rounding). Base EUR and amount 1 are the rates as published. Currencies the ECB does not quote on a date are left out. A date before the first reference date is 404; a series of more than 20000 rates is a 400 asking for fewer currencies or a shorter range. Rendered by the server (static hosts proxy it).
+     *
+     *     Public: no key needed. Public responses may be cached for 300 s. Endpoint 11 of the interface specification.
+     */
+    get: operations['getFxEcbSeries'];
     put?: never;
     post?: never;
     delete?: never;
@@ -2285,7 +2329,7 @@ export interface operations {
         'X-Snapshot-Id'?: string;
       };
       path: {
-        /** @description Identifier of a market or series (lowercase letters, digits and hyphens). */
+        /** @description The market: its slug (gold, as /api/v1/markets/cot lists it) or its CFTC contract market code (088691, Socrata's cftc_contract_market_code, any case), which answers the same body as the slug. Expected: a market slug such as gold or a CFTC contract market code such as 088691. */
         slug: string;
       };
       cookie?: never;
@@ -2361,7 +2405,7 @@ export interface operations {
         'X-Snapshot-Id'?: string;
       };
       path: {
-        /** @description Identifier of a market or series (lowercase letters, digits and hyphens). */
+        /** @description The market: its slug (gold, as /api/v1/markets/cot lists it) or its CFTC contract market code (088691, Socrata's cftc_contract_market_code, any case), which answers the same body as the slug. Expected: a market slug such as gold or a CFTC contract market code such as 088691. */
         slug: string;
       };
       cookie?: never;
@@ -2392,6 +2436,117 @@ export interface operations {
       401: components['responses']['401'];
       403: components['responses']['403'];
       404: components['responses']['404'];
+      429: components['responses']['429'];
+      500: components['responses']['500'];
+      503: components['responses']['503'];
+    };
+  };
+  getCotReports: {
+    parameters: {
+      query?: {
+        /** @description Report date (the Tuesday of the positions, Socrata's report_date_as_yyyy_mm_dd), YYYY-MM-DD: every market's report of that date. Default: the newest report date of the report type. A date with no report is an empty list. Dates older than the public window (the 12 most recent reports of each market) need a key holding cot:history. Expected: a real calendar day YYYY-MM-DD, the Tuesday of a weekly report. */
+        report_date?: string;
+        /** @description COT report: legacy (default), disaggregated or tff (futures only), the same with `_combined` (futures and options combined), or cit (Commodity Index Trader supplement). Expected: legacy, disaggregated, tff, legacy_combined, disaggregated_combined, tff_combined, cit. */
+        report_type?:
+          | 'legacy'
+          | 'disaggregated'
+          | 'tff'
+          | 'legacy_combined'
+          | 'disaggregated_combined'
+          | 'tff_combined'
+          | 'cit';
+      };
+      header?: {
+        /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
+        'If-None-Match'?: string;
+        /** @description The X-Snapshot-Id of a response this client had before: the answer comes from that snapshot or a newer one, from whichever instance. An instance that is behind waits for it up to MMDS_SNAPSHOT_WAIT_MS (5 s by default), then answers 503 `unavailable` with Retry-After: 1. An id that is not a snapshot of this service, or malformed: 400. */
+        'X-Snapshot-Id'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The payload. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Snapshot-Id': components['headers']['X-Snapshot-Id'];
+          ETag: components['headers']['ETag'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description One row per market reported on the date in the report type, by slug; empty when none was. */
+            data: {
+              /** @description The market slug (/api/v1/markets/cot/{slug}). */
+              slug: string;
+              /** @description CFTC contract market code (Socrata's cftc_contract_market_code). */
+              code: string;
+              /** @description Exchange name as the CFTC writes it, unless the catalog names it. */
+              exchange: string | null;
+              /** @description ISO 10383 MIC of the exchange, where known. */
+              mic: string | null;
+              /** @description Sector id; null if none applies. */
+              sector: string | null;
+              /** @description The market's report of the date, as /api/v1/markets/cot/{slug} gives it. */
+              report: components['schemas']['CotReport'];
+            }[];
+            meta: {
+              /**
+               * @description Always `v1`.
+               * @constant
+               */
+              api_version: 'v1';
+              /** @description Id of the published snapshot the payload was computed from. */
+              snapshot: string;
+              /**
+               * Format: date-time
+               * @description When the payload was rendered (for pre-rendered files: the build time). Not part of the ETag.
+               */
+              generated_at: string;
+              /** @description Number of items in `data`. */
+              count: number;
+              /**
+               * Format: date
+               * @description The report date of every row: report_date, or the newest of the report type.
+               */
+              report_date: string | null;
+              /**
+               * Format: date
+               * @description The report_date asked for; null: the newest.
+               */
+              requested_date: string | null;
+              /**
+               * @description The report type of every row.
+               * @enum {string}
+               */
+              report_type:
+                | 'legacy'
+                | 'disaggregated'
+                | 'tff'
+                | 'legacy_combined'
+                | 'disaggregated_combined'
+                | 'tff_combined'
+                | 'cit';
+              /** @description Attribution to show next to the data. */
+              attribution: string | null;
+              /** @description Licence of the data. */
+              licence: string | null;
+            };
+          };
+        };
+      };
+      304: components['responses']['304'];
+      400: components['responses']['400'];
+      401: components['responses']['401'];
+      403: components['responses']['403'];
       429: components['responses']['429'];
       500: components['responses']['500'];
       503: components['responses']['503'];
@@ -2561,7 +2716,7 @@ export interface operations {
         'X-Snapshot-Id'?: string;
       };
       path: {
-        /** @description Identifier of a market or series (lowercase letters, digits and hyphens). */
+        /** @description Identifier of a market or series (lowercase letters, digits and hyphens). Expected: a slug of lowercase letters, digits and hyphens, at most 64 characters. */
         slug: string;
       };
       cookie?: never;
@@ -2630,7 +2785,7 @@ export interface operations {
         'X-Snapshot-Id'?: string;
       };
       path: {
-        /** @description Identifier of a market or series (lowercase letters, digits and hyphens). */
+        /** @description Identifier of a market or series (lowercase letters, digits and hyphens). Expected: a slug of lowercase letters, digits and hyphens, at most 64 characters. */
         slug: string;
       };
       cookie?: never;
@@ -2695,7 +2850,7 @@ export interface operations {
         'X-Snapshot-Id'?: string;
       };
       path: {
-        /** @description Identifier of a market or series (lowercase letters, digits and hyphens). */
+        /** @description Identifier of a market or series (lowercase letters, digits and hyphens). Expected: a slug of lowercase letters, digits and hyphens, at most 64 characters. */
         slug: string;
       };
       cookie?: never;
@@ -2762,7 +2917,7 @@ export interface operations {
         'X-Snapshot-Id'?: string;
       };
       path: {
-        /** @description Identifier of a market or series (lowercase letters, digits and hyphens). */
+        /** @description Identifier of a market or series (lowercase letters, digits and hyphens). Expected: a slug of lowercase letters, digits and hyphens, at most 64 characters. */
         slug: string;
       };
       cookie?: never;
@@ -3546,7 +3701,7 @@ export interface operations {
         'X-Snapshot-Id'?: string;
       };
       path: {
-        /** @description Identifier of a market or series (lowercase letters, digits and hyphens). */
+        /** @description Identifier of a market or series (lowercase letters, digits and hyphens). Expected: a slug of lowercase letters, digits and hyphens, at most 64 characters. */
         slug: string;
       };
       cookie?: never;
@@ -3650,7 +3805,7 @@ export interface operations {
         'X-Snapshot-Id'?: string;
       };
       path: {
-        /** @description Identifier of a market or series (lowercase letters, digits and hyphens). */
+        /** @description Identifier of a market or series (lowercase letters, digits and hyphens). Expected: a slug of lowercase letters, digits and hyphens, at most 64 characters. */
         slug: string;
       };
       cookie?: never;
@@ -3777,10 +3932,18 @@ export interface operations {
       query?: {
         /** @description ISO 4217 codes to return, one or a comma-separated list of at most 40 (`USD` or `usd,gbp`), without repeats; answered in upper case. A code the ECB does not quote on the reference date is left out and listed in meta.not_quoted; a code ISO 4217 does not know is a 400. Expected: 1 to 40 ISO 4217 codes separated by commas, upper or lower case, such as USD or usd,gbp (see /api/v1/reference/currencies). */
         currency?: string;
+        /** @description Frankfurter's name for `currency`: the ISO 4217 codes to return, one or a comma-separated list of at most 40, any case. Give one of currency and symbols. Expected: 1 to 40 ISO 4217 codes separated by commas, such as usd,gbp (not together with currency). */
+        symbols?: string;
         /** @description Base currency of /fx/ecb: EUR (default, the ECB reference rates as published) or any currency the ECB quotes on the reference date, upper or lower case. Other bases are cross rates (EUR->quote / EUR->base of the same date, 6 significant digits), with EUR as a quote. Expected: EUR or a currency code the ECB quotes on the reference date, such as USD or usd. */
         base?: string;
+        /** @description Units of base to convert (default 1): every rate is amount x EUR->quote / EUR->base, computed exactly and rounded half away from zero to 6 significant digits (meta.rounding). Expected: a positive decimal number such as 100 or 12.5 (at most 12 digits before the point and 6 after). */
+        amount?: string;
         /** @description Reference day of /fx/ecb (YYYY-MM-DD, not after today in UTC): the rates of the last ECB reference date at or before it (the ECB publishes on TARGET business days). Default: the latest. Expected: a real calendar day YYYY-MM-DD, not after today (UTC). */
         date?: string;
+        /** @description First day of a time series (YYYY-MM-DD): every ECB reference date from the last one at or before it (a weekend or TARGET holiday starts at the business day before, as meta.range says) to `to`. Not together with date. Expected: a real calendar day YYYY-MM-DD, not after today (UTC). */
+        from?: string;
+        /** @description Last day of the time series (YYYY-MM-DD; default: the latest reference date). Needs from. Expected: a real calendar day YYYY-MM-DD, not after today (UTC). */
+        to?: string;
       };
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
@@ -3809,13 +3972,13 @@ export interface operations {
         };
         content: {
           'application/json': {
-            /** @description Rates of one reference date, by currency; currencies the ECB no longer quotes then are left out, and so is the base itself. */
+            /** @description Rates of one reference date by currency, or of every reference date of a range by date then currency; currencies the ECB does not quote on a date are left out, and so is the base itself. */
             data: {
               /** @description ISO 4217 code of the quote currency. */
               currency: string;
               /** @description ISO 4217 name. */
               currency_name: string | null;
-              /** @description Units of the currency per 1 unit of base: the ECB rate as published for base EUR, else a cross rate rounded to 6 significant digits. */
+              /** @description Units of the currency per `amount` units of base: the ECB rate as published for base EUR and amount 1, else computed exactly and rounded half away from zero to 6 significant digits. */
               rate: number;
               /** @description The base currency: EUR unless `base` asked for another. */
               base: string;
@@ -3865,10 +4028,12 @@ export interface operations {
               filters: {
                 /** @description The requested codes in upper case, comma-separated, in request order. */
                 currency?: string;
+                /** @description The same, when they were asked for as `symbols`. */
+                symbols?: string;
               };
               /**
                * Format: date
-               * @description The ECB reference date of the rates; null when there are none.
+               * @description The ECB reference date of the rates; null when there are none, and for a time series (see range).
                */
               date: string | null;
               /**
@@ -3876,11 +4041,44 @@ export interface operations {
                * @description The `date` asked for (the rates are of the last reference date at or before it), or null: the latest.
                */
               requested_date: string | null;
+              /** @description The time series asked for with from/to or a path range; null for one day. */
+              range: {
+                /**
+                 * Format: date
+                 * @description The first day asked for (from, or the path).
+                 */
+                requested_from: string;
+                /**
+                 * Format: date
+                 * @description The last day asked for; null: up to the latest reference date.
+                 */
+                requested_to: string | null;
+                /**
+                 * Format: date
+                 * @description The first reference date of data.
+                 */
+                start_date: string | null;
+                /**
+                 * Format: date
+                 * @description The last reference date of data.
+                 */
+                end_date: string | null;
+                /** @description Reference dates in data. */
+                dates: number;
+                /** @description Reference dates of the range left out because the base had no rate then. */
+                dates_without_base: number;
+                /** @description Why the series starts before the day asked for (a weekend or TARGET holiday: the reference date before it) or after it (before the first reference date); null when it starts on it. */
+                note: string | null;
+              } | null;
               /** @description The base currency. */
               base: string;
-              /** @description How the rates were obtained: as published (EUR), or the cross-rate formula and rounding. */
+              /** @description Units of base every rate is for (amount, default 1). */
+              amount: number;
+              /** @description How the rates were obtained: as published (EUR, amount 1), or the formula (amount x EUR->quote / EUR->base). */
               method: string;
-              /** @description The euro reference rate of the base every cross rate divides by; null for base EUR. */
+              /** @description The rounding rule of the rates: none (as published), or exact decimal, half away from zero, 6 significant digits. */
+              rounding: string;
+              /** @description The euro reference rate of the base every cross rate divides by; null for base EUR and for a time series (each date its own). */
               base_rate: {
                 currency: string;
                 /** @description Units of the base per 1 EUR, as published. */
@@ -3905,6 +4103,185 @@ export interface operations {
       304: components['responses']['304'];
       400: components['responses']['400'];
       401: components['responses']['401'];
+      429: components['responses']['429'];
+      500: components['responses']['500'];
+      503: components['responses']['503'];
+    };
+  };
+  getFxEcbSeries: {
+    parameters: {
+      query?: {
+        /** @description ISO 4217 codes to return, one or a comma-separated list of at most 40 (`USD` or `usd,gbp`), without repeats; answered in upper case. A code the ECB does not quote on the reference date is left out and listed in meta.not_quoted; a code ISO 4217 does not know is a 400. Expected: 1 to 40 ISO 4217 codes separated by commas, upper or lower case, such as USD or usd,gbp (see /api/v1/reference/currencies). */
+        currency?: string;
+        /** @description Frankfurter's name for `currency`: the ISO 4217 codes to return, one or a comma-separated list of at most 40, any case. Give one of currency and symbols. Expected: 1 to 40 ISO 4217 codes separated by commas, such as usd,gbp (not together with currency). */
+        symbols?: string;
+        /** @description Base currency of /fx/ecb: EUR (default, the ECB reference rates as published) or any currency the ECB quotes on the reference date, upper or lower case. Other bases are cross rates (EUR->quote / EUR->base of the same date, 6 significant digits), with EUR as a quote. Expected: EUR or a currency code the ECB quotes on the reference date, such as USD or usd. */
+        base?: string;
+        /** @description Units of base to convert (default 1): every rate is amount x EUR->quote / EUR->base, computed exactly and rounded half away from zero to 6 significant digits (meta.rounding). Expected: a positive decimal number such as 100 or 12.5 (at most 12 digits before the point and 6 after). */
+        amount?: string;
+      };
+      header?: {
+        /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
+        'If-None-Match'?: string;
+        /** @description The X-Snapshot-Id of a response this client had before: the answer comes from that snapshot or a newer one, from whichever instance. An instance that is behind waits for it up to MMDS_SNAPSHOT_WAIT_MS (5 s by default), then answers 503 `unavailable` with Retry-After: 1. An id that is not a snapshot of this service, or malformed: 400. */
+        'X-Snapshot-Id'?: string;
+      };
+      path: {
+        /** @description Frankfurter's path forms: a day (`2025-01-06`: that day's rates, or the last reference date before it), a range `2025-01-02..2025-01-31` (a time series), an open range `2025-01-02..` (to the latest reference date), or `latest`. Expected: a day YYYY-MM-DD, a range YYYY-MM-DD..YYYY-MM-DD, an open range YYYY-MM-DD.., or latest. */
+        dates: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The payload. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Snapshot-Id': components['headers']['X-Snapshot-Id'];
+          ETag: components['headers']['ETag'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description Rates of one reference date by currency, or of every reference date of a range by date then currency; currencies the ECB does not quote on a date are left out, and so is the base itself. */
+            data: {
+              /** @description ISO 4217 code of the quote currency. */
+              currency: string;
+              /** @description ISO 4217 name. */
+              currency_name: string | null;
+              /** @description Units of the currency per `amount` units of base: the ECB rate as published for base EUR and amount 1, else computed exactly and rounded half away from zero to 6 significant digits. */
+              rate: number;
+              /** @description The base currency: EUR unless `base` asked for another. */
+              base: string;
+              /**
+               * Format: date
+               * @description The ECB reference date of the rate.
+               */
+              date: string;
+              /**
+               * Format: date-time
+               * @description When the ECB published it; for a cross rate the later publication of its two inputs.
+               */
+              observed_at: string;
+              /**
+               * @description How observed_at was established: `release_calendar` the release of the period by the publisher's calendar, `vintage` an ALFRED-style vintage date, `publisher_timestamp` a date the publisher printed, `collected` only when we collected it (corrections, periods no calendar covers), `estimated` from a publisher's announced plan (the latest plausible time), `later_release` collected after a later release that could have revised it, so known from the newest such release, not from its first, `release_rule` the publisher's standing rule where its exceptions are not known (COT reports before 2010), one business day late so that it errs late. Never before the release of the period nor in the future. See docs/data-model.md.
+               * @enum {string}
+               */
+              observed_at_method:
+                | 'release_calendar'
+                | 'vintage'
+                | 'publisher_timestamp'
+                | 'collected'
+                | 'estimated'
+                | 'later_release'
+                | 'release_rule';
+              /** @description Revision of the series_key rate used. */
+              revision_number: number;
+              /** @description Series key, `ecb.<currency>`: the quote's ECB series (for EUR as quote of a cross rate, the base's). */
+              series_key: string;
+            }[];
+            meta: {
+              /**
+               * @description Always `v1`.
+               * @constant
+               */
+              api_version: 'v1';
+              /** @description Id of the published snapshot the payload was computed from. */
+              snapshot: string;
+              /**
+               * Format: date-time
+               * @description When the payload was rendered (for pre-rendered files: the build time). Not part of the ETag.
+               */
+              generated_at: string;
+              /** @description Number of items in `data`. */
+              count: number;
+              /** @description The filters applied. */
+              filters: {
+                /** @description The requested codes in upper case, comma-separated, in request order. */
+                currency?: string;
+                /** @description The same, when they were asked for as `symbols`. */
+                symbols?: string;
+              };
+              /**
+               * Format: date
+               * @description The ECB reference date of the rates; null when there are none, and for a time series (see range).
+               */
+              date: string | null;
+              /**
+               * Format: date
+               * @description The `date` asked for (the rates are of the last reference date at or before it), or null: the latest.
+               */
+              requested_date: string | null;
+              /** @description The time series asked for with from/to or a path range; null for one day. */
+              range: {
+                /**
+                 * Format: date
+                 * @description The first day asked for (from, or the path).
+                 */
+                requested_from: string;
+                /**
+                 * Format: date
+                 * @description The last day asked for; null: up to the latest reference date.
+                 */
+                requested_to: string | null;
+                /**
+                 * Format: date
+                 * @description The first reference date of data.
+                 */
+                start_date: string | null;
+                /**
+                 * Format: date
+                 * @description The last reference date of data.
+                 */
+                end_date: string | null;
+                /** @description Reference dates in data. */
+                dates: number;
+                /** @description Reference dates of the range left out because the base had no rate then. */
+                dates_without_base: number;
+                /** @description Why the series starts before the day asked for (a weekend or TARGET holiday: the reference date before it) or after it (before the first reference date); null when it starts on it. */
+                note: string | null;
+              } | null;
+              /** @description The base currency. */
+              base: string;
+              /** @description Units of base every rate is for (amount, default 1). */
+              amount: number;
+              /** @description How the rates were obtained: as published (EUR, amount 1), or the formula (amount x EUR->quote / EUR->base). */
+              method: string;
+              /** @description The rounding rule of the rates: none (as published), or exact decimal, half away from zero, 6 significant digits. */
+              rounding: string;
+              /** @description The euro reference rate of the base every cross rate divides by; null for base EUR and for a time series (each date its own). */
+              base_rate: {
+                currency: string;
+                /** @description Units of the base per 1 EUR, as published. */
+                rate: number;
+                /** Format: date */
+                date: string;
+                /** Format: date-time */
+                observed_at: string;
+                revision_number: number;
+                series_key: string;
+              } | null;
+              /** @description Requested codes with no rate in data: not quoted by the ECB on that date, or the base itself. */
+              not_quoted: string[];
+              /** @description Attribution to show next to the data. */
+              attribution: string | null;
+              /** @description Licence of the data. */
+              licence: string | null;
+            };
+          };
+        };
+      };
+      304: components['responses']['304'];
+      400: components['responses']['400'];
+      401: components['responses']['401'];
+      404: components['responses']['404'];
       429: components['responses']['429'];
       500: components['responses']['500'];
       503: components['responses']['503'];

@@ -16,6 +16,11 @@ export interface ApiContext {
    */
   cotHistory?: boolean;
   /**
+   * The request carried a valid key (whatever its scopes): a payload that finds it needs a scope
+   * the route's access rule could not foresee answers 403 to a key and 401 without one. Absent: false.
+   */
+  authenticated?: boolean;
+  /**
    * Where an instance following a bucket (`mmds serve --from`) stands against the bucket's log;
    * null or absent elsewhere (a server on its own data directory, the static build).
    */

@@ -1,3 +1,4 @@
+import { CFTC_CODE } from '../../contract/cot-params.ts';
 import { invalidParameter, notFound } from '../../contract/errors.ts';
 import { readSourceTerms } from '../../query/catalog.ts';
 import {
@@ -6,6 +7,7 @@ import {
   PUBLIC_COT_REPORTS,
   readLatestReports,
   readMarket,
+  readMarketByCode,
   readMarkets,
   readRecentReports,
 } from '../../query/cot.ts';
@@ -113,12 +115,17 @@ export const getCotMarketPublic: PayloadFunction = async ({ db }, params) => {
   };
 };
 
-/** Finds a market by slug or answers 404. */
+/**
+ * Finds a market by slug, or by its CFTC contract market code (any case: the same body as the
+ * slug, as Socrata users ask for it), or answers 404.
+ */
 export async function resolveMarket(
   db: Parameters<PayloadFunction>[0]['db'],
   slug: string | null,
 ): Promise<MarketRow> {
-  const market = slug === null ? null : await readMarket(db, slug);
+  let market = slug === null ? null : await readMarket(db, slug);
+  if (!market && slug !== null && CFTC_CODE.test(slug))
+    market = await readMarketByCode(db, slug.toUpperCase());
   if (!market) throw notFound(`market ${slug}`);
   return market;
 }

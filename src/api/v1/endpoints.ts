@@ -7,8 +7,9 @@ import { getChanges } from './changes.ts';
 import type { PayloadFunction } from './context.ts';
 import { getCotMarketPublic, getCotSummary } from './cot.ts';
 import { getCotHistory } from './cot-history.ts';
+import { getCotReportsOfDate } from './cot-reports.ts';
 import { getEvents } from './events.ts';
-import { getEcbRates } from './fx.ts';
+import { getEcbRates, getEcbRatesByPath } from './fx.ts';
 import { getMacroLatest } from './macro.ts';
 import { getMacroHistory } from './macro-history.ts';
 import { getObservations } from './observations.ts';
@@ -26,6 +27,7 @@ export const PAYLOADS: Readonly<Record<RouteId, PayloadFunction>> = {
   'cot-summary': getCotSummary,
   'cot-market': (context, params) =>
     context.keyed ? getCotHistory(context, params) : getCotMarketPublic(context, params),
+  'cot-reports': getCotReportsOfDate,
   'macro-latest': getMacroLatest,
   'macro-series': getMacroHistory,
   research: getResearch,
@@ -35,6 +37,7 @@ export const PAYLOADS: Readonly<Record<RouteId, PayloadFunction>> = {
   'series-history': getSeriesHistory,
   sectors: getSectors,
   'fx-ecb': getEcbRates,
+  'fx-ecb-series': getEcbRatesByPath,
   countries: getCountries,
   currencies: getCurrencies,
   venues: getVenues,

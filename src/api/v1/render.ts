@@ -15,6 +15,8 @@ export interface RenderOptions {
   keyed: boolean;
   /** The caller holds cot:history (ApiContext.cotHistory). */
   cotHistory?: boolean;
+  /** ApiContext.authenticated. */
+  authenticated?: boolean;
   /** ApiContext.replica (status only). */
   replica?: ReplicaStatus | null;
 }
@@ -35,6 +37,7 @@ export async function renderPayload(
       now: options.now,
       keyed: options.keyed,
       cotHistory: options.cotHistory === true,
+      authenticated: options.authenticated === true,
       replica: options.replica ?? null,
     },
     params,

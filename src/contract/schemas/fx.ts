@@ -21,7 +21,7 @@ export const FX_ECB_DATA: JsonSchema = arrayOf(
     currency: text('ISO 4217 code of the quote currency.', { pattern: CODE }),
     currency_name: nullable(text('ISO 4217 name.')),
     rate: number(
-      'Units of the currency per 1 unit of base: the ECB rate as published for base EUR, else a cross rate rounded to 6 significant digits.',
+      'Units of the currency per `amount` units of base: the ECB rate as published for base EUR and amount 1, else computed exactly and rounded half away from zero to 6 significant digits.',
       { exclusiveMinimum: 0 },
     ),
     base: text('The base currency: EUR unless `base` asked for another.', { pattern: CODE }),
@@ -35,7 +35,7 @@ export const FX_ECB_DATA: JsonSchema = arrayOf(
       "Series key, `ecb.<currency>`: the quote's ECB series (for EUR as quote of a cross rate, the base's).",
     ),
   }),
-  'Rates of one reference date, by currency; currencies the ECB no longer quotes then are left out, and so is the base itself.',
+  'Rates of one reference date by currency, or of every reference date of a range by date then currency; currencies the ECB does not quote on a date are left out, and so is the base itself.',
 );
 
 /** Endpoint 11 meta. */
@@ -45,17 +45,51 @@ export const FX_ECB_META: Record<string, JsonSchema> = {
       currency: text('The requested codes in upper case, comma-separated, in request order.', {
         pattern: '^[A-Z]{3}(,[A-Z]{3})*$',
       }),
+      symbols: text('The same, when they were asked for as `symbols`.', {
+        pattern: '^[A-Z]{3}(,[A-Z]{3})*$',
+      }),
     },
     'The filters applied.',
   ),
-  date: nullable(date('The ECB reference date of the rates; null when there are none.')),
+  date: nullable(
+    date('The ECB reference date of the rates; null when there are none, and for a time series (see range).'),
+  ),
   requested_date: nullable(
     date(
       'The `date` asked for (the rates are of the last reference date at or before it), or null: the latest.',
     ),
   ),
+  range: nullable(
+    object(
+      {
+        requested_from: date('The first day asked for (from, or the path).'),
+        requested_to: nullable(date('The last day asked for; null: up to the latest reference date.')),
+        start_date: nullable(date('The first reference date of data.')),
+        end_date: nullable(date('The last reference date of data.')),
+        dates: integer('Reference dates in data.', { minimum: 0 }),
+        dates_without_base: integer(
+          'Reference dates of the range left out because the base had no rate then.',
+          {
+            minimum: 0,
+          },
+        ),
+        note: nullable(
+          text(
+            'Why the series starts before the day asked for (a weekend or TARGET holiday: the reference date before it) or after it (before the first reference date); null when it starts on it.',
+          ),
+        ),
+      },
+      'The time series asked for with from/to or a path range; null for one day.',
+    ),
+  ),
   base: text('The base currency.', { pattern: CODE }),
-  method: text('How the rates were obtained: as published (EUR), or the cross-rate formula and rounding.'),
+  amount: number('Units of base every rate is for (amount, default 1).', { exclusiveMinimum: 0 }),
+  method: text(
+    'How the rates were obtained: as published (EUR, amount 1), or the formula (amount x EUR->quote / EUR->base).',
+  ),
+  rounding: text(
+    'The rounding rule of the rates: none (as published), or exact decimal, half away from zero, 6 significant digits.',
+  ),
   base_rate: nullable(
     object(
       {
@@ -66,7 +100,7 @@ export const FX_ECB_META: Record<string, JsonSchema> = {
         revision_number: integer(undefined, { minimum: 1 }),
         series_key: text(),
       },
-      'The euro reference rate of the base every cross rate divides by; null for base EUR.',
+      'The euro reference rate of the base every cross rate divides by; null for base EUR and for a time series (each date its own).',
     ),
   ),
   not_quoted: arrayOf(

@@ -12,6 +12,7 @@ import {
 } from './catalog.ts';
 import { CHANGES_BODY } from './changes.ts';
 import { COT_COMPONENTS, COT_MARKET_BODY, COT_SUMMARY_DATA, COT_SUMMARY_META } from './cot.ts';
+import { COT_REPORTS_BODY } from './cot-reports.ts';
 import { createEnvelope, ENVELOPE_COMPONENTS } from './envelope.ts';
 import { EVENTS_BODY } from './events.ts';
 import { FX_ECB_DATA, FX_ECB_META } from './fx.ts';
@@ -52,6 +53,7 @@ export const ROUTE_BODIES: Readonly<Record<RouteId, readonly JsonSchema[]>> = {
   status: [createEnvelope(STATUS_DATA, {})],
   'cot-summary': [createEnvelope(COT_SUMMARY_DATA, COT_SUMMARY_META)],
   'cot-market': [COT_MARKET_BODY],
+  'cot-reports': [COT_REPORTS_BODY],
   'macro-latest': [createEnvelope(MACRO_LATEST_DATA, {})],
   'macro-series': [SERIES_HISTORY_BODY],
   research: [createEnvelope(RESEARCH_DATA, {})],
@@ -61,6 +63,7 @@ export const ROUTE_BODIES: Readonly<Record<RouteId, readonly JsonSchema[]>> = {
   'series-history': [createEnvelope(SERIES_HISTORY_DATA, SERIES_HISTORY_META)],
   sectors: [createEnvelope(SECTORS_DATA, SECTORS_META)],
   'fx-ecb': [createEnvelope(FX_ECB_DATA, FX_ECB_META)],
+  'fx-ecb-series': [createEnvelope(FX_ECB_DATA, FX_ECB_META)],
   countries: [createEnvelope(COUNTRIES_DATA, FILTERED_LIST_META)],
   currencies: [createEnvelope(CURRENCIES_DATA, CURRENCIES_META)],
   venues: [createEnvelope(VENUES_DATA, FILTERED_LIST_META)],
