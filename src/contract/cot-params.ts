@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { DAY } from './fx-params.ts';
 import { isRealDay } from './instant.ts';
-import type { ParamSpec } from './params.ts';
+import type { ParamSpec } from './param-spec.ts';
 
 /** A CFTC contract market code as the files write it: six letters, digits or `+` (`088691`, `13874A`, `12460+`). */
 export const CFTC_CODE = /^[0-9A-Za-z+]{6}$/;

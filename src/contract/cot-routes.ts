@@ -3,7 +3,7 @@
  * CFTC Socrata users ask for it (src/api/v1/cot-reports.ts; docs/api/cot-reports.md).
  */
 import { PARAMS } from './params.ts';
-import type { RouteDefinition } from './routes.ts';
+import type { RouteDefinition } from './route-definition.ts';
 
 /** Endpoint 25: /api/v1/markets/cot/reports (an exact path: it wins over /markets/cot/{slug}). */
 export const COT_REPORTS_ROUTE: RouteDefinition = {

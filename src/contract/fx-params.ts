@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { isRealDay } from './instant.ts';
-import type { ParamSpec } from './params.ts';
+import type { ParamSpec } from './param-spec.ts';
 
 /** Currency codes of /fx/ecb: at most this many per request. */
 export const FX_MAX_CURRENCIES = 40;

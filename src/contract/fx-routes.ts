@@ -5,7 +5,7 @@
  */
 import { FX_DATES_PARAM, FX_MAX_SERIES_RATES, FX_RANGE_PARAMS } from './fx-params.ts';
 import { FX_CURRENCY_PARAM } from './params.ts';
-import type { RouteDefinition } from './routes.ts';
+import type { RouteDefinition } from './route-definition.ts';
 
 /** Rates change once a business day: the same short life as the other "latest" payloads. */
 const FX_MAX_AGE = 300;

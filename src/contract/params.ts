@@ -3,25 +3,12 @@ import { EVENT_TYPES } from '../events/event.ts';
 import { COT_PARAMS } from './cot-params.ts';
 import { DAY, FX_MAX_CURRENCIES, FX_PARAMS } from './fx-params.ts';
 import { INSTANT_FORMS, INSTANT_PATTERN, isRealDay, normaliseInstant } from './instant.ts';
+import type { ParamSpec } from './param-spec.ts';
 import { isRealPeriod, PERIOD_FILTER_FORMS } from './period-range.ts';
 import { SERVED_COT_REPORT_TYPES } from './schemas/cot.ts';
 import { TRANSFORM_AGGREGATIONS, TRANSFORM_FREQUENCIES, TRANSFORM_UNITS } from './transforms.ts';
 
-/** How one parameter is validated and documented. */
-export interface ParamSpec {
-  description: string;
-  /** Validates the raw text and converts it. */
-  schema: z.ZodType;
-  /** The expected format in words, for the 400 message and the OpenAPI description. */
-  expected: string;
-  /** JSON Schema fragment for the OpenAPI description. */
-  openapi: Record<string, unknown>;
-  /** Only accepted with a key (history parameters of keyed endpoints). */
-  keyedOnly?: boolean;
-  required?: boolean;
-  /** The reference list a well-formed value must also exist in (checked by the payload). */
-  reference?: 'countries' | 'regions' | 'currencies';
-}
+export type { ParamSpec } from './param-spec.ts';
 
 const SLUG = /^[a-z0-9-]{1,64}$/;
 /** A snapshot id (the pattern of store/layout.ts SNAPSHOT_ID_PATTERN): `since` of the change feed. */
