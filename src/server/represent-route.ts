@@ -5,6 +5,7 @@ import { renderDataCsv, renderPayload } from '../api/v1/render.ts';
 import type { RequestParams } from '../contract/parse-request.ts';
 import type { RouteDefinition } from '../contract/routes.ts';
 import type { SnapshotDb } from '../query/snapshot-db.ts';
+import type { ReplicaStatus } from '../store/object-store/follow-store.ts';
 import type { HandlerDeps } from './handler-deps.ts';
 import { compressBody, type Representation } from './http-response.ts';
 
@@ -34,23 +35,53 @@ export async function representRoute(
     const entry = site.lookupRoute(url.pathname, url.searchParams);
     if (entry) return { representation: entry, cacheKey: null };
   }
-  const csv = params.query.format === 'csv';
   const cacheKey = responseCacheKey(route, params, db, keyed, cotHistory, deps);
   const cached = cacheKey ? deps.cache.get(cacheKey) : undefined;
   if (cached) return { representation: cached, cacheKey };
   const now = deps.now();
   const replica = route.id === 'status' && deps.replica ? await deps.replica(db.id, now) : null;
-  const envelope = await renderPayload(db, route, params, { now, keyed, cotHistory, replica });
+  const representation = await renderRepresentation(
+    route,
+    params,
+    url,
+    db,
+    { keyed, cotHistory },
+    now,
+    replica,
+  );
+  return keep(deps, cacheKey, representation);
+}
+
+/** Who is asking, as far as it changes a body: a key of the route's scope, and cot:history. */
+export interface CallerView {
+  keyed: boolean;
+  cotHistory: boolean;
+}
+
+/**
+ * Renders the body of an endpoint request (no cache, no built file): the payload in the JSON
+ * envelope, or its rows as CSV or iCalendar, with its ETag and Link.
+ */
+export async function renderRepresentation(
+  route: RouteDefinition,
+  params: RequestParams,
+  url: URL,
+  db: SnapshotDb,
+  view: CallerView,
+  now: Date,
+  replica: ReplicaStatus | null,
+): Promise<Representation> {
+  const csv = params.query.format === 'csv';
+  const envelope = await renderPayload(db, route, params, { now, ...view, replica });
   if (route.mediaType === 'text/calendar') {
     const body = Buffer.from(renderReleasesIcs(envelope));
-    const representation: Representation = {
+    return {
       body,
       ...compressBody(body),
       etag: `"${createHash('sha256').update(body).update(db.id).digest('base64url').slice(0, 32)}"`,
       contentType: `${route.mediaType}; charset=utf-8`,
       link: null,
     };
-    return keep(deps, cacheKey, representation);
   }
   // The data is serialised once: the body is built around it, and the ETag covers it (not
   // generated_at), so an unchanged snapshot keeps its ETag.
@@ -59,14 +90,13 @@ export async function representRoute(
     csv ? renderDataCsv(route, envelope) : `{"data":${data},"meta":${JSON.stringify(envelope.meta)}}`,
   );
   const etagSource = csv ? body : data;
-  const representation: Representation = {
+  return {
     body,
     ...compressBody(body),
     etag: `"${createHash('sha256').update(etagSource).update(db.id).digest('base64url').slice(0, 32)}"`,
     contentType: csv ? 'text/csv; charset=utf-8; header=present' : 'application/json; charset=utf-8',
     link: nextLink(url, envelope.meta.next_cursor),
   };
-  return keep(deps, cacheKey, representation);
 }
 
 /** Puts a rendered body in the response cache (when it has a key), saying whether the cache kept it. */
