@@ -5,6 +5,7 @@ import { listStaticRequests } from '../../../src/api/v1/static-requests.ts';
 import { ApiError } from '../../../src/contract/errors.ts';
 import { parseRequest } from '../../../src/contract/parse-request.ts';
 import { csvQuery, matchRoute, ROUTES } from '../../../src/contract/routes.ts';
+import { revisionCacheUsage } from '../../../src/query/revision-cache.ts';
 import { openSnapshotDb, type SnapshotDb } from '../../../src/query/snapshot-db.ts';
 import { renderRepresentation } from '../../../src/server/represent-route.ts';
 import { resolveLayout } from '../../../src/store/layout.ts';
@@ -199,6 +200,8 @@ describe('every body byte for byte as the old renderer made it', () => {
         const { routeId, answered: ok } = await compareTarget(target, plain, [cached, plain], FIXTURE_NOW);
         if (ok) answered.add(routeId);
       }
+      // The series pages of the cached database were put together from its blocks' bytes.
+      expect(revisionCacheUsage(cached).entries).toBeGreaterThan(3);
       // Every route of the table answered at least one request with a body, but the bulk listings:
       // written by mmds build from its files, a payload function refuses them (404) both ways.
       const built = ['bulk', 'bulk-snapshot'];
