@@ -28,9 +28,20 @@ export interface Payload<T = unknown> {
 
 /** Builds a success body; the static build and the server both go through it. */
 export function success<T>(payload: Payload<T>, snapshot: string, generatedAt: string): Success<T> {
+  const count = Array.isArray(payload.data) ? payload.data.length : undefined;
+  return { data: payload.data, meta: successMeta(payload.meta, count, snapshot, generatedAt) };
+}
+
+/** The `meta` of a success body whose `data` has `count` rows (undefined: not a list). */
+export function successMeta(
+  own: Record<string, unknown> | undefined,
+  count: number | undefined,
+  snapshot: string,
+  generatedAt: string,
+): Meta {
   const meta: Meta = { api_version: 'v1', snapshot, generated_at: generatedAt };
-  if (Array.isArray(payload.data)) meta.count = payload.data.length;
-  return { data: payload.data, meta: { ...meta, ...payload.meta } };
+  if (count !== undefined) meta.count = count;
+  return { ...meta, ...own };
 }
 
 /** Builds an error body. */

@@ -1,12 +1,7 @@
-import { resolvePeriodRange } from '../contract/period-range.ts';
 // history.ts imports this module too: only functions are taken from it, called after both loaded.
-import {
-  bindPeriodRange,
-  type HistoryPage,
-  type HistoryQuery,
-  OBSERVATION_COLUMNS,
-  type ObservationRow,
-} from './history.ts';
+import { type HistoryPage, type HistoryQuery, OBSERVATION_COLUMNS, type ObservationRow } from './history.ts';
+import { emptyBlock, parseBlock, type RevisionBlock, rowOf } from './revision-block.ts';
+import { computePage, resolvePeriodFilter } from './revision-pages.ts';
 import type { SnapshotDb } from './snapshot-db.ts';
 import { rfc3339 } from './sql.ts';
 import type { InForceRow } from './transforms.ts';
@@ -18,34 +13,21 @@ import type { InForceRow } from './transforms.ts';
  * 5-16 ms, while choosing the revisions in force from rows already in memory takes microseconds
  * (issue 27). So the first request for a series reads every revision of it once (one query, the
  * same to_json the DuckDB path uses, so every value has the same JSON form), and later pages of
- * any as_of, period range or cursor are computed here. The blocks live per snapshot (a snapshot
- * never changes), in one LRU bounded by bytes; the snapshot manager drops them on a switch.
+ * any as_of, period range or cursor are computed here (revision-pages.ts). A block holds each
+ * revision's JSON as bytes, serialised once (revision-block.ts): a page is those bytes put together
+ * (api/v1/history-bytes.ts). The blocks live per snapshot (a snapshot never changes), in one LRU
+ * bounded by bytes; the snapshot manager drops them on a switch.
  *
  * Anything this module cannot answer exactly like the SQL of history.ts falls back to it (returns
  * null): an as_of not in the normalised form, text outside printable ASCII (JavaScript and DuckDB
  * order it differently), a value without a JSON form (NaN), a cache of size 0.
  */
 
-/** A series' revisions in (period, revision_number) order, without in_force, and when each was observed. */
-interface RevisionBlock {
-  rows: Array<Omit<ObservationRow, 'in_force'>>;
-  /** observed_at of each row in microseconds since the epoch (what DuckDB compares). */
-  observedUs: Float64Array;
-  bytes: number;
-}
-
 /** What the cache holds for a key: a block, or null when the series must go to DuckDB. */
 type Slot = { block: RevisionBlock | null; bytes: number };
 
 /** Default budget of the blocks of one snapshot (MMDS_REVISION_CACHE_MB). */
 export const DEFAULT_REVISION_CACHE_MB = 64;
-
-/**
- * Bytes a block is charged: its JSON text once (the heap a block takes, shared texts kept once,
- * is about 0.8 of it: 355 KB for a 1,000-row synthetic series of 440 KB of JSON), plus 8 per row
- * for observedUs and a fixed overhead per entry. Section h of the benchmark reports both figures.
- */
-const chargeFor = (jsonChars: number, rows: number) => jsonChars + rows * 8 + 256;
 
 /** The columns of a cached row: ObservationRow without in_force (computed per page), in its order. */
 const rowColumns = () => OBSERVATION_COLUMNS.filter((column) => column !== 'in_force');
@@ -115,63 +97,43 @@ class RevisionCache {
       blockStatement(this.db.factRelation('observations', seriesKey)),
       { series: seriesKey },
     );
-    const parsed = parseBlock(found?.rows ?? null);
+    const text = found?.rows ?? null;
+    const parsed = text === null ? emptyBlock() : parseBlock(text);
     // A block above a quarter of the budget answers this request only (it would push out most
     // others); the series is remembered as one for DuckDB, whose pages read only the row groups
     // they need, instead of being read whole again by every request.
-    const slot: Slot = parsed.bytes <= this.maxBytes / 4 ? { ...parsed } : { block: null, bytes: 0 };
+    const slot: Slot =
+      parsed && parsed.bytes <= this.maxBytes / 4
+        ? { block: parsed, bytes: parsed.bytes }
+        : { block: null, bytes: 0 };
     // The key and the map entry too: unknown keys hold empty blocks.
     slot.bytes += 2 * seriesKey.length + 64;
     this.#slots.set(seriesKey, slot);
     this.#bytes += slot.bytes;
+    this.#evict();
+    return parsed;
+  }
+
+  /** Adds a form derived from a held block (CSV lines) to its charge; false when the block is no longer held. */
+  charge(seriesKey: string, block: RevisionBlock, bytes: number): boolean {
+    const slot = this.#slots.get(seriesKey);
+    if (slot?.block !== block) return false;
+    slot.bytes += bytes;
+    this.#bytes += bytes;
+    this.#evict();
+    return true;
+  }
+
+  #evict(): void {
     for (const [key, old] of this.#slots) {
       if (this.#bytes <= this.maxBytes) break;
       this.#slots.delete(key);
       this.#bytes -= old.bytes;
     }
-    return parsed.block;
   }
 }
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
-
-/** Reads the JSON of blockSql; a block DuckDB's JSON cannot carry (NaN) or non-ASCII periods goes to DuckDB. */
-function parseBlock(json: string | null): Slot {
-  if (json === null) return { block: { rows: [], observedUs: new Float64Array(0), bytes: 256 }, bytes: 256 };
-  let parsed: Array<Omit<ObservationRow, 'in_force'> & { _us: number }>;
-  try {
-    parsed = JSON.parse(json);
-  } catch {
-    return { block: null, bytes: 256 };
-  }
-  const observedUs = new Float64Array(parsed.length);
-  const rows: RevisionBlock['rows'] = new Array(parsed.length);
-  // Texts most rows of a series share are kept once (JSON.parse gives each row its own copy).
-  const shared = new Map<string, string>();
-  const once = <T>(text: T): T => {
-    if (typeof text !== 'string') return text;
-    const held = shared.get(text);
-    if (held !== undefined) return held as T;
-    shared.set(text, text);
-    return text;
-  };
-  for (let i = 0; i < parsed.length; i++) {
-    const { _us, ...row } = parsed[i]!;
-    if (typeof row.period !== 'string' || !PRINTABLE_ASCII.test(row.period) || typeof _us !== 'number')
-      return { block: null, bytes: 256 };
-    observedUs[i] = _us;
-    row.series_key = once(row.series_key);
-    row.period = once(row.period);
-    row.observed_at = once(row.observed_at);
-    row.observed_at_method = once(row.observed_at_method);
-    row.collector_version = once(row.collector_version);
-    row.verification_status = once(row.verification_status);
-    row.data_class = once(row.data_class);
-    rows[i] = row;
-  }
-  const bytes = chargeFor(json.length, parsed.length);
-  return { block: { rows, observedUs, bytes }, bytes };
-}
 
 const caches = new WeakMap<SnapshotDb, RevisionCache>();
 /** Snapshots out of service: their last requests read with DuckDB, no new blocks are loaded. */
@@ -211,15 +173,25 @@ function asOfMicros(asOf: string | null): number | null {
   return Number.isNaN(ms) ? null : ms * 1000;
 }
 
+/** A page chosen from a series' block: its rows by index, whether each is in force, and whether more follow. */
+export interface CachedPage {
+  seriesKey: string;
+  block: RevisionBlock;
+  indices: number[];
+  inForce: boolean[];
+  more: boolean;
+}
+
 /**
- * One page of a series' revisions from its cached block, exactly as readObservationHistory's SQL
- * computes it; null when the SQL must answer (see the module comment).
+ * One page of a series' revisions chosen from its cached block, exactly as
+ * readObservationHistory's SQL chooses it (rows by index into the block: their bytes are the
+ * block's); null when the SQL must answer (see the module comment).
  */
-export async function readCachedObservationHistory(
+export async function readCachedObservationPage(
   db: SnapshotDb,
   seriesKey: string,
   query: HistoryQuery,
-): Promise<HistoryPage<ObservationRow> | null> {
+): Promise<CachedPage | null> {
   const cache = cacheOf(db);
   const asOfUs = asOfMicros(query.asOf);
   if (!cache || asOfUs === null) return null;
@@ -227,7 +199,35 @@ export async function readCachedObservationHistory(
   if (after && !PRINTABLE_ASCII.test(after.period)) return null;
   const block = await cache.block(seriesKey);
   if (!block) return null;
-  return computePage(block, asOfUs, resolvePeriodFilter(query), after, query.limit);
+  return { seriesKey, block, ...computePage(block, asOfUs, resolvePeriodFilter(query), after, query.limit) };
+}
+
+/** The same page as rows (what readObservationHistoryInDuckDb returns); null when the SQL must answer. */
+export async function readCachedObservationHistory(
+  db: SnapshotDb,
+  seriesKey: string,
+  query: HistoryQuery,
+): Promise<HistoryPage<ObservationRow> | null> {
+  const page = await readCachedObservationPage(db, seriesKey, query);
+  if (!page) return null;
+  return { rows: page.indices.map((i, n) => rowOf(page.block, i, page.inForce[n]!)), more: page.more };
+}
+
+/**
+ * A form of a page's block made once (the CSV lines: api/v1/history-bytes.ts), kept with the block
+ * and charged to the cache; made again only after the block was dropped.
+ */
+export function deriveFromBlock<T>(
+  db: SnapshotDb,
+  page: CachedPage,
+  name: string,
+  make: (block: RevisionBlock) => { value: T; bytes: number },
+): T {
+  const held = page.block.derived.get(name) as T | undefined;
+  if (held !== undefined) return held;
+  const { value, bytes } = make(page.block);
+  if (caches.get(db)?.charge(page.seriesKey, page.block, bytes)) page.block.derived.set(name, value);
+  return value;
 }
 
 /**
@@ -245,87 +245,21 @@ export async function readCachedValuesInForce(
   if (!cache || asOfUs === null) return null;
   const block = await cache.block(seriesKey);
   if (!block) return null;
-  const { rows, observedUs } = block;
+  const { periods, observedUs } = block;
   const out: InForceRow[] = [];
-  let last: RevisionBlock['rows'][number] | null = null;
-  for (let i = 0; i < rows.length; i++) {
+  let last = -1;
+  for (let i = 0; i < block.count; i++) {
     if (observedUs[i]! > asOfUs) continue;
-    const row = rows[i]!;
-    if (last && last.period !== row.period) out.push(inForce(last));
-    last = row;
+    if (last >= 0 && periods[last] !== periods[i]) out.push(inForce(block, last));
+    last = i;
   }
-  if (last) out.push(inForce(last));
+  if (last >= 0) out.push(inForce(block, last));
   return out;
 }
 
-const inForce = (row: RevisionBlock['rows'][number]): InForceRow => ({
-  period: row.period,
-  value: row.value,
-  revision_number: row.revision_number,
-  observed_at: row.observed_at,
+const inForce = (block: RevisionBlock, i: number): InForceRow => ({
+  period: block.periods[i]!,
+  value: block.values[i]!,
+  revision_number: block.revisions[i]!,
+  observed_at: block.observedAt[i]!,
 });
-
-/**
- * The period filter of periodRangeSql (history.ts) in JavaScript: per period form (by length,
- * then a `Q` at position 6) the bounds of bindPeriodRange, plus the two plain comparisons.
- */
-function resolvePeriodFilter(query: HistoryQuery): (period: string) => boolean {
-  if (query.from === null && query.to === null) return () => true;
-  const range = resolvePeriodRange(query.from, query.to);
-  // The same bounds the SQL is bound with.
-  const b = bindPeriodRange(range);
-  const bound = (period: string, side: 'from' | 'to') => {
-    if (period.length === 10) return b[`${side}_day`]!;
-    if (period.length === 4) return b[`${side}_year`]!;
-    return period[5] === 'Q' ? b[`${side}_quarter`]! : b[`${side}_month`]!;
-  };
-  return (period) =>
-    period >= b.from_year! &&
-    period <= b.to_quarter! &&
-    period >= bound(period, 'from') &&
-    period <= bound(period, 'to');
-}
-
-/**
- * The page: the revisions observed at or before as_of in a period of the range and not before
- * the cursor's period are "known"; a known row is in force when the next known row has another
- * period (lead(period) in the SQL); the rows after the cursor's (period, revision), limit + 1 of
- * them, tell the page and whether more follow.
- */
-function computePage(
-  block: RevisionBlock,
-  asOfUs: number,
-  inRange: (period: string) => boolean,
-  after: HistoryQuery['after'],
-  limit: number,
-): HistoryPage<ObservationRow> {
-  const { rows, observedUs } = block;
-  const out: ObservationRow[] = [];
-  const afterPeriod = after?.period ?? '';
-  const afterRevision = after?.revision_number ?? 0;
-  // The previous known row, waiting for the next to tell whether it is in force.
-  let pending: Omit<ObservationRow, 'in_force'> | null = null;
-  let rangePeriod: string | null = null;
-  let rangeOk = false;
-  const emit = (row: Omit<ObservationRow, 'in_force'>, inForce: boolean) => {
-    if (
-      afterPeriod === '' ||
-      row.period > afterPeriod ||
-      (row.period === afterPeriod && row.revision_number > afterRevision)
-    )
-      out.push({ ...row, in_force: inForce });
-  };
-  for (let i = 0; i < rows.length && out.length <= limit; i++) {
-    if (observedUs[i]! > asOfUs) continue;
-    const row = rows[i]!;
-    if (row.period !== rangePeriod) {
-      rangePeriod = row.period;
-      rangeOk = inRange(row.period) && (afterPeriod === '' || row.period >= afterPeriod);
-    }
-    if (!rangeOk) continue;
-    if (pending) emit(pending, pending.period !== row.period);
-    pending = row;
-  }
-  if (pending && out.length <= limit) emit(pending, true);
-  return { rows: out.slice(0, limit), more: out.length > limit };
-}

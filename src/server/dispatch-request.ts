@@ -129,6 +129,7 @@ export async function dispatchRequest(
       deps,
       cotHistory,
       caller !== null,
+      request.headers.get('if-none-match'),
     );
     // The keyed fast path may give this body again to the same request of a key with these scopes.
     if (caller && cacheKey !== null && isRepeatable(matched.route))

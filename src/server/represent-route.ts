@@ -1,12 +1,14 @@
 import { createHash } from 'node:crypto';
 import { eventLogOf } from '../api/v1/events.ts';
+import { historyCsvBody, historyJsonBody, readHistoryPageBytes } from '../api/v1/history-bytes.ts';
 import { renderReleasesIcs } from '../api/v1/releases-ics.ts';
 import { renderDataCsv, renderPayload } from '../api/v1/render.ts';
 import type { RequestParams } from '../contract/parse-request.ts';
 import type { RouteDefinition } from '../contract/routes.ts';
 import type { SnapshotDb } from '../query/snapshot-db.ts';
+import type { ReplicaStatus } from '../store/object-store/follow-store.ts';
 import type { HandlerDeps } from './handler-deps.ts';
-import { compressBody, type Representation } from './http-response.ts';
+import { compressBody, matchesEtag, type Representation } from './http-response.ts';
 
 /** A body to send, and its key in the response cache when the cache holds it (else null). */
 export interface RouteRepresentation {
@@ -30,46 +32,138 @@ export async function representRoute(
   cotHistory = false,
   /** The request carried a valid key (ApiContext.authenticated): only which refusal, never the body. */
   authenticated = false,
+  /** The request's If-None-Match: when it names the ETag, nothing is rendered (no body, not cached). */
+  ifNoneMatch: string | null = null,
 ): Promise<RouteRepresentation> {
   const site = deps.staticSite();
   if (!keyed && route.id !== 'status' && site?.snapshot === db.id) {
     const entry = site.lookupRoute(url.pathname, url.searchParams);
     if (entry) return { representation: entry, cacheKey: null };
   }
-  const csv = params.query.format === 'csv';
   const cacheKey = responseCacheKey(route, params, db, keyed, cotHistory, deps);
   const cached = cacheKey ? deps.cache.get(cacheKey) : undefined;
   if (cached) return { representation: cached, cacheKey };
   const now = deps.now();
   const replica = route.id === 'status' && deps.replica ? await deps.replica(db.id, now) : null;
-  const envelope = await renderPayload(db, route, params, { now, keyed, cotHistory, authenticated, replica });
+  const representation = await renderRepresentation(
+    route,
+    params,
+    url,
+    db,
+    { keyed, cotHistory, authenticated },
+    now,
+    replica,
+    ifNoneMatch,
+  );
+  if (BODILESS.has(representation)) return { representation, cacheKey: null };
+  return keep(deps, cacheKey, representation);
+}
+
+/** Who is asking, as far as it changes a body: a key of the route's scope, and cot:history. */
+export interface CallerView {
+  keyed: boolean;
+  cotHistory: boolean;
+  /** A valid key of another scope: which refusal (401 or 403), never the body, so not in the ETag. */
+  authenticated?: boolean;
+}
+
+/**
+ * Renders the body of an endpoint request (no cache, no built file): the payload in the JSON
+ * envelope, or its rows as CSV or iCalendar, with its ETag and Link. A page of endpoints 5 and 8
+ * is put together from row bytes (api/v1/history-bytes.ts). The ETag comes from what the body is
+ * a function of (etagOf), not from its bytes, so a request whose If-None-Match names it gets a
+ * representation without a body (respondWith answers it 304) and nothing is rendered.
+ */
+export async function renderRepresentation(
+  route: RouteDefinition,
+  params: RequestParams,
+  url: URL,
+  db: SnapshotDb,
+  view: CallerView,
+  now: Date,
+  replica: ReplicaStatus | null,
+  ifNoneMatch: string | null = null,
+): Promise<Representation> {
+  const csv = params.query.format === 'csv';
+  const contentType = csv ? 'text/csv; charset=utf-8; header=present' : 'application/json; charset=utf-8';
+  const chosen = route.mediaType ? null : await readHistoryPageBytes(db, route, params, now);
+  if (chosen) {
+    const etag = etagOf(route, params, view, chosen.content);
+    const link = nextLink(url, chosen.meta.next_cursor);
+    if (namesExactly(ifNoneMatch, etag)) return withoutBody(etag, contentType, link);
+    const body = csv ? historyCsvBody(db, route, chosen) : historyJsonBody(chosen);
+    return { body, ...compressBody(body), etag, contentType, link };
+  }
+  // The clock routes' bodies change within the hour they are cached for: their ETag is their bytes'.
+  const identity =
+    CLOCK_ROUTES.has(route.id) || route.id === 'status'
+      ? null
+      : etagOf(route, params, view, `${db.id}${logEnd(route, db)}`);
+  // A paginated route's 304 carries the next page's Link, known only from the payload.
+  if (identity !== null && !route.query.includes('cursor') && namesExactly(ifNoneMatch, identity))
+    return withoutBody(identity, contentType, null);
+  const envelope = await renderPayload(db, route, params, {
+    now,
+    ...view,
+    authenticated: view.authenticated ?? false,
+    replica,
+  });
   if (route.mediaType === 'text/calendar') {
     const body = Buffer.from(renderReleasesIcs(envelope));
-    const representation: Representation = {
+    return {
       body,
       ...compressBody(body),
-      etag: `"${createHash('sha256').update(body).update(db.id).digest('base64url').slice(0, 32)}"`,
+      etag: identity ?? hashEtag(body, db.id),
       contentType: `${route.mediaType}; charset=utf-8`,
       link: null,
     };
-    return keep(deps, cacheKey, representation);
   }
-  // The data is serialised once: the body is built around it, and the ETag covers it (not
-  // generated_at), so an unchanged snapshot keeps its ETag.
-  const data = csv ? '' : (JSON.stringify(envelope.data) ?? 'null');
   const body = Buffer.from(
-    csv ? renderDataCsv(route, envelope) : `{"data":${data},"meta":${JSON.stringify(envelope.meta)}}`,
+    csv
+      ? renderDataCsv(route, envelope)
+      : `{"data":${JSON.stringify(envelope.data) ?? 'null'},"meta":${JSON.stringify(envelope.meta)}}`,
   );
-  const etagSource = csv ? body : data;
-  const representation: Representation = {
+  return {
     body,
     ...compressBody(body),
-    etag: `"${createHash('sha256').update(etagSource).update(db.id).digest('base64url').slice(0, 32)}"`,
-    contentType: csv ? 'text/csv; charset=utf-8; header=present' : 'application/json; charset=utf-8',
+    // Not over generated_at, which changes with every rendering of the same data.
+    etag: identity ?? hashEtag(csv ? body : (JSON.stringify(envelope.data) ?? 'null'), db.id),
+    contentType,
     link: nextLink(url, envelope.meta.next_cursor),
   };
-  return keep(deps, cacheKey, representation);
 }
+
+/**
+ * The strong ETag of a body from what it is a function of: the route, its path value, the
+ * normalised query (format included), the caller's view, and `content`: what the body reads,
+ * for a series page the hash of the series' revisions and its description (so a series that did
+ * not change keeps its ETag across snapshots), else the snapshot's id. Not the bytes: meta's
+ * generated_at and snapshot are left out, as the old hash of `data` left them out.
+ */
+function etagOf(route: RouteDefinition, params: RequestParams, view: CallerView, content: string): string {
+  const identity = `${route.id}\n${params.slug ?? ''}\n${normaliseQuery(params)}\n${view.keyed ? 'k' : 'p'}${view.cotHistory ? 'c' : ''}\n${content}`;
+  return `"${createHash('sha256').update(identity).digest('base64url').slice(0, 32)}"`;
+}
+
+function hashEtag(bytes: string | Buffer, snapshot: string): string {
+  return `"${createHash('sha256').update(bytes).update(snapshot).digest('base64url').slice(0, 32)}"`;
+}
+
+/** Whether If-None-Match names this ETag (`*` does not: only a body rendered knows the resource exists). */
+function namesExactly(ifNoneMatch: string | null, etag: string): boolean {
+  return ifNoneMatch !== null && ifNoneMatch.trim() !== '*' && matchesEtag(ifNoneMatch, etag);
+}
+
+/** A representation for a 304: its ETag, type and Link, no body (never cached). */
+function withoutBody(etag: string, contentType: string, link: string | null): Representation {
+  const representation = { body: EMPTY, gzip: null, br: null, etag, contentType, link };
+  BODILESS.add(representation);
+  return representation;
+}
+
+const EMPTY = Buffer.alloc(0);
+/** The representations made for a 304 alone: never cached or remembered. */
+const BODILESS = new WeakSet<Representation>();
 
 /** Puts a rendered body in the response cache (when it has a key), saying whether the cache kept it. */
 function keep(

@@ -10,6 +10,7 @@ import {
   readSeriesInfo,
   type SeriesInfo,
 } from '../../query/history.ts';
+import { presentObservation } from '../../query/revision-block.ts';
 import type { PayloadFunction } from './context.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { presentTransformedHistory, requestedTransform } from './transforms.ts';
@@ -51,26 +52,6 @@ export function describeHistoryPage(
   };
 }
 
-function presentObservation(row: ObservationRow) {
-  return {
-    id: row.id,
-    series_key: row.series_key,
-    period: row.period,
-    value: row.value,
-    source_ref: row.source_ref,
-    observed_at: row.observed_at,
-    observed_at_method: row.observed_at_method ?? 'collected',
-    footnotes: row.footnotes ?? [],
-    collector_version: row.collector_version,
-    verification_status: row.verification_status,
-    confidence: row.confidence,
-    data_class: row.data_class,
-    revision_number: row.revision_number,
-    supersedes_id: row.supersedes_id,
-    in_force: row.in_force,
-  };
-}
-
 /**
  * Shapes one page of a series' revision records with their provenance, and the series'
  * catalog description; shared by endpoint 8 and endpoint 5 so that one row layout (and one
@@ -83,20 +64,30 @@ export function presentSeriesHistory(
 ): Payload {
   return {
     data: page.rows.map(presentObservation),
-    meta: {
-      view: 'revisions',
-      series: {
-        key: series.key,
-        slug: series.slug,
-        name: series.name,
-        unit: series.unit,
-        frequency: series.frequency,
-        source: series.source,
-      },
-      ...describeHistoryPage(query, page.rows.at(-1), page.more),
-      licence: series.licence,
-      attribution: series.attribution,
+    meta: describeSeriesHistory(series, query, page.rows.at(-1), page.more),
+  };
+}
+
+/** The meta of a page of endpoints 5 and 8: the series, knowledge time, filters, next page and rights. */
+export function describeSeriesHistory(
+  series: SeriesInfo,
+  query: HistoryQuery,
+  last: { period: string; revision_number: number } | undefined,
+  more: boolean,
+): Record<string, unknown> {
+  return {
+    view: 'revisions',
+    series: {
+      key: series.key,
+      slug: series.slug,
+      name: series.name,
+      unit: series.unit,
+      frequency: series.frequency,
+      source: series.source,
     },
+    ...describeHistoryPage(query, last, more),
+    licence: series.licence,
+    attribution: series.attribution,
   };
 }
 

@@ -42,7 +42,12 @@ export async function renderPayload(
     },
     params,
   );
-  return success(payload, db.id, `${options.now.toISOString().slice(0, 19)}Z`);
+  return success(payload, db.id, generatedAtOf(options.now));
+}
+
+/** meta.generated_at of a body rendered at `now`: RFC 3339 to the second. */
+export function generatedAtOf(now: Date): string {
+  return `${now.toISOString().slice(0, 19)}Z`;
 }
 
 /**
