@@ -1,9 +1,4 @@
-import {
-  type PeriodBounds,
-  type PeriodRange,
-  periodsHoldingDay,
-  resolvePeriodRange,
-} from '../contract/period-range.ts';
+import { resolvePeriodRange } from '../contract/period-range.ts';
 import {
   COT_EXTRA_COLUMNS,
   type CotAnalyticsWindows,
@@ -12,63 +7,21 @@ import {
   cotAnalyticsSql,
   SERVED_WINDOWS,
 } from './cot.ts';
+import {
+  type HistoryPage,
+  type HistoryQuery,
+  OBSERVATION_COLUMNS,
+  type ObservationRow,
+  type SeriesInfo,
+} from './history-rows.ts';
+import { bindPeriodRange, periodRangeSql } from './period-sql.ts';
 import { readCachedObservationHistory } from './revision-cache.ts';
 import type { SnapshotDb } from './snapshot-db.ts';
 import { rfc3339 } from './sql.ts';
 
-/** A series as the history payloads describe it: catalog fields (null when not catalogued) and terms. */
-export interface SeriesInfo {
-  key: string;
-  slug: string | null;
-  name: string | null;
-  unit: string | null;
-  frequency: string | null;
-  /** The catalog's source of the series; null when the key is not catalogued. */
-  source: string | null;
-  /** Licence and attribution of the source that owns the key (by catalog, else by key prefix). */
-  licence: string | null;
-  attribution: string | null;
-}
-
-/** What to read of one history: knowledge time, period range, where the previous page ended, page size. */
-export interface HistoryQuery {
-  /** RFC 3339 instant, or null for everything the snapshot knows. */
-  asOf: string | null;
-  /**
-   * The period range as asked for (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, valid; null for an open
-   * end): the periods whose days overlap [first day of from, last day of to] are read.
-   */
-  from: string | null;
-  to: string | null;
-  /** The last (period, revision) of the previous page, or null for the first page. */
-  after: { period: string; revision_number: number } | null;
-  limit: number;
-}
-
-/** One stored revision of an observation with its provenance, and whether it was in force. */
-export interface ObservationRow {
-  id: string;
-  series_key: string;
-  period: string;
-  value: number;
-  source_ref: string;
-  observed_at: string;
-  observed_at_method: string | null;
-  footnotes: Array<{ code: string | null; text: string | null }> | null;
-  collector_version: string;
-  verification_status: string;
-  confidence: number;
-  data_class: string;
-  revision_number: number;
-  supersedes_id: string | null;
-  in_force: boolean;
-}
-
-/** A page of rows and whether more follow it. */
-export interface HistoryPage<T> {
-  rows: T[];
-  more: boolean;
-}
+export type { HistoryPage, HistoryQuery, ObservationRow, SeriesInfo } from './history-rows.ts';
+export { OBSERVATION_COLUMNS } from './history-rows.ts';
+export { bindPeriodRange, periodRangeSql } from './period-sql.ts';
 
 const SERIES_INFO = `SELECT r.key, s.slug, s.name, s.unit, s.frequency, s.source, src.licence, src.attribution
   FROM series_rights r
@@ -144,84 +97,9 @@ function bindHistory(query: HistoryQuery) {
   };
 }
 
-/** Above every period (they start with a digit): the upper bounds of an open end. */
-const AFTER_EVERY_PERIOD = '~';
-
-/**
- * The parameters of periodRangeSql for a range of days: per period form, the period holding the
- * first day and the one holding the last day (contract/period-range.ts); '' below every period
- * for an open start, '~' above every period for an open end.
- */
-export function bindPeriodRange(range: PeriodRange): Record<string, string> {
-  const lower: PeriodBounds = range.firstDay
-    ? periodsHoldingDay(range.firstDay)
-    : { day: '', month: '', quarter: '', year: '' };
-  const upper: PeriodBounds = range.lastDay
-    ? periodsHoldingDay(range.lastDay)
-    : {
-        day: AFTER_EVERY_PERIOD,
-        month: AFTER_EVERY_PERIOD,
-        quarter: AFTER_EVERY_PERIOD,
-        year: AFTER_EVERY_PERIOD,
-      };
-  return {
-    from_day: lower.day,
-    from_month: lower.month,
-    from_quarter: lower.quarter,
-    from_year: lower.year,
-    to_day: upper.day,
-    to_month: upper.month,
-    to_quarter: upper.quarter,
-    to_year: upper.year,
-  };
-}
-
-/** SQL: the bound of one side for the form of the period in `column` (by length, then the `Q`). */
-function boundForForm(column: string, side: 'from' | 'to'): string {
-  return `CASE length(${column}) WHEN 10 THEN $${side}_day WHEN 4 THEN $${side}_year
-              ELSE CASE WHEN substr(${column}, 6, 1) = 'Q' THEN $${side}_quarter ELSE $${side}_month END END`;
-}
-
-/**
- * SQL condition, with the parameters of bindPeriodRange: the period in `column` has a day in the
- * range. Within one period form text order is time order and the periods tile the calendar, so a
- * period overlaps [first, last] exactly when it lies between the period of its form holding
- * `first` and the one holding `last` (the CASE comparisons). The first two comparisons are implied
- * by those but are plain comparisons of the column with a parameter, which DuckDB pushes into the
- * Parquet scan to skip row groups (the files are sorted by series and period): over all forms the
- * year of the first day is the lowest bound (`2025` < `2025-01` < `2025-01-01` < `2025-Q1`) and the
- * quarter of the last day the highest (`2025-Q2` > any `2025-…` with a digit there), so they let
- * through at most a year more on each side. A text of no known form (none is stored) is compared
- * with the month bounds.
- */
-export function periodRangeSql(column: string): string {
-  return `${column} >= $from_year AND ${column} <= $to_quarter
-          AND ${column} >= ${boundForForm(column, 'from')}
-          AND ${column} <= ${boundForForm(column, 'to')}`;
-}
-
 function toPage<T>(rows: T[], limit: number): HistoryPage<T> {
   return { rows: rows.slice(0, limit), more: rows.length > limit };
 }
-
-/** The columns of an observation row, in the order of ObservationRow. */
-export const OBSERVATION_COLUMNS = [
-  'id',
-  'series_key',
-  'period',
-  'value',
-  'source_ref',
-  'observed_at',
-  'observed_at_method',
-  'footnotes',
-  'collector_version',
-  'verification_status',
-  'confidence',
-  'data_class',
-  'revision_number',
-  'supersedes_id',
-  'in_force',
-] as const;
 
 /**
  * One page of a series' observation revisions, as SQL: with an as_of, only revisions observed

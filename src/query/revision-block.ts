@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ObservationRow } from './history.ts';
+import type { ObservationRow } from './history-rows.ts';
 
 /**
  * A series' revisions held as bytes (issue 33): each revision's JSON as the API presents it is

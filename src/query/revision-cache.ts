@@ -1,5 +1,10 @@
 // history.ts imports this module too: only functions are taken from it, called after both loaded.
-import { type HistoryPage, type HistoryQuery, OBSERVATION_COLUMNS, type ObservationRow } from './history.ts';
+import {
+  type HistoryPage,
+  type HistoryQuery,
+  OBSERVATION_COLUMNS,
+  type ObservationRow,
+} from './history-rows.ts';
 import { emptyBlock, parseBlock, type RevisionBlock, rowOf } from './revision-block.ts';
 import { computePage, resolvePeriodFilter } from './revision-pages.ts';
 import type { SnapshotDb } from './snapshot-db.ts';

@@ -1,5 +1,6 @@
 import { resolvePeriodRange } from '../contract/period-range.ts';
-import { bindPeriodRange, type HistoryQuery } from './history.ts';
+import type { HistoryQuery } from './history-rows.ts';
+import { bindPeriodRange } from './period-sql.ts';
 import type { RevisionBlock } from './revision-block.ts';
 
 /**
