@@ -124,19 +124,22 @@ export async function createSampleSnapshot(options: SampleSnapshotOptions = {}):
 }
 
 /**
- * Every real file of ../shared/data ingested and published: a data directory of the test's own, a
- * copy of the one made once per state of its inputs (fixture-cache.ts) — the code and files the
- * shared sample build is keyed on, the steps and every publisher file they name — so the test files
- * that read it do not each spend minutes ingesting the same files again.
+ * Every real file of ../shared/data (or the `steps` given, some of REAL_DATA_STEPS) ingested and
+ * published: a data directory of the test's own, a copy of the one made once per state of its
+ * inputs (fixture-cache.ts) — the code and files the shared sample build is keyed on, the steps and
+ * every publisher file they name — so the test files that read it do not each spend minutes
+ * ingesting the same files again.
  */
-export async function createRealSnapshot(): Promise<SnapshotFixture> {
+export async function createRealSnapshot(
+  steps: ReadonlyArray<readonly string[]> = REAL_DATA_STEPS,
+): Promise<SnapshotFixture> {
   const inputsAtLoad = process.env[RUN_INPUTS_VARIABLE] ?? digestInputs();
   const entry = await cachedFixture({
     cache: join(REPO_ROOT, 'node_modules', '.cache', 'mmds-test', 'real-snapshot'),
-    key: realSnapshotKey(inputsAtLoad),
+    key: realSnapshotKey(inputsAtLoad, steps),
     inputsAtLoad,
     make: async (dir) => {
-      const fixture = await ingestRealSnapshot();
+      const fixture = await ingestRealSnapshot(steps);
       try {
         cpSync(fixture.dataDir, join(dir, 'data'), { recursive: true });
         return { snapshotId: fixture.snapshotId };
@@ -159,24 +162,24 @@ export async function createRealSnapshot(): Promise<SnapshotFixture> {
   };
 }
 
-/** Ingests every real file of ../shared/data into a new data directory and publishes. */
-async function ingestRealSnapshot(): Promise<SnapshotFixture> {
+/** Runs the ingest steps into a new data directory and publishes. */
+async function ingestRealSnapshot(steps: ReadonlyArray<readonly string[]>): Promise<SnapshotFixture> {
   return createFixture(async (env) => {
-    for (const [source, ...rest] of REAL_DATA_STEPS) {
+    for (const [source, ...rest] of steps) {
       await expectOk(runMmds(['ingest', source!, ...rest], env), `ingest ${source}`);
     }
   });
 }
 
 /** The real snapshot's key: the repository's inputs, Node, the steps and every file they name. */
-function realSnapshotKey(inputs: string): string {
+function realSnapshotKey(inputs: string, steps: ReadonlyArray<readonly string[]>): string {
   const hash = createHash('sha256').update(`${process.version}\0${inputs}\0`);
   const files: string[] = [];
   const list = (path: string) => {
     if (statSync(path).isDirectory()) for (const name of readdirSync(path).sort()) list(join(path, name));
     else files.push(path);
   };
-  for (const step of REAL_DATA_STEPS) {
+  for (const step of steps) {
     const named = step.map((arg) => (isAbsolute(arg) && existsSync(arg) ? relative(REPO_ROOT, arg) : arg));
     hash.update(`${JSON.stringify(named)}\0`);
     for (const arg of step) if (isAbsolute(arg) && existsSync(arg)) list(arg);
