@@ -112,15 +112,21 @@ export interface SampleSnapshotOptions {
   licensed?: boolean;
 }
 
-/** Runs the sample pipeline (data/sample/pipeline.json), optionally the licensed fixture, and publishes. */
+/**
+ * The sample pipeline (data/sample/pipeline.json), optionally the licensed fixture, published: a
+ * data directory of the test's own, copied from the one made once per state of the repository's
+ * inputs (the sample files among them) and the options.
+ */
 export async function createSampleSnapshot(options: SampleSnapshotOptions = {}): Promise<SnapshotFixture> {
-  return createFixture(async (env) => {
-    await expectOk(runMmds(['ingest-plan', join(SAMPLE_DATA, 'pipeline.json')], env), 'sample ingest');
-    if (!options.licensed) return;
-    for (const [source, ...rest] of LICENSED_FIXTURE_STEPS) {
-      await expectOk(runMmds(['ingest', source!, ...rest], env), `ingest ${source} (licensed fixture)`);
-    }
-  });
+  return copyCachedSnapshot('sample-snapshot', JSON.stringify({ licensed: options.licensed === true }), () =>
+    createFixture(async (env) => {
+      await expectOk(runMmds(['ingest-plan', join(SAMPLE_DATA, 'pipeline.json')], env), 'sample ingest');
+      if (!options.licensed) return;
+      for (const [source, ...rest] of LICENSED_FIXTURE_STEPS) {
+        await expectOk(runMmds(['ingest', source!, ...rest], env), `ingest ${source} (licensed fixture)`);
+      }
+    }),
+  );
 }
 
 /**
@@ -133,13 +139,35 @@ export async function createSampleSnapshot(options: SampleSnapshotOptions = {}):
 export async function createRealSnapshot(
   steps: ReadonlyArray<readonly string[]> = REAL_DATA_STEPS,
 ): Promise<SnapshotFixture> {
+  return copyCachedSnapshot('real-snapshot', digestSteps(steps), () =>
+    createFixture(async (env) => {
+      for (const [source, ...rest] of steps) {
+        await expectOk(runMmds(['ingest', source!, ...rest], env), `ingest ${source}`);
+      }
+    }),
+  );
+}
+
+/**
+ * A copy of the data directory `make` publishes, made once per state of the repository's inputs
+ * (sample-inputs.ts), Node and `variant` (fixture-cache.ts), under node_modules/.cache/mmds-test/<kind>/.
+ */
+async function copyCachedSnapshot(
+  kind: string,
+  variant: string,
+  make: () => Promise<SnapshotFixture>,
+): Promise<SnapshotFixture> {
   const inputsAtLoad = process.env[RUN_INPUTS_VARIABLE] ?? digestInputs();
+  const key = createHash('sha256')
+    .update(`${process.version}\0${inputsAtLoad}\0${variant}`)
+    .digest('hex')
+    .slice(0, 20);
   const entry = await cachedFixture({
-    cache: join(REPO_ROOT, 'node_modules', '.cache', 'mmds-test', 'real-snapshot'),
-    key: realSnapshotKey(inputsAtLoad, steps),
+    cache: join(REPO_ROOT, 'node_modules', '.cache', 'mmds-test', kind),
+    key,
     inputsAtLoad,
     make: async (dir) => {
-      const fixture = await ingestRealSnapshot(steps);
+      const fixture = await make();
       try {
         cpSync(fixture.dataDir, join(dir, 'data'), { recursive: true });
         return { snapshotId: fixture.snapshotId };
@@ -162,18 +190,9 @@ export async function createRealSnapshot(
   };
 }
 
-/** Runs the ingest steps into a new data directory and publishes. */
-async function ingestRealSnapshot(steps: ReadonlyArray<readonly string[]>): Promise<SnapshotFixture> {
-  return createFixture(async (env) => {
-    for (const [source, ...rest] of steps) {
-      await expectOk(runMmds(['ingest', source!, ...rest], env), `ingest ${source}`);
-    }
-  });
-}
-
-/** The real snapshot's key: the repository's inputs, Node, the steps and every file they name. */
-function realSnapshotKey(inputs: string, steps: ReadonlyArray<readonly string[]>): string {
-  const hash = createHash('sha256').update(`${process.version}\0${inputs}\0`);
+/** A digest of ingest steps and of every file they name (../shared/data is not among the inputs). */
+function digestSteps(steps: ReadonlyArray<readonly string[]>): string {
+  const hash = createHash('sha256');
   const files: string[] = [];
   const list = (path: string) => {
     if (statSync(path).isDirectory()) for (const name of readdirSync(path).sort()) list(join(path, name));
@@ -189,7 +208,7 @@ function realSnapshotKey(inputs: string, steps: ReadonlyArray<readonly string[]>
       .update(`${relative(REPO_ROOT, file)}\0`)
       .update(readFileSync(file))
       .update('\0');
-  return hash.digest('hex').slice(0, 20);
+  return hash.digest('hex');
 }
 
 async function createFixture(
