@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { OutputDirError } from '../build/dist-tree.ts';
 import { ConfigError } from '../config/load-config.ts';
+import { formatSettingsHelp } from '../config/settings-text.ts';
 import { FetchError } from '../fetch/fetch-error.ts';
 import { InputError } from '../ingest/input-error.ts';
 import { StorageUnreachableError } from '../keys/create-storage.ts';
@@ -102,53 +103,7 @@ with --json a failure also prints one JSON document on stdout,
 
 ${EXIT_CODE_HELP}
 
-Configuration (environment, read once at start):
-  MMDS_DATA_DIR         store, snapshots and local state (default ./data; set but empty is refused).
-                        ingest, ingest-plan, fetch, update and keys issue create it; the other
-                        commands refuse to run when it does not exist (exit 78)
-  MMDS_STORAGE          key and rate-limit state: file (default), memory or redis://host:port
-  MMDS_DIST_DIR         where build writes and serve reads the static files (default ./dist)
-  MMDS_KEEP_SNAPSHOTS   snapshots publish keeps besides the current one and its parent (default 5)
-  MMDS_KEY_PEPPER       secret mixed into stored key hashes (HMAC-SHA-256) and sealing the
-                        webhook signing secrets at rest (unset: they are stored as is)
-  MMDS_API_KEY          the API key mmds mcp acts with (anonymous when unset)
-  MMDS_TRUSTED_PROXIES  X-Forwarded-For hops to trust for the client IP (default 0)
-  MMDS_RATE_LIMIT_IPV6_PREFIX  IPv6 clients are rate-limited per network of this many bits
-                        (default 64; 128 counts each address; IPv4 always per address)
-  PORT, HOST            where serve listens (default 4321 on 127.0.0.1)
-  MMDS_BLS_API_KEY      BLS Public Data API registration key (fetch bls; optional, v1 limits without)
-  MMDS_FRED_API_KEY     FRED API key (fetch fred; required for it)
-  MMDS_<SOURCE>_BASE_URL  a mirror of a publisher with its URL layout (e.g. MMDS_CFTC_BASE_URL)
-  MMDS_CFTC_REPORTS     COT reports fetch and update download (default legacy,disaggregated,tff,cit)
-  MMDS_FETCH_TIMEOUT_MS  time-out of one download attempt in ms (default 120000)
-  MMDS_FETCH_RETRIES    retries of a failed download (default 4)
-  MMDS_FETCH_BACKOFF_MS  first back-off between retries in ms, growing per attempt (default 1000)
-  MMDS_FETCH_MAX_BYTES  largest file a download accepts (default 536870912, 512 MiB)
-  MMDS_MEMORY_LIMIT     DuckDB memory of one command, e.g. 1GB or 512MB; spills to disk past it (default 1GB)
-  MMDS_PARTITION_ROWS   revisions per snapshot partition publish aims at (default 250000)
-  MMDS_SNAPSHOT_STORE   s3://bucket/prefix publish also commits each snapshot to (as --to)
-  MMDS_SNAPSHOT_POLL_MS  how often serve --from polls the bucket's log in ms (default 2000)
-  MMDS_SNAPSHOT_WAIT_MS  how long a request naming a newer snapshot (X-Snapshot-Id) waits for it
-                         before a 503, in ms (default 5000)
-  AWS_ENDPOINT_URL_S3   an S3-compatible server (addressed path-style); with AWS_REGION,
-                        AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY (unset: the AWS SDK's chain)
-  MMDS_HOOKS_ALLOW_HOSTS  hosts, addresses, networks webhooks may reach although loopback or
-                        private (e.g. 127.0.0.1,hooks.internal,10.1.0.0/16); http allowed for them
-  MMDS_HOOKS_RETRY_SCHEDULE  waits before each webhook retry (default 5s,5m,30m,2h,5h,10h,10h)
-  MMDS_HOOKS_TIMEOUT_MS  time-out of one webhook attempt in ms (default 15000)
-  MMDS_HOOKS_LEASE_MS   how long a deliverer holds a subscription unrenewed: another instance
-                        takes over a killed one's after it (default 60000; > the time-out)
-  MMDS_HOOKS_POLL_MS    wait between two delivery passes over the subscriptions in ms (default 1000)
-  MMDS_REVISION_CACHE_MB  series revisions serve keeps in memory for as_of pages (default 64; 0: none)
-  MMDS_EVENTS_HEARTBEAT_MS  a comment on open event streams every this many ms (default 15000)
-  MMDS_EVENTS_STREAMS_PER_KEY  open event streams per API key and instance (default 5)
-  MMDS_EVENTS_STREAMS_PER_ADDRESS  open anonymous event streams per address and instance (default 2)
-  MMDS_EVENTS_STREAMS_MAX  open event streams of one instance, whoever opened them (default 500)
-  MMDS_EVENTS_DRAIN_MS  an event stream whose client takes nothing of what waits for it this many
-                        ms is cut (default 30000)
-  MMDS_EVENTS_DELAY_MINUTES  minutes after an expected release's time that mmds serve announces it as
-                        release.delayed when it has not landed (default 30; 0: never)
-  MMDS_EVENTS_DELAY_CHECK_MS  how often mmds serve checks for delayed releases (default 60000)
+${formatSettingsHelp()}
 
 Examples:
   mmds ingest-plan data/sample/pipeline.json && mmds publish && mmds build && mmds serve

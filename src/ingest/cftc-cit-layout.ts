@@ -7,7 +7,7 @@
  * `Change_NonComm_Spead_All_NoCIT`, and `Change_Comm_Short_All_NoCIT` (published with a trailing
  * space, matched after trimming).
  */
-import type { ReportLayout } from './cftc-columns.ts';
+import type { ReportLayout } from './cftc-layout.ts';
 
 /** The CIT layout; it publishes no concentration ratios and no subgroup code. */
 export const CIT_LAYOUT: ReportLayout = {

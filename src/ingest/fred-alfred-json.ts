@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { z } from 'zod';
 import { execute, quotedIdentifier } from '../db/duckdb.ts';
-import type { FredKnowledge, FredTables } from './fred.ts';
+import type { FredKnowledge, FredTables } from './fred-tables.ts';
 import { InputError } from './input-error.ts';
 import { parseIsoDate } from './periods.ts';
 import type { IngestContext } from './source.ts';

@@ -1,6 +1,6 @@
 import { basename } from 'node:path';
 import { execute, quotedIdentifier, readCsvSql, readRows } from '../db/duckdb.ts';
-import type { FredTables } from './fred.ts';
+import type { FredTables } from './fred-tables.ts';
 import { assertNonEmptyFile, InputError } from './input-error.ts';
 
 const FRED_ID = /^[A-Za-z0-9_]+$/;

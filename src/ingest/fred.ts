@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { open } from 'node:fs/promises';
-import type { DuckDBConnection } from '@duckdb/node-api';
 import { execute, quotedIdentifier, readRows } from '../db/duckdb.ts';
 import type { FactRelation, KnowledgeTime, ParsedBatch } from '../model/records.ts';
 import { insertAlfredJsonValues } from './fred-alfred-json.ts';
 import { loadFredCsvValues } from './fred-csv.ts';
+import type { FredKnowledge, FredTables } from './fred-tables.ts';
 import { InputError } from './input-error.ts';
 import { parseIsoDate } from './periods.ts';
 import type { IngestContext, Source } from './source.ts';
@@ -16,23 +16,6 @@ const SERIES_KEY = /^[a-z0-9]+\.[A-Za-z0-9_.-]+$/;
 
 /** The FRED parser's batch: its observations stay in DuckDB. */
 export type FredBatch = ParsedBatch & { observations?: FactRelation };
-
-/**
- * The scratch tables of one parse, named apart from any other parse on the connection. Every
- * value read goes into `values`: one row per data row (missing values too, value NULL), with
- *   ordinal (input order: format readers in turn, then file order), file_group (one per CSV
- *   file, one for all JSON files: the dates whose frequency is inferred together), file (path),
- *   line (NULL in JSON), series_key, date (`YYYY-MM-DD`), knowledge (key into the knowledge
- *   table), value, source_ref, hint (what to say when two values clash).
- */
-export interface FredTables {
-  connection: DuckDBConnection;
-  prefix: string;
-  values: string;
-}
-
-/** The knowledge times of a parse, by the key the values table refers to them with. */
-export type FredKnowledge = Map<string, KnowledgeTime>;
 
 /**
  * FRED/ALFRED downloads: series CSV files (`observation_date,<ID>`, `DATE,<ID>`, `date,value`)

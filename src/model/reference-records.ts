@@ -3,7 +3,7 @@
  * zones) and the project's catalog (sources, series, markets, sectors) and research notes.
  * Stored records use the snake_case column names directly (see records.ts).
  */
-import type { CotReportType, Frequency, Rights, Timestamp } from './records.ts';
+import type { CotReportType, Frequency, Rights, Timestamp } from './vocabulary.ts';
 
 /** A UN M49 area above country level (world, region, sub-region, intermediate region). */
 export interface Region {

@@ -25,6 +25,7 @@ const INPUTS = [
   'test/fixtures',
   'test/helpers/shared-sample-build.ts',
   'test/helpers/sample-inputs.ts',
+  'test/helpers/fixture-cache.ts',
   'test/helpers/snapshot-fixture.ts',
   'test/helpers/run-cli.ts',
   'astro.config.mjs',

@@ -1,20 +1,9 @@
 import { createHash } from 'node:crypto';
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  utimesSync,
-  writeFileSync,
-} from 'node:fs';
+import { cpSync } from 'node:fs';
 import { join } from 'node:path';
-import { withBuildLock } from '../../src/build/with-build-lock.ts';
 import { openSnapshotDb } from '../../src/query/snapshot-db.ts';
 import { resolveLayout } from '../../src/store/layout.ts';
+import { cachedFixture } from './fixture-cache.ts';
 import { REPO_ROOT } from './paths.ts';
 import { runMmds } from './run-cli.ts';
 import { digestInputs, RUN_INPUTS_VARIABLE } from './sample-inputs.ts';
@@ -28,7 +17,8 @@ import { createTempDir } from './temp-dir.ts';
 /**
  * One `mmds build` of the sample snapshot (createSampleSnapshot), shared by the test files whose
  * subject is not the build itself: built once per state of everything the output depends on, under
- * a lock across the test processes, into node_modules/.cache/mmds-test/<key>/ (data/ and dist/).
+ * a lock across the test processes (fixture-cache.ts), into node_modules/.cache/mmds-test/<key>/
+ * (data/ and dist/).
  * A test gets its own copy of the data directory (the server and the key commands write to it; the
  * snapshot id stays the same, so the shared dist/ matches) and MMDS_DIST_DIR pointing at the shared
  * dist/, which it must only read: a test that builds or updates gets a copy (`copyDist`).
@@ -48,8 +38,6 @@ export interface SharedSampleFixture extends SnapshotFixture {
 }
 
 const CACHE = join(REPO_ROOT, 'node_modules', '.cache', 'mmds-test');
-/** Cache entries kept besides the one in use; older ones are removed. */
-const KEEP = 4;
 /**
  * The inputs as this run loaded them: taken by vitest.config.ts when the run starts (vitest's main
  * process transforms src/ once and hands the same modules to every worker, so an edit during the
@@ -69,82 +57,30 @@ export function sharedSampleKey(options: SampleSnapshotOptions = {}): string {
   return keyOf(INPUTS_AT_LOAD, options);
 }
 
-const READY = 'ready.json';
-const pending = new Map<string, Promise<SharedSampleBuild>>();
-
 /** The shared build of the sample snapshot (`licensed`: with the test-only licensed vendor). */
-export function sharedSampleBuild(options: SampleSnapshotOptions = {}): Promise<SharedSampleBuild> {
-  const key = sharedSampleKey(options);
-  let build = pending.get(key);
-  if (!build) {
-    build = buildOnce(key, options);
-    pending.set(key, build);
-  }
-  return build;
-}
-
-async function buildOnce(key: string, options: SampleSnapshotOptions): Promise<SharedSampleBuild> {
-  const dir = join(CACHE, key);
-  mkdirSync(CACHE, { recursive: true });
-  const read = (): SharedSampleBuild | null => {
-    if (!existsSync(join(dir, READY))) return null;
-    const { snapshotId } = JSON.parse(readFileSync(join(dir, READY), 'utf8')) as { snapshotId: string };
-    const now = new Date();
-    utimesSync(dir, now, now); // newest used: kept by the pruning
-    return { dataDir: join(dir, 'data'), distDir: join(dir, 'dist'), snapshotId };
-  };
-  const ready = read();
-  if (ready) return ready;
-  return withBuildLock(join(CACHE, `${key}.lock`), async () => {
-    const built = read();
-    if (built) return built;
-    // Built in place (dist/nginx.conf names its own directory); ready.json, written last, marks
-    // an entry complete, and a half-built one (its builder died) is built again.
-    rmSync(dir, { recursive: true, force: true });
-    mkdirSync(dir);
-    const fixture = await createSampleSnapshot(options);
-    try {
-      const run = await runMmds(['build', '--out', join(dir, 'dist')], fixture.env);
-      if (run.code !== 0) throw new Error(`shared sample build failed (${run.code}): ${run.stderr}`);
-      cpSync(fixture.dataDir, join(dir, 'data'), { recursive: true });
-      const entry = { snapshotId: fixture.snapshotId };
-      // Inputs edited since this process loaded them: the build may mix both states, so it serves
-      // this process only, moved aside (removed once the process is gone); the next one rebuilds.
-      if (digestInputs() !== INPUTS_AT_LOAD) {
-        const aside = join(CACHE, `${key}.stale-${process.pid}`);
-        rmSync(aside, { recursive: true, force: true });
-        renameSync(dir, aside);
-        return { dataDir: join(aside, 'data'), distDir: join(aside, 'dist'), ...entry };
+export async function sharedSampleBuild(options: SampleSnapshotOptions = {}): Promise<SharedSampleBuild> {
+  const entry = await cachedFixture({
+    cache: CACHE,
+    key: sharedSampleKey(options),
+    inputsAtLoad: INPUTS_AT_LOAD,
+    // Built in place: dist/nginx.conf names its own directory.
+    make: async (dir) => {
+      const fixture = await createSampleSnapshot(options);
+      try {
+        const run = await runMmds(['build', '--out', join(dir, 'dist')], fixture.env);
+        if (run.code !== 0) throw new Error(`shared sample build failed (${run.code}): ${run.stderr}`);
+        cpSync(fixture.dataDir, join(dir, 'data'), { recursive: true });
+        return { snapshotId: fixture.snapshotId };
+      } finally {
+        fixture.remove();
       }
-      writeFileSync(join(dir, READY), JSON.stringify(entry));
-    } finally {
-      fixture.remove();
-    }
-    prune(key);
-    return read()!;
+    },
   });
-}
-
-/** Removes all but the newest KEEP entries besides the current one. */
-function prune(current: string): void {
-  const entries = readdirSync(CACHE)
-    .filter((name) => /^[0-9a-f]{20}$/.test(name) && name !== current)
-    .map((name) => ({ name, mtime: statSync(join(CACHE, name)).mtimeMs }))
-    .sort((a, b) => b.mtime - a.mtime);
-  for (const { name } of entries.slice(KEEP)) rmSync(join(CACHE, name), { recursive: true, force: true });
-  for (const name of readdirSync(CACHE)) {
-    const pid = Number(/\.stale-(\d+)$/.exec(name)?.[1]);
-    if (pid && !isAlive(pid)) rmSync(join(CACHE, name), { recursive: true, force: true });
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  return {
+    dataDir: join(entry.dir, 'data'),
+    distDir: join(entry.dir, 'dist'),
+    snapshotId: entry.meta.snapshotId,
+  };
 }
 
 /**

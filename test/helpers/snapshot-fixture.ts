@@ -1,9 +1,13 @@
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { isAbsolute, join, relative } from 'node:path';
 import { openSnapshotDb, type SnapshotDb } from '../../src/query/snapshot-db.ts';
 import { resolveLayout } from '../../src/store/layout.ts';
 import { readCurrentId } from '../../src/store/manifest.ts';
+import { cachedFixture } from './fixture-cache.ts';
 import { LICENSED_FIXTURE, REPO_ROOT, SAMPLE_DATA, SHARED_DATA } from './paths.ts';
 import { type CliRun, runMmds } from './run-cli.ts';
+import { digestInputs, RUN_INPUTS_VARIABLE } from './sample-inputs.ts';
 import { createTempDir } from './temp-dir.ts';
 
 /** A published snapshot in a temporary data directory. */
@@ -108,24 +112,103 @@ export interface SampleSnapshotOptions {
   licensed?: boolean;
 }
 
-/** Runs the sample pipeline (data/sample/pipeline.json), optionally the licensed fixture, and publishes. */
+/**
+ * The sample pipeline (data/sample/pipeline.json), optionally the licensed fixture, published: a
+ * data directory of the test's own, copied from the one made once per state of the repository's
+ * inputs (the sample files among them) and the options.
+ */
 export async function createSampleSnapshot(options: SampleSnapshotOptions = {}): Promise<SnapshotFixture> {
-  return createFixture(async (env) => {
-    await expectOk(runMmds(['ingest-plan', join(SAMPLE_DATA, 'pipeline.json')], env), 'sample ingest');
-    if (!options.licensed) return;
-    for (const [source, ...rest] of LICENSED_FIXTURE_STEPS) {
-      await expectOk(runMmds(['ingest', source!, ...rest], env), `ingest ${source} (licensed fixture)`);
-    }
-  });
+  return copyCachedSnapshot('sample-snapshot', JSON.stringify({ licensed: options.licensed === true }), () =>
+    createFixture(async (env) => {
+      await expectOk(runMmds(['ingest-plan', join(SAMPLE_DATA, 'pipeline.json')], env), 'sample ingest');
+      if (!options.licensed) return;
+      for (const [source, ...rest] of LICENSED_FIXTURE_STEPS) {
+        await expectOk(runMmds(['ingest', source!, ...rest], env), `ingest ${source} (licensed fixture)`);
+      }
+    }),
+  );
 }
 
-/** Ingests every real file of ../shared/data and publishes. */
-export async function createRealSnapshot(): Promise<SnapshotFixture> {
-  return createFixture(async (env) => {
-    for (const [source, ...rest] of REAL_DATA_STEPS) {
-      await expectOk(runMmds(['ingest', source!, ...rest], env), `ingest ${source}`);
-    }
+/**
+ * Every real file of ../shared/data (or the `steps` given, some of REAL_DATA_STEPS) ingested and
+ * published: a data directory of the test's own, a copy of the one made once per state of its
+ * inputs (fixture-cache.ts) — the code and files the shared sample build is keyed on, the steps and
+ * every publisher file they name — so the test files that read it do not each spend minutes
+ * ingesting the same files again.
+ */
+export async function createRealSnapshot(
+  steps: ReadonlyArray<readonly string[]> = REAL_DATA_STEPS,
+): Promise<SnapshotFixture> {
+  return copyCachedSnapshot('real-snapshot', digestSteps(steps), () =>
+    createFixture(async (env) => {
+      for (const [source, ...rest] of steps) {
+        await expectOk(runMmds(['ingest', source!, ...rest], env), `ingest ${source}`);
+      }
+    }),
+  );
+}
+
+/**
+ * A copy of the data directory `make` publishes, made once per state of the repository's inputs
+ * (sample-inputs.ts), Node and `variant` (fixture-cache.ts), under node_modules/.cache/mmds-test/<kind>/.
+ */
+async function copyCachedSnapshot(
+  kind: string,
+  variant: string,
+  make: () => Promise<SnapshotFixture>,
+): Promise<SnapshotFixture> {
+  const inputsAtLoad = process.env[RUN_INPUTS_VARIABLE] ?? digestInputs();
+  const key = createHash('sha256')
+    .update(`${process.version}\0${inputsAtLoad}\0${variant}`)
+    .digest('hex')
+    .slice(0, 20);
+  const entry = await cachedFixture({
+    cache: join(REPO_ROOT, 'node_modules', '.cache', 'mmds-test', kind),
+    key,
+    inputsAtLoad,
+    make: async (dir) => {
+      const fixture = await make();
+      try {
+        cpSync(fixture.dataDir, join(dir, 'data'), { recursive: true });
+        return { snapshotId: fixture.snapshotId };
+      } finally {
+        fixture.remove();
+      }
+    },
   });
+  const temp = createTempDir('mmds-fixture-');
+  const dataDir = join(temp.dir, 'data');
+  cpSync(join(entry.dir, 'data'), dataDir, { recursive: true });
+  const { snapshotId } = entry.meta;
+  const layout = resolveLayout(dataDir);
+  return {
+    dataDir,
+    env: { MMDS_DATA_DIR: dataDir, MMDS_DIST_DIR: join(temp.dir, 'dist') },
+    snapshotId,
+    open: () => openSnapshotDb(layout, snapshotId),
+    remove: temp.remove,
+  };
+}
+
+/** A digest of ingest steps and of every file they name (../shared/data is not among the inputs). */
+function digestSteps(steps: ReadonlyArray<readonly string[]>): string {
+  const hash = createHash('sha256');
+  const files: string[] = [];
+  const list = (path: string) => {
+    if (statSync(path).isDirectory()) for (const name of readdirSync(path).sort()) list(join(path, name));
+    else files.push(path);
+  };
+  for (const step of steps) {
+    const named = step.map((arg) => (isAbsolute(arg) && existsSync(arg) ? relative(REPO_ROOT, arg) : arg));
+    hash.update(`${JSON.stringify(named)}\0`);
+    for (const arg of step) if (isAbsolute(arg) && existsSync(arg)) list(arg);
+  }
+  for (const file of files)
+    hash
+      .update(`${relative(REPO_ROOT, file)}\0`)
+      .update(readFileSync(file))
+      .update('\0');
+  return hash.digest('hex');
 }
 
 async function createFixture(

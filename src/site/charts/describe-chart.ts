@@ -1,4 +1,4 @@
-import type { ChartSeries } from './line-chart.ts';
+import type { ChartSeries } from './chart-series.ts';
 
 /**
  * The text alternative of a chart: the period covered and, per series, its first, last,

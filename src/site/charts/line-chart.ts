@@ -1,21 +1,10 @@
 import { escapeHtml } from '../escape-html.ts';
 import { formatNumber } from '../format.ts';
 import { computeTimeTicks, computeValueTicks, parsePeriodStart } from './axis-ticks.ts';
+import type { ChartSeries } from './chart-series.ts';
 import { describeChart } from './describe-chart.ts';
 
-/** One observation: a period (`YYYY-MM-DD`, `YYYY-MM`, `YYYY-Qn`, `YYYY`) and its value. */
-export interface ChartPoint {
-  x: string;
-  y: number;
-}
-
-/** One line of a chart. */
-export interface ChartSeries {
-  name: string;
-  points: readonly ChartPoint[];
-  /** Dashed line and hollow markers, e.g. for first prints against values in force. */
-  dashed?: boolean;
-}
+export type { ChartPoint, ChartSeries } from './chart-series.ts';
 
 /** What to draw; the text alternative is derived from the same data. */
 export interface LineChartOptions {

@@ -95,6 +95,17 @@ describe('the real publisher files through ingest, publish and verify', () => {
       { key: seriesKey, period },
     );
 
+  it('is a copy of its own of the snapshot made once per state of the inputs (test/helpers/fixture-cache.ts)', async () => {
+    const again = await createRealSnapshot();
+    try {
+      expect(again.snapshotId).toBe(fixture.snapshotId);
+      expect(again.dataDir).not.toBe(fixture.dataDir);
+      expect(hashTree(again.dataDir)).toEqual(hashTree(fixture.dataDir));
+    } finally {
+      again.remove();
+    }
+  });
+
   it('publishes a snapshot that mmds verify accepts', async () => {
     expect(readCurrentId(resolveLayout(fixture.dataDir))).toBe(fixture.snapshotId);
     const verify = await runMmds(['verify'], fixture.env);

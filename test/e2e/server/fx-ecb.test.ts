@@ -9,10 +9,8 @@ import { resolveLayout } from '../../../src/store/layout.ts';
 import { readCurrentId } from '../../../src/store/manifest.ts';
 import { dayAtOrBefore, type EcbHistDay, oracleRates, parseEcbHist } from '../../helpers/fx-ecb-hist.ts';
 import { SHARED_DATA } from '../../helpers/paths.ts';
-import { runMmds } from '../../helpers/run-cli.ts';
 import { startTestServer, type TestServer } from '../../helpers/server-fixture.ts';
-import { REAL_DATA_STEPS } from '../../helpers/snapshot-fixture.ts';
-import { createTempDir } from '../../helpers/temp-dir.ts';
+import { createRealSnapshot, REAL_DATA_STEPS, type SnapshotFixture } from '../../helpers/snapshot-fixture.ts';
 
 /**
  * /api/v1/fx/ecb with base=, currency lists, lower case and date=, over HTTP on a snapshot of the
@@ -38,26 +36,23 @@ interface Body {
 }
 
 describe('/api/v1/fx/ecb on the real ECB history', () => {
-  const temp = createTempDir('mmds-fx-ecb-');
-  const dataDir = join(temp.dir, 'data');
+  let fixture: SnapshotFixture;
+  let dataDir: string;
   const hist: EcbHistDay[] = parseEcbHist(readFileSync(join(SHARED_DATA, 'ecb/eurofxref-hist.csv'), 'utf8'));
   const newest = hist.at(-1)!;
   let server: TestServer;
 
   beforeAll(async () => {
-    for (const [source, ...files] of STEPS) {
-      const run = await runMmds(['ingest', source!, ...files], { MMDS_DATA_DIR: dataDir });
-      expect(run.code, run.stderr).toBe(0);
-    }
-    const publish = await runMmds(['publish'], { MMDS_DATA_DIR: dataDir });
-    expect(publish.code, publish.stderr).toBe(0);
+    // Ingested and published once per state of the inputs (test/helpers/fixture-cache.ts).
+    fixture = await createRealSnapshot(STEPS);
+    dataDir = fixture.dataDir;
     // About a hundred requests: more than the anonymous rate limit allows by default.
     server = await startTestServer({ dataDir, anonymousLimit: 10_000 });
   }, 180_000);
 
   afterAll(async () => {
     await server?.close();
-    temp.remove();
+    fixture?.remove();
   });
 
   const get = async (path: string, headers: Record<string, string> = {}) => {

@@ -1,13 +1,10 @@
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listStaticRequests } from '../../../src/api/v1/static-requests.ts';
 import { openSnapshotDb } from '../../../src/query/snapshot-db.ts';
 import { resolveLayout } from '../../../src/store/layout.ts';
 import { readCurrentId } from '../../../src/store/manifest.ts';
-import { runMmds } from '../../helpers/run-cli.ts';
 import { startTestServer, type TestServer } from '../../helpers/server-fixture.ts';
-import { REAL_DATA_STEPS } from '../../helpers/snapshot-fixture.ts';
-import { createTempDir } from '../../helpers/temp-dir.ts';
+import { createRealSnapshot, REAL_DATA_STEPS, type SnapshotFixture } from '../../helpers/snapshot-fixture.ts';
 
 /** The reference lists only, from the publishers' real files, published and served live. */
 const REFERENCE_SOURCES = new Set(['m49', 'countries', 'tz', 'iso4217', 'mic']);
@@ -19,23 +16,20 @@ interface Envelope<T> {
 }
 
 describe('reference endpoints over HTTP on the real lists', () => {
-  const temp = createTempDir('mmds-reference-http-');
-  const dataDir = join(temp.dir, 'data');
+  let fixture: SnapshotFixture;
+  let dataDir: string;
   let server: TestServer;
 
   beforeAll(async () => {
-    for (const [source, ...files] of STEPS) {
-      const run = await runMmds(['ingest', source!, ...files], { MMDS_DATA_DIR: dataDir });
-      expect(run.code, run.stderr).toBe(0);
-    }
-    const publish = await runMmds(['publish'], { MMDS_DATA_DIR: dataDir });
-    expect(publish.code, publish.stderr).toBe(0);
+    // Ingested and published once per state of the inputs (test/helpers/fixture-cache.ts).
+    fixture = await createRealSnapshot(STEPS);
+    dataDir = fixture.dataDir;
     server = await startTestServer({ dataDir });
   }, 120_000);
 
   afterAll(async () => {
     await server?.close();
-    temp.remove();
+    fixture?.remove();
   });
 
   const get = (path: string) => fetch(new URL(path, server.url));
