@@ -31,6 +31,24 @@ end
 if ARGV[3] == 'del' then redis.call('DEL', KEYS[1]) else redis.call('SET', KEYS[1], ARGV[4]) end
 return 1`;
 
+// The same for many items at once (one round trip): ARGV holds four values per key, as above;
+// answers one 0 or 1 per key.
+const REDIS_CAS_MANY = `
+local done = {}
+for i, key in ipairs(KEYS) do
+  local at = (i - 1) * 4
+  local current = redis.call('GET', key)
+  local ok
+  if ARGV[at + 1] == 'absent' then ok = not current else ok = current == ARGV[at + 2] end
+  if ok then
+    if ARGV[at + 3] == 'del' then redis.call('DEL', key) else redis.call('SET', key, ARGV[at + 4]) end
+    done[i] = 1
+  else
+    done[i] = 0
+  end
+end
+return done`;
+
 /** The driver behind a storage, as this module uses it. */
 type Backend =
   | { kind: 'fs'; base: string }
@@ -55,6 +73,17 @@ export async function readItemText(storage: Storage, key: string): Promise<strin
   if (backend.kind === 'redis') return backend.client.get(redisKey(backend.base, key));
   const value = backend.data.get(key);
   return typeof value === 'string' ? value : null;
+}
+
+/** The texts of several items (null: none), in one round trip on Redis (MGET). */
+export async function readItemTexts(
+  storage: Storage,
+  keys: readonly string[],
+): Promise<Array<string | null>> {
+  if (keys.length === 0) return [];
+  const backend = backendOf(storage);
+  if (backend.kind === 'redis') return backend.client.mget(...keys.map((key) => redisKey(backend.base, key)));
+  return Promise.all(keys.map((key) => readItemText(storage, key)));
 }
 
 /** Writes an item whatever it held (0600 on the fs driver, replaced by a rename). */
@@ -104,6 +133,42 @@ export async function compareAndSetItem(
     else await replaceFile(backend.base, key, next);
     return true;
   });
+}
+
+/** One compare-and-set of compareAndSetItems. */
+export interface ItemChange {
+  key: string;
+  expected: string | null;
+  next: string | null;
+}
+
+/**
+ * compareAndSetItem for several items, each decided alone (one refused does not stop the
+ * others); on Redis in one script, so one round trip. Returns whether each was written.
+ */
+export async function compareAndSetItems(
+  storage: Storage,
+  changes: readonly ItemChange[],
+): Promise<boolean[]> {
+  if (changes.length === 0) return [];
+  const backend = backendOf(storage);
+  if (backend.kind !== 'redis')
+    return Promise.all(
+      changes.map((change) => compareAndSetItem(storage, change.key, change.expected, change.next)),
+    );
+  const args = changes.flatMap((change) => [
+    change.expected === null ? 'absent' : 'value',
+    change.expected ?? '',
+    change.next === null ? 'del' : 'set',
+    change.next ?? '',
+  ]);
+  const done = (await backend.client.eval(
+    REDIS_CAS_MANY,
+    changes.length,
+    ...changes.map((change) => redisKey(backend.base, change.key)),
+    ...args,
+  )) as number[];
+  return done.map((value) => Number(value) === 1);
 }
 
 function itemPath(base: string, key: string): string {
