@@ -1,5 +1,6 @@
 import type { Storage } from 'unstorage';
 import { compareAndSetItem, readItemText } from '../keys/atomic-item.ts';
+import { listItemKeys } from '../keys/atomic-item-batches.ts';
 import { isSealed, openSecret, sealSecret } from './secret-seal.ts';
 import { type HookRecord, HookRecordSchema } from './subscription-record.ts';
 
@@ -95,7 +96,9 @@ export function createHookStore(storage: Storage, pepper: string | null = null):
     return text === null ? null : parseHookRecord(id, text, pepper);
   };
   const ids = async () =>
-    (await storage.getKeys('hooks')).map((key) => key.slice(HOOK_PREFIX.length)).filter((id) => isHookId(id));
+    (await listItemKeys(storage, 'hooks'))
+      .map((key) => key.slice(HOOK_PREFIX.length))
+      .filter((id) => isHookId(id));
   return {
     get,
     async create(record) {

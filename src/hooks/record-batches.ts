@@ -1,5 +1,5 @@
 import type { Storage } from 'unstorage';
-import { compareAndSetItems, readItemTexts } from '../keys/atomic-item.ts';
+import { compareAndSetItems, readItemTexts } from '../keys/atomic-item-batches.ts';
 import { HOOK_PREFIX, parseHookRecord, serialiseHookRecord } from './hook-store.ts';
 import type { HookRecord } from './subscription-record.ts';
 

@@ -31,31 +31,14 @@ end
 if ARGV[3] == 'del' then redis.call('DEL', KEYS[1]) else redis.call('SET', KEYS[1], ARGV[4]) end
 return 1`;
 
-// The same for many items at once (one round trip): ARGV holds four values per key, as above;
-// answers one 0 or 1 per key.
-const REDIS_CAS_MANY = `
-local done = {}
-for i, key in ipairs(KEYS) do
-  local at = (i - 1) * 4
-  local current = redis.call('GET', key)
-  local ok
-  if ARGV[at + 1] == 'absent' then ok = not current else ok = current == ARGV[at + 2] end
-  if ok then
-    if ARGV[at + 3] == 'del' then redis.call('DEL', key) else redis.call('SET', key, ARGV[at + 4]) end
-    done[i] = 1
-  else
-    done[i] = 0
-  end
-end
-return done`;
-
 /** The driver behind a storage, as this module uses it. */
-type Backend =
+export type Backend =
   | { kind: 'fs'; base: string }
   | { kind: 'memory'; data: Map<string, unknown> }
   | { kind: 'redis'; client: NonNullable<ReturnType<typeof getRedisClient>>; base: string };
 
-function backendOf(storage: Storage): Backend {
+/** The driver behind a storage (for atomic-item-batches.ts too). */
+export function backendOf(storage: Storage): Backend {
   const { driver } = storage.getMount('');
   const options = (driver as { options?: { base?: string } }).options;
   if (driver.name === 'fs' && options?.base) return { kind: 'fs', base: resolve(options.base) };
@@ -73,17 +56,6 @@ export async function readItemText(storage: Storage, key: string): Promise<strin
   if (backend.kind === 'redis') return backend.client.get(redisKey(backend.base, key));
   const value = backend.data.get(key);
   return typeof value === 'string' ? value : null;
-}
-
-/** The texts of several items (null: none), in one round trip on Redis (MGET). */
-export async function readItemTexts(
-  storage: Storage,
-  keys: readonly string[],
-): Promise<Array<string | null>> {
-  if (keys.length === 0) return [];
-  const backend = backendOf(storage);
-  if (backend.kind === 'redis') return backend.client.mget(...keys.map((key) => redisKey(backend.base, key)));
-  return Promise.all(keys.map((key) => readItemText(storage, key)));
 }
 
 /** Writes an item whatever it held (0600 on the fs driver, replaced by a rename). */
@@ -135,47 +107,13 @@ export async function compareAndSetItem(
   });
 }
 
-/** One compare-and-set of compareAndSetItems. */
-export interface ItemChange {
-  key: string;
-  expected: string | null;
-  next: string | null;
-}
-
-/**
- * compareAndSetItem for several items, each decided alone (one refused does not stop the
- * others); on Redis in one script, so one round trip. Returns whether each was written.
- */
-export async function compareAndSetItems(
-  storage: Storage,
-  changes: readonly ItemChange[],
-): Promise<boolean[]> {
-  if (changes.length === 0) return [];
-  const backend = backendOf(storage);
-  if (backend.kind !== 'redis')
-    return Promise.all(
-      changes.map((change) => compareAndSetItem(storage, change.key, change.expected, change.next)),
-    );
-  const args = changes.flatMap((change) => [
-    change.expected === null ? 'absent' : 'value',
-    change.expected ?? '',
-    change.next === null ? 'del' : 'set',
-    change.next ?? '',
-  ]);
-  const done = (await backend.client.eval(
-    REDIS_CAS_MANY,
-    changes.length,
-    ...changes.map((change) => redisKey(backend.base, change.key)),
-    ...args,
-  )) as number[];
-  return done.map((value) => Number(value) === 1);
-}
-
-function itemPath(base: string, key: string): string {
+/** The file of an item on the fs driver. */
+export function itemPath(base: string, key: string): string {
   return join(base, key.replace(/:/g, '/'));
 }
 
-function redisKey(base: string, key: string): string {
+/** The Redis key of an item. */
+export function redisKey(base: string, key: string): string {
   return base ? `${base}:${key}` : key;
 }
 
@@ -196,28 +134,49 @@ async function readFileOrNull(path: string): Promise<string | null> {
 async function replaceFile(base: string, key: string, text: string): Promise<void> {
   const path = itemPath(base, key);
   const temporary = join(base, '.tmp', `${randomBytes(8).toString('hex')}.tmp`);
-  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-  await mkdir(dirname(temporary), { recursive: true, mode: 0o700 });
-  try {
-    await writeFile(temporary, text, { encoding: 'utf8', mode: 0o600, flag: 'wx' });
-    await rename(temporary, path);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
+  for (let fresh = false; ; fresh = true) {
+    await makeDirectory(dirname(path), fresh);
+    await makeDirectory(dirname(temporary), fresh);
+    try {
+      await writeFile(temporary, text, { encoding: 'utf8', mode: 0o600, flag: 'wx' });
+      await rename(temporary, path);
+      return;
+    } catch (error) {
+      await rm(temporary, { force: true });
+      // A directory removed since this process made it: made again, once.
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || fresh) throw error;
+    }
   }
+}
+
+/**
+ * Directories this process has made or found (0700), so that each write does not ask again: a
+ * deliverer writes thousands of records a release. One removed meanwhile is made again on ENOENT.
+ */
+const madeDirectories = new Set<string>();
+
+async function makeDirectory(path: string, again = false): Promise<void> {
+  if (madeDirectories.has(path) && !again) return;
+  await mkdir(path, { recursive: true, mode: 0o700 });
+  madeDirectories.add(path);
 }
 
 /** Runs `work` holding `<base>/.locks/<key>.lock` (created exclusively), across processes. */
 async function withFileLock<T>(base: string, key: string, work: () => Promise<T>): Promise<T> {
   const lock = join(base, '.locks', `${key.replace(/[:/]/g, '_')}.lock`);
-  await mkdir(dirname(lock), { recursive: true, mode: 0o700 });
+  await makeDirectory(dirname(lock));
   const deadline = Date.now() + LOCK_WAIT_MS;
   for (;;) {
     try {
       await (await open(lock, 'wx', 0o600)).close();
       break;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') {
+        await makeDirectory(dirname(lock), true);
+        continue;
+      }
+      if (code !== 'EEXIST') throw error;
     }
     const age = await stat(lock).then(
       (info) => Date.now() - info.mtimeMs,
