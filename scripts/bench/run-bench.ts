@@ -37,6 +37,7 @@
  *                        BENCHMARKS.md alone)
  *   --floor-scales 1M    the store sizes of section h (default 1M; 10M and 100M as in c)
  *   --event-releases 6   measured releases per row of section i (one more warms up)
+ *   --event-subscriptions 1000,10000  only the rows of section i with these numbers of subscriptions
  *   --scale-out-releases 10  releases published through the bucket in section j
  *   --keep               keep the work directory
  *   --out <file>         the JSON results (default bench-results/latest.json)
@@ -91,6 +92,7 @@ const { values: flags } = parseArgs({
     sections: { type: 'string', default: 'a,b,c,d,e,f,g,h,i,j' },
     'scale-out-releases': { type: 'string', default: '10' },
     'event-releases': { type: 'string', default: '6' },
+    'event-subscriptions': { type: 'string' },
     'floor-scales': { type: 'string', default: '1M' },
     scales: { type: 'string', default: '1M,10M,100M' },
     'publish-limit': { type: 'string', default: String(25 * 60) },
@@ -105,11 +107,18 @@ const eventReleases = Number(flags['event-releases']);
 if (!Number.isInteger(eventReleases) || eventReleases < 1)
   throw new Error('--event-releases: a whole number of releases, 1 or more');
 /** Section i: each way of delivering with its numbers of subscriptions (and SSE streams, at most 1,000). */
-const EVENT_ROWS = [
+const ALL_EVENT_ROWS = [
   { mode: 'serve --deliver', subscriptions: [1, 100, 1000] },
   { mode: 'mmds deliver', subscriptions: [1, 100, 1000, 10_000] },
   { mode: 'mmds deliver x2', subscriptions: [1000, 10_000] },
 ] as const;
+const eventCounts = flags['event-subscriptions']?.split(',').map(Number);
+if (eventCounts?.some((n) => !Number.isInteger(n) || n < 1))
+  throw new Error('--event-subscriptions: whole numbers of subscriptions, comma-separated');
+const EVENT_ROWS = ALL_EVENT_ROWS.map((row) => ({
+  mode: row.mode,
+  subscriptions: row.subscriptions.filter((n) => !eventCounts || eventCounts.includes(n)),
+})).filter((row) => row.subscriptions.length > 0);
 
 /** Client settings shared by every throughput comparison. */
 const WRK: Omit<WrkSettings, 'scriptArgs'> = { threads: 2, connections: 32, seconds: 4 };
