@@ -1,7 +1,8 @@
 /**
- * Section i of the benchmark (issue 24 item 6): how long after a publish switches CURRENT a
- * release reaches (a) a webhook receiver and (b) a Server-Sent Events client, for 1, 100 and
- * 1,000 subscriptions (webhook subscriptions and, alike, SSE streams open at once).
+ * Section i of the benchmark (issue 24 item 6, issue 38): how long after a publish switches
+ * CURRENT a release reaches (a) a webhook receiver and (b) a Server-Sent Events client, for 1 to
+ * 10,000 subscriptions (webhook subscriptions and, alike, SSE streams open at once, at most
+ * MAX_STREAMS of them), with one deliverer and with two sharing the work.
  *
  * The store holds the real ECB history without its newest days; each release is one of those
  * days, cut verbatim from ../shared/data/ecb/eurofxref-hist.csv (its header and that row), ingested
@@ -16,9 +17,10 @@
  * event loop is free while the publish finishes.
  *
  * Subscriptions and streams ask for `release.published` of the ECB only: one delivery per
- * subscription and release. Both ways of delivering are measured: `mmds serve --deliver` (the
- * deliverer is woken by the server's snapshot switch) and `mmds deliver` beside a plain
- * `mmds serve`.
+ * subscription and release. Three ways of delivering are measured: `mmds serve --deliver` (the
+ * deliverer is woken by the server's snapshot switch), one `mmds deliver` beside a plain
+ * `mmds serve`, and two `mmds deliver` processes sharing the work (their throughput, the
+ * subscriptions over the time until the last was reached, against one's).
  */
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -30,6 +32,7 @@ import { createHookStore } from '../../src/hooks/hook-store.ts';
 import { addHook } from '../../src/hooks/manage-hooks.ts';
 import { createStateStorage } from '../../src/keys/create-storage.ts';
 import { createKeyStore } from '../../src/keys/key-store.ts';
+import { mapConcurrent } from '../../src/lib/map-concurrent.ts';
 import { resolveLayout } from '../../src/store/layout.ts';
 import { readCurrentId } from '../../src/store/manifest.ts';
 import { REAL_DATA_STEPS } from '../../test/helpers/snapshot-fixture.ts';
@@ -46,8 +49,10 @@ export interface LatencyFigures {
 
 /** One delivery mode at one number of subscriptions. */
 export interface EventLatencyRow {
-  mode: 'serve --deliver' | 'mmds deliver';
+  mode: EventDeliveryMode;
   subscriptions: number;
+  /** SSE streams open (the subscriptions, at most MAX_STREAMS). */
+  streams: number;
   releases: number;
   /** From the switch to the first delivery attempt of the release at the receiver (any subscription). */
   webhook_first: LatencyFigures;
@@ -75,12 +80,17 @@ export interface EventLatencyOptions {
   sharedData: string;
   /** Measured releases per row (one more, first, warms up and is not counted). */
   releases: number;
-  subscriptions: readonly number[];
+  /** The rows: each way of delivering with its numbers of subscriptions. */
+  rows: ReadonlyArray<{ mode: EventDeliveryMode; subscriptions: readonly number[] }>;
   /** How long a release may take to reach everyone before the run fails. */
   timeoutMs?: number;
 }
 
-const MODES = ['serve --deliver', 'mmds deliver'] as const;
+/** How the webhooks are delivered: by the server, by one `mmds deliver`, by two. */
+export type EventDeliveryMode = 'serve --deliver' | 'mmds deliver' | 'mmds deliver x2';
+
+/** SSE streams opened at most per row (the server's MMDS_EVENTS_STREAMS_MAX is raised to it). */
+export const MAX_STREAMS = 1000;
 
 /**
  * Arrivals of the release under way: per subscription (receiver) and per stream, the first
@@ -120,9 +130,10 @@ export async function measureEventLatency(
     // Each stream comes from its own client address (X-Forwarded-For from loopback, as in
     // section a), so the per-address limits see N clients, as they would in service.
     MMDS_TRUSTED_PROXIES: '1',
+    MMDS_EVENTS_STREAMS_MAX: String(MAX_STREAMS),
   };
   const perRow = options.releases + 1;
-  const rowsNeeded = MODES.length * options.subscriptions.length * perRow;
+  const rowsNeeded = options.rows.reduce((sum, row) => sum + row.subscriptions.length, 0) * perRow;
   const history = join(options.sharedData, 'ecb/eurofxref-hist.csv');
   const [header, ...rows] = readFileSync(history, 'utf8').split('\n');
   const dated = rows.filter((line) => /^\d{4}-\d{2}-\d{2},/.test(line));
@@ -169,7 +180,8 @@ export async function measureEventLatency(
   const setSubscriptions = async (count: number) => {
     const ids = await hooks.ids();
     for (const id of ids.slice(count)) await hooks.remove(id);
-    for (let i = ids.length; i < count; i++) {
+    const adding = Array.from({ length: Math.max(0, count - ids.length) }, (_, i) => i);
+    await mapConcurrent(adding, 16, async () => {
       const record = await addHook(
         { keyId: issued.id, url: `${receiverUrl}/pending`, series: ['ecb.*'], types: ['release.published'] },
         { hooks, keys },
@@ -177,7 +189,7 @@ export async function measureEventLatency(
         new Date(),
       );
       await hooks.update(record.id, (current) => ({ ...current, url: `${receiverUrl}/${record.id}` }));
-    }
+    });
   };
 
   let day = 0;
@@ -189,7 +201,7 @@ export async function measureEventLatency(
     rows: [],
   };
   try {
-    for (const mode of MODES) {
+    for (const { mode, subscriptions } of options.rows) {
       const serveReady = /serving on http:\/\/127\.0\.0\.1:(\d+)/;
       const serving = await startMmdsProcess(
         ['serve', ...(mode === 'serve --deliver' ? ['--deliver'] : []), '--port', '0', '--host', '127.0.0.1'],
@@ -197,13 +209,17 @@ export async function measureEventLatency(
         serveReady,
       );
       options.servers.push(serving);
-      const deliverer =
-        mode === 'mmds deliver' ? await startMmdsProcess(['deliver'], env, /delivering webhooks()/) : null;
-      if (deliverer) options.servers.push(deliverer);
-      for (const count of options.subscriptions) {
-        log(`i. ${mode}, ${count} subscription(s) and stream(s): ${options.releases} releases…`);
+      const deliverers: ServerProcess[] = [];
+      for (let n = mode === 'mmds deliver x2' ? 2 : mode === 'mmds deliver' ? 1 : 0; n > 0; n--) {
+        const deliverer = await startMmdsProcess(['deliver'], env, /delivering webhooks()/);
+        options.servers.push(deliverer);
+        deliverers.push(deliverer);
+      }
+      for (const count of subscriptions) {
+        const streamCount = Math.min(count, MAX_STREAMS);
+        log(`i. ${mode}, ${count} subscription(s), ${streamCount} stream(s): ${options.releases} releases…`);
         await setSubscriptions(count);
-        const streams = await openStreams(serving.url, count, () => arrivals);
+        const streams = await openStreams(serving.url, streamCount, () => arrivals);
         const samples = {
           webhook_first: [] as number[],
           webhook_all: [] as number[],
@@ -229,10 +245,10 @@ export async function measureEventLatency(
               throw new Error(`the release of ${line.slice(0, 10)} published nothing new`);
             const switched = Number(statSync(layout.currentFile, { bigint: true }).ctimeNs / 1_000_000n);
             const deadline = Date.now() + timeoutMs;
-            while (pending.hooks.size < count || pending.streams.size < count) {
+            while (pending.hooks.size < count || pending.streams.size < streamCount) {
               if (Date.now() > deadline)
                 throw new Error(
-                  `release ${snapshot}: after ${timeoutMs} ms, ${pending.hooks.size} of ${count} deliveries and ${pending.streams.size} of ${count} streams`,
+                  `release ${snapshot}: after ${timeoutMs} ms, ${pending.hooks.size} of ${count} deliveries and ${pending.streams.size} of ${streamCount} streams`,
                 );
               await sleep(5);
             }
@@ -255,6 +271,7 @@ export async function measureEventLatency(
         const row: EventLatencyRow = {
           mode,
           subscriptions: count,
+          streams: streamCount,
           releases: options.releases,
           webhook_first: figures(samples.webhook_first),
           webhook_all: figures(samples.webhook_all),
@@ -268,8 +285,7 @@ export async function measureEventLatency(
             `SSE first p50 ${row.sse_first.p50.toFixed(0)} ms p99 ${row.sse_first.p99.toFixed(0)} ms, all p50 ${row.sse_all.p50.toFixed(0)} ms`,
         );
       }
-      for (const process of [deliverer, serving]) {
-        if (!process) continue;
+      for (const process of [...deliverers, serving]) {
         await process.stop();
         options.servers.splice(options.servers.indexOf(process), 1);
       }

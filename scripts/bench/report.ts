@@ -568,6 +568,76 @@ function keyedFloorTargets(r: BenchResults): TargetCheck[] {
         ...(h.server_rss_cache_full_bytes <= 600 * MB ? {} : { limit: 'lower MMDS_REVISION_CACHE_MB' }),
       });
   }
+  checks.push(...eventTargets(r.event_latency));
+  return checks;
+}
+
+/** The targets of section i (issue 38). */
+function eventTargets(e: EventLatencyResult | undefined): TargetCheck[] {
+  const rows = e?.rows ?? [];
+  const find = (mode: string, n: number) => rows.find((row) => row.mode === mode && row.subscriptions === n);
+  const missing = (name: string, goal: string): TargetCheck => ({
+    name,
+    goal,
+    measured: '–',
+    status: 'not measured',
+    limit: e ? 'the row was not run' : 'section i was not run',
+  });
+  const checks: TargetCheck[] = [];
+  const within = (name: string, goal: string, limitMs: number, measured: EventLatencyResult['rows']) => {
+    if (measured.length === 0) return checks.push(missing(name, goal));
+    const worst = Math.max(...measured.map((row) => row.webhook_all.p99));
+    checks.push({
+      name,
+      goal,
+      measured: measured.map((row) => `${row.mode}: p99 ${int(row.webhook_all.p99)} ms`).join('; '),
+      status: worst <= limitMs ? 'met' : 'missed',
+      ...(worst <= limitMs ? {} : { limit: 'delivery throughput of one deliverer (attempts per second)' }),
+    });
+  };
+  const one = (n: number) =>
+    [find('serve --deliver', n), find('mmds deliver', n)].filter((row) => row !== undefined);
+  within('every webhook of a release to 1,000 subscriptions', '≤ 1 s after the commit, p99', 1000, one(1000));
+  within(
+    'every webhook of a release to 10,000 subscriptions',
+    '≤ 10 s after the commit, p99',
+    10_000,
+    one(10_000),
+  );
+  {
+    const name = 'two deliverers against one, 10,000 subscriptions';
+    const goal = '≥ 1.6× the throughput';
+    const single = find('mmds deliver', 10_000);
+    const double = find('mmds deliver x2', 10_000);
+    if (!single || !double) checks.push(missing(name, goal));
+    else {
+      const ratio = single.webhook_all.p50 / double.webhook_all.p50;
+      checks.push({
+        name,
+        goal,
+        measured: `${ratio.toFixed(2)}× (${int((10_000 / single.webhook_all.p50) * 1000)} and ${int((10_000 / double.webhook_all.p50) * 1000)} deliveries/s)`,
+        status: ratio >= 1.6 ? 'met' : 'missed',
+        ...(ratio >= 1.6
+          ? {}
+          : { limit: 'two cores shared by both deliverers, the receiver and the server' }),
+      });
+    }
+  }
+  {
+    const name = 'first SSE event of a release';
+    const goal = '≤ 200 ms after the commit, p99';
+    if (rows.length === 0) checks.push(missing(name, goal));
+    else {
+      const worst = Math.max(...rows.map((row) => row.sse_first.p99));
+      checks.push({
+        name,
+        goal,
+        measured: `worst row p99 ${int(worst)} ms (${rows.map((row) => int(row.sse_first.p99)).join(', ')})`,
+        status: worst <= 200 ? 'met' : 'missed',
+        ...(worst <= 200 ? {} : { limit: 'the server opens the new snapshot before its streams send' }),
+      });
+    }
+  }
   return checks;
 }
 
@@ -665,6 +735,7 @@ function renderEventLatency(e: EventLatencyResult): string {
   const rows = e.rows.map((row) => [
     row.mode,
     int(row.subscriptions),
+    int(row.streams ?? row.subscriptions),
     pair(row.webhook_first),
     pair(row.webhook_all),
     pair(row.sse_first),
@@ -678,7 +749,7 @@ is one of those days (${e.days[0]} to ${e.days.at(-1)}), cut verbatim from eurof
 and published through the CLI. ${e.releases_per_row} measured releases per row (one more before them
 warms up and is not counted; with so few, p99 is the slowest release). N webhook subscriptions
 (added through the subscription store, each posting to its own path of one local receiver) and N
-SSE streams (plain fetch streams, each from its own client address) take the ECB's
+SSE streams, at most 1,000 (plain fetch streams, each from its own client address) take the ECB's
 \`release.published\`: one delivery per subscription and release. The switch: ${e.switch_timestamp}.
 The receiver and the streams run in the harness process, which waits on the publish without
 blocking. "first" is the first subscription or stream reached, "all" the last one.
@@ -687,6 +758,7 @@ ${table(
   [
     'delivery',
     'N',
+    'streams',
     'webhook first p50 / p99 ms',
     'webhook all p50 / p99 ms',
     'SSE first p50 / p99 ms',
@@ -697,7 +769,8 @@ ${table(
 )}
 
 \`serve --deliver\`: the server's deliverer; \`mmds deliver\`: a separate process beside a plain
-\`mmds serve\`. Both deliverers and the server watch the data directory for the rename of CURRENT
+\`mmds serve\`; \`mmds deliver x2\`: two such processes sharing the subscriptions by shard leases
+(docs/webhooks.md). Throughput of a row: N over "webhook all" p50. Both deliverers and the server watch the data directory for the rename of CURRENT
 (src/store/watch-current.ts) and keep their 1 s poll only as a safety net. A deliverer reads the
 event log as soon as CURRENT names the new snapshot; a stream sends the release once the server
 has switched to that snapshot (its files verified and opened), so that a client reading the data

@@ -22,10 +22,10 @@
  *      revisions in memory, keyed-floor.ts): in-process with and without the revision cache, over
  *      HTTP; throughput with a new as_of per request at concurrency 1, 4, 16 against bare
  *      node:http; serve RSS with the revision cache full.
- *   i. release events (issue 24): from the switch of CURRENT by a publish of one real ECB day to
- *      the first webhook attempt at a local receiver and the first event at an SSE client, p50
- *      and p99 over repeated releases, for 1, 100 and 1,000 subscriptions and streams, with
- *      `mmds serve --deliver` and with a separate `mmds deliver` (event-latency.ts).
+ *   i. release events (issues 24, 38): from the switch of CURRENT by a publish of one real ECB day
+ *      to the first webhook attempt at a local receiver and the first event at an SSE client, p50
+ *      and p99 over repeated releases, for 1 to 10,000 subscriptions (and up to 1,000 streams),
+ *      with `mmds serve --deliver`, one separate `mmds deliver`, and two (event-latency.ts).
  *   j. scale-out (issue 26): `mmds publish --to` a real Ceph RADOS Gateway and three
  *      `mmds serve --from` instances: bytes uploaded per release, cold start from the bucket,
  *      commit to every instance serving (p50, p99), a round-robin client's 5xx and backward
@@ -37,6 +37,7 @@
  *                        BENCHMARKS.md alone)
  *   --floor-scales 1M    the store sizes of section h (default 1M; 10M and 100M as in c)
  *   --event-releases 6   measured releases per row of section i (one more warms up)
+ *   --event-subscriptions 1000,10000  only the rows of section i with these numbers of subscriptions
  *   --scale-out-releases 10  releases published through the bucket in section j
  *   --keep               keep the work directory
  *   --out <file>         the JSON results (default bench-results/latest.json)
@@ -91,6 +92,7 @@ const { values: flags } = parseArgs({
     sections: { type: 'string', default: 'a,b,c,d,e,f,g,h,i,j' },
     'scale-out-releases': { type: 'string', default: '10' },
     'event-releases': { type: 'string', default: '6' },
+    'event-subscriptions': { type: 'string' },
     'floor-scales': { type: 'string', default: '1M' },
     scales: { type: 'string', default: '1M,10M,100M' },
     'publish-limit': { type: 'string', default: String(25 * 60) },
@@ -104,8 +106,19 @@ const sections = new Set((flags.sections ?? 'a,b,c,d,e,f,g,h,i,j').split(','));
 const eventReleases = Number(flags['event-releases']);
 if (!Number.isInteger(eventReleases) || eventReleases < 1)
   throw new Error('--event-releases: a whole number of releases, 1 or more');
-/** Subscriptions (and SSE streams) of section i. */
-const EVENT_SUBSCRIPTIONS = [1, 100, 1000];
+/** Section i: each way of delivering with its numbers of subscriptions (and SSE streams, at most 1,000). */
+const ALL_EVENT_ROWS = [
+  { mode: 'serve --deliver', subscriptions: [1, 100, 1000] },
+  { mode: 'mmds deliver', subscriptions: [1, 100, 1000, 10_000] },
+  { mode: 'mmds deliver x2', subscriptions: [1000, 10_000] },
+] as const;
+const eventCounts = flags['event-subscriptions']?.split(',').map(Number);
+if (eventCounts?.some((n) => !Number.isInteger(n) || n < 1))
+  throw new Error('--event-subscriptions: whole numbers of subscriptions, comma-separated');
+const EVENT_ROWS = ALL_EVENT_ROWS.map((row) => ({
+  mode: row.mode,
+  subscriptions: row.subscriptions.filter((n) => !eventCounts || eventCounts.includes(n)),
+})).filter((row) => row.subscriptions.length > 0);
 
 /** Client settings shared by every throughput comparison. */
 const WRK: Omit<WrkSettings, 'scriptArgs'> = { threads: 2, connections: 32, seconds: 4 };
@@ -236,7 +249,7 @@ async function main(): Promise<void> {
       servers,
       sharedData: SHARED_DATA,
       releases: eventReleases,
-      subscriptions: EVENT_SUBSCRIPTIONS,
+      rows: EVENT_ROWS,
     });
     results.load_average.push({ after: 'i', load: loadavg()[0]! });
     saveResults(results);

@@ -2,29 +2,34 @@ import { randomBytes } from 'node:crypto';
 import type { LookupFunction } from 'node:net';
 import type { Storage } from 'unstorage';
 import type { EventFeed, ReleaseEvent } from '../events/event.ts';
-import { getKeyStatus, isUsableStatus } from '../keys/key-record.ts';
-import { createKeyStore, KeyRecordError } from '../keys/key-store.ts';
-import { formatTimestamp } from '../lib/zoned-time.ts';
+import { createKeyStore } from '../keys/key-store.ts';
+import { createPollLoop } from '../lib/poll-loop.ts';
 import type { AddressPolicy } from './address-policy.ts';
+import { DELIVERY_SHARDS, type HeldShard, holdShard, shardOf } from './delivery-shards.ts';
 import { isForHook } from './event-filter.ts';
 import { createHookStore } from './hook-store.ts';
 import { createLease } from './lease.ts';
-import {
-  DEFAULT_ATTEMPT_TIMEOUT_MS,
-  DEFAULT_RETRY_SCHEDULE_MS,
-  delayBeforeRetry,
-  parseRetryAfter,
-} from './retry-schedule.ts';
-import { type AttemptOutcome, sendWebhook, signWebhook } from './send-webhook.ts';
-import { type HookRecord, MAX_DEAD_LETTERS, signingSecrets } from './subscription-record.ts';
+import { createPassReads, type PassReads, readKeyScopes } from './pass-reads.ts';
+import { createReceiverPool } from './receiver-pool.ts';
+import { createRecordBatches, type ReadRecord } from './record-batches.ts';
+import { applyDecision, decide, recordGap } from './record-outcome.ts';
+import { DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_RETRY_SCHEDULE_MS } from './retry-schedule.ts';
+import { sendWebhook, signWebhook } from './send-webhook.ts';
+import { type HookRecord, signingSecrets } from './subscription-record.ts';
 
 /**
  * The delivery loop (issue 24): for every active subscription, under its lease, the next event
  * of the log after its cursor that it receives is posted, signed, until it is delivered,
  * dead-lettered or the subscription disabled; only then the one after. So deliveries are in log
  * order per subscription and at least once: the cursor moves only after the outcome is known.
- * Several deliverers (processes, instances) can run over one storage; the lease makes each
- * attempt theirs alone while it lasts.
+ * Several deliverers (processes, instances) can run over one storage; the lease of a shard of
+ * subscriptions (delivery-shards.ts) makes each attempt theirs alone while it lasts.
+ *
+ * In bulk (issue 38): a pass reads every record in batches, takes one lease per shard that has
+ * work, and serves the shard's subscriptions concurrently, each in its own order; records are
+ * read and written in batches (record-batches.ts: one round trip for many cursors), the log and
+ * the keys once per pass, and the attempts go through keep-alive connections with a bound per
+ * receiver host (receiver-pool.ts).
  */
 
 /** What a deliverer needs. */
@@ -41,8 +46,11 @@ export interface DelivererOptions {
   leaseMs?: number;
   /** Wait between two passes over the subscriptions (default 1 s). */
   pollMs?: number;
-  /** Subscriptions served at once (default 8). */
+  /** Shards (batches of subscriptions, delivery-shards.ts) one deliverer serves at once (default 8). */
   concurrency?: number;
+  /** Attempts in flight to one receiver host (default 16), and in all (default 256). */
+  hostConcurrency?: number;
+  totalConcurrency?: number;
   /** Events read from the log per read (default 100). */
   batch?: number;
   now?: () => Date;
@@ -61,7 +69,7 @@ export interface Deliverer {
   runOnce(): Promise<void>;
   /** Runs passes until stop(). */
   start(): void;
-  /** Ends the loop after the pass under way and gives its leases up. */
+  /** Ends the loop after the pass under way, gives its leases up and closes kept connections. */
   stop(): Promise<void>;
   /** Starts the next pass now instead of after the poll wait (a publish just happened). */
   wake(): void;
@@ -70,44 +78,16 @@ export interface Deliverer {
 /** Events a deliverer posts to one subscription in one pass before it turns to the others. */
 const EVENTS_PER_PASS = 50;
 
-/** What an attempt's outcome does to the subscription. */
-export type Decision =
-  | { kind: 'delivered' }
-  | { kind: 'retry'; delayMs: number; error: string }
-  | { kind: 'dead'; reason: string }
-  | { kind: 'disable'; reason: string };
-
-/**
- * Decides what follows an attempt, `failures` being the failed attempts of this event before it:
- * 2xx delivered; 410 disables the subscription; other 4xx but 408 and 429 are not retried (dead
- * letter); the rest (408, 429, 5xx, 3xx, no answer) is retried on the schedule, after Retry-After
- * when the receiver sent one; a refused address is dead-lettered at once.
- */
-export function decide(
-  outcome: AttemptOutcome,
-  failures: number,
-  schedule: readonly number[],
-  now: Date,
-  random: () => number = Math.random,
-): Decision {
-  if (outcome.kind === 'delivered') return { kind: 'delivered' };
-  if (outcome.kind === 'network' && outcome.refused) return { kind: 'dead', reason: outcome.message };
-  const error = outcome.kind === 'http' ? `HTTP ${outcome.status}` : outcome.message;
-  if (outcome.kind === 'http') {
-    if (outcome.status === 410) return { kind: 'disable', reason: 'the receiver answered HTTP 410 Gone' };
-    if (outcome.status >= 400 && outcome.status < 500 && outcome.status !== 408 && outcome.status !== 429)
-      return { kind: 'dead', reason: error };
-  }
-  const attempts = failures + 1;
-  const scheduled = delayBeforeRetry(schedule, attempts, random);
-  if (scheduled === null) return { kind: 'dead', reason: `${error} (gave up after ${attempts} attempts)` };
-  const asked = outcome.kind === 'http' ? parseRetryAfter(outcome.retryAfter, now) : null;
-  return { kind: 'retry', delayMs: asked ?? scheduled, error };
-}
+/** What a subscription's next step is after a look at the log. */
+type NextStep =
+  | { kind: 'attempt'; event: ReleaseEvent; skippedTo: string | null }
+  | { kind: 'caught-up'; cursor: string | null }
+  | { kind: 'gap'; oldest: string };
 
 /** Creates a deliverer with its own lease owner id. */
 export function createDeliverer(options: DelivererOptions): Deliverer {
   const store = createHookStore(options.storage, options.pepper ?? null);
+  const records = createRecordBatches(options.storage, options.pepper ?? null);
   const keys = createKeyStore(options.storage);
   const schedule = options.schedule ?? DEFAULT_RETRY_SCHEDULE_MS;
   const timeoutMs = options.timeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
@@ -119,87 +99,56 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
   const owner = randomBytes(9).toString('base64url');
   const lease = createLease(options.storage, owner, leaseMs);
   const batch = options.batch ?? 100;
-  /** Subscriptions whose lease this deliverer took in the pass under way (released after it). */
-  const held = new Set<string>();
+  const pool = createReceiverPool({
+    perHost: options.hostConcurrency ?? 16,
+    total: options.totalConcurrency ?? 256,
+  });
+  const timing = { leaseMs, timeoutMs, now: () => now().getTime() };
 
-  /** Why a subscription may not receive anything now (its key), or its key's scopes. */
-  const keyScopes = async (hook: HookRecord): Promise<{ scopes: string[] } | { problem: string }> => {
-    try {
-      const key = await keys.get(hook.key_id);
-      if (key === null) return { problem: `key ${hook.key_id} does not exist` };
-      const status = getKeyStatus(key, now());
-      if (!isUsableStatus(status)) return { problem: `key ${hook.key_id} is ${status}` };
-      return { scopes: key.scopes };
-    } catch (error) {
-      if (error instanceof KeyRecordError) return { problem: error.message };
-      throw error;
+  const scopesOf = (keyId: string) => readKeyScopes(keys, keyId, now());
+
+  /** The next event the subscription receives after its cursor (the others are passed over). */
+  const nextStep = async (hook: HookRecord, scopes: string[], reads: PassReads): Promise<NextStep> => {
+    let cursor = hook.cursor;
+    for (;;) {
+      const read = await reads.readLog(cursor);
+      if ('gone' in read) return { kind: 'gap', oldest: read.gone };
+      if (read.events.length === 0) return { kind: 'caught-up', cursor };
+      const index = read.events.findIndex((event) => isForHook(hook, scopes, event));
+      if (index >= 0)
+        return {
+          kind: 'attempt',
+          event: read.events[index]!,
+          skippedTo: index > 0 ? read.events[index - 1]!.id : cursor,
+        };
+      cursor = read.events.at(-1)!.id;
     }
   };
-
-  /** Writes an outcome unless another writer moved the cursor meanwhile (a replay, another deliverer). */
-  const record = (hook: HookRecord, change: (current: HookRecord) => HookRecord) =>
-    store.update(hook.id, (current) => (current.cursor === hook.cursor ? change(current) : current));
 
   /**
-   * The events after a subscription's cursor, or null when the cursor's snapshot was pruned
-   * before the subscription caught up (it was paused or failing for longer than snapshots are
-   * kept): those events cannot be sent any more. The gap is recorded as a dead letter and the
-   * subscription goes on from the oldest snapshot kept.
+   * Writes a change of the record as read, in a batch; when another writer came in between (an
+   * operator, a replay), applies it to the record as it is now unless the cursor moved meanwhile.
    */
-  const readAfter = async (hook: HookRecord): Promise<ReleaseEvent[] | null> => {
-    try {
-      return await options.feed.after(hook.cursor, batch);
-    } catch (error) {
-      const oldest = (error as { name?: string; oldest?: unknown }).oldest;
-      if ((error as Error).name !== 'EventGoneError' || typeof oldest !== 'string') throw error;
-      const at = formatTimestamp(now());
-      await record(hook, (current) => ({
-        ...current,
-        cursor: `${oldest}:0`,
-        pending: null,
-        dead_letters: [
-          ...current.dead_letters,
-          {
-            event_id: hook.cursor ?? '-',
-            type: 'gap',
-            at,
-            attempts: 0,
-            reason: `the events after ${hook.cursor} were pruned before delivery (the log starts at snapshot ${oldest}); /api/v1/changes lists what changed`,
-          },
-        ].slice(-MAX_DEAD_LETTERS),
-      }));
-      log({ event: 'webhook_gap', hook: hook.id, after: hook.cursor, oldest });
-      return null;
-    }
+  const save = async (read: ReadRecord, change: (current: HookRecord) => HookRecord): Promise<void> => {
+    if (await records.write(read, change(read.record))) return;
+    await store.update(read.record.id, (current) =>
+      current.cursor === read.record.cursor ? change(current) : current,
+    );
   };
 
-  /** Whether the log holds anything after a subscription's cursor (a read error: look closer). */
-  const hasEvents = (hook: HookRecord): Promise<boolean> =>
-    hook.pending !== null
-      ? Promise.resolve(true)
-      : options.feed.after(hook.cursor, 1).then(
-          (events) => events.length > 0,
-          () => true,
-        );
+  const due = (hook: HookRecord): boolean =>
+    hook.state === 'active' && !(hook.pending !== null && hook.pending.next_at > now().getTime());
 
-  /** Serves one subscription for one pass; returns when it must wait or has nothing to send. */
-  const serve = async (id: string): Promise<void> => {
-    const due = (hook: HookRecord | null): hook is HookRecord =>
-      hook !== null &&
-      hook.state === 'active' &&
-      !(hook.pending !== null && hook.pending.next_at > now().getTime());
+  /** Serves one subscription of a held shard for one pass; returns when it must wait or is caught up. */
+  const serve = async (id: string, shard: HeldShard, reads: PassReads): Promise<void> => {
     for (let sent = 0; sent < EVENTS_PER_PASS; sent++) {
-      // A look first, so that paused, waiting and caught-up subscriptions cost no lease write per
-      // pass; then the record again under the lease, which is what counts.
-      const peek = await store.get(id);
-      if (!due(peek) || !(await hasEvents(peek))) return;
-      if (!(await lease.acquire(`hooks:${id}`, now().getTime()))) return;
-      held.add(id);
-      const hook = await store.get(id);
-      if (!due(hook)) return;
-      const access = await keyScopes(hook);
+      // Read again under the shard's lease before every attempt: what counts is the record now.
+      const read = await records.read(id);
+      if (read === null || !due(read.record)) return;
+      const hook = read.record;
+      const access = await reads.scopesOf(hook.key_id);
       if ('problem' in access) {
-        await record(hook, (current) =>
+        await save(read, (current) =>
           current.state === 'active'
             ? { ...current, state: 'paused', state_reason: access.problem }
             : current,
@@ -207,34 +156,43 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
         log({ event: 'webhook_paused', hook: id, reason: access.problem });
         return;
       }
-      const events = await readAfter(hook);
-      if (events === null || events.length === 0) return;
-      const index = events.findIndex((event) => isForHook(hook, access.scopes, event));
-      if (index === -1) {
-        // Nothing here for this subscription: the cursor moves past what it does not receive.
-        await record(hook, (current) => ({ ...current, cursor: events.at(-1)!.id }));
-        continue;
+      const step = await nextStep(hook, access.scopes, reads);
+      if (step.kind === 'gap') {
+        await save(read, (current) => recordGap(current, hook.cursor, step.oldest, now()));
+        log({ event: 'webhook_gap', hook: id, after: hook.cursor, oldest: step.oldest });
+        return;
       }
-      const event = events[index]!;
-      const skippedTo = index > 0 ? events[index - 1]!.id : hook.cursor;
-      if (!(await attempt(hook, event, skippedTo))) return;
+      if (step.kind === 'caught-up') {
+        // Nothing here for this subscription: the cursor moves past what it does not receive.
+        if (step.cursor !== hook.cursor) await save(read, (current) => ({ ...current, cursor: step.cursor }));
+        return;
+      }
+      if (!(await attempt(read, step.event, step.skippedTo, shard))) return;
     }
   };
 
   /** Makes one attempt and records it; true when the next event may follow at once. */
   const attempt = async (
-    hook: HookRecord,
+    read: ReadRecord,
     event: ReleaseEvent,
     skippedTo: string | null,
+    shard: HeldShard,
   ): Promise<boolean> => {
-    const at = now();
+    const hook = read.record;
     const failures = hook.pending?.event_id === event.id ? hook.pending.attempts : 0;
-    const request = signWebhook(event, signingSecrets(hook, at), at);
-    const outcome = await sendWebhook(hook.url, request, {
-      policy: options.policy,
-      timeoutMs,
-      lookup: options.lookup,
+    const outcome = await pool.run(new URL(hook.url), async (agent) => {
+      // Checked once a connection is free: the outcome must be recorded before the lease ends.
+      if (!(await shard.ensure())) return null;
+      const at = now();
+      const request = signWebhook(event, signingSecrets(hook, at), at);
+      return sendWebhook(hook.url, request, {
+        policy: options.policy,
+        timeoutMs,
+        lookup: options.lookup,
+        agent,
+      });
     });
+    if (outcome === null) return false;
     const decision = decide(outcome, failures, schedule, now(), random);
     const done = now();
     // The code, not the message: a connection error's message names the receiver's host and
@@ -247,111 +205,73 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
       outcome: outcome.kind === 'network' ? outcome.code : outcome.status,
       decision: decision.kind,
     });
-    await record(hook, (current) => {
-      const base = { ...current, cursor: skippedTo };
-      switch (decision.kind) {
-        case 'delivered':
-          return { ...base, cursor: event.id, pending: null, delivered: current.delivered + 1 };
-        case 'retry':
-          return {
-            ...base,
-            pending: {
-              event_id: event.id,
-              attempts: failures + 1,
-              next_at: done.getTime() + decision.delayMs,
-              last_error: decision.error,
-            },
-          };
-        case 'dead':
-          return {
-            ...base,
-            cursor: event.id,
-            pending: null,
-            dead_letters: [
-              ...current.dead_letters,
-              {
-                event_id: event.id,
-                type: event.type,
-                at: formatTimestamp(done),
-                attempts: failures + 1,
-                reason: decision.reason,
-              },
-            ].slice(-MAX_DEAD_LETTERS),
-          };
-        case 'disable':
-          return {
-            ...base,
-            pending: null,
-            state: 'disabled',
-            state_reason: `${decision.reason} at ${formatTimestamp(done)}`,
-          };
-      }
-    });
+    await save(read, (current) => applyDecision(current, event, decision, failures + 1, skippedTo, done));
     return decision.kind === 'delivered' || decision.kind === 'dead';
   };
 
+  const failed = (hook: string | undefined, error: unknown) =>
+    log({
+      event: 'webhook_error',
+      ...(hook ? { hook } : {}),
+      error: error instanceof Error ? error.message : String(error),
+    });
+
   const runOnce = async () => {
-    // Ids only: each record is read under its lease, so a damaged one is logged and skipped alone.
-    const queue = await store.ids();
-    const worker = async () => {
-      for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+    const reads = createPassReads(options.feed, batch, scopesOf);
+    // A look at every record (batched reads), so that paused, waiting and caught-up
+    // subscriptions cost no lease write; a damaged record is logged and skipped alone.
+    const shards = new Map<number, string[]>();
+    await Promise.all(
+      (await store.ids()).map(async (id) => {
         try {
-          await serve(id);
+          const read = await records.read(id);
+          if (read === null || !due(read.record)) return;
+          if (read.record.pending === null) {
+            const ahead = await reads.readLog(read.record.cursor);
+            if ('events' in ahead && ahead.events.length === 0) return;
+          }
+          const shard = shardOf(id);
+          shards.set(shard, [...(shards.get(shard) ?? []), id]);
         } catch (error) {
-          log({
-            event: 'webhook_error',
-            hook: id,
-            error: error instanceof Error ? error.message : String(error),
-          });
+          failed(id, error);
+        }
+      }),
+    );
+    // Each deliverer starts at its own shard, so that several rarely ask for the same lease.
+    const offset = Math.floor(random() * DELIVERY_SHARDS);
+    const queue = [...shards.keys()].sort(
+      (a, b) =>
+        ((a - offset + DELIVERY_SHARDS) % DELIVERY_SHARDS) -
+        ((b - offset + DELIVERY_SHARDS) % DELIVERY_SHARDS),
+    );
+    const worker = async () => {
+      for (let shard = queue.shift(); shard !== undefined; shard = queue.shift()) {
+        let held: HeldShard | null = null;
+        try {
+          held = await holdShard(lease, shard, timing);
+          if (held === null) continue;
+          const serving = held;
+          await Promise.all(
+            shards.get(shard)!.map((id) => serve(id, serving, reads).catch((error) => failed(id, error))),
+          );
+        } catch (error) {
+          failed(undefined, error);
         } finally {
-          if (held.delete(id)) await lease.release(`hooks:${id}`).catch(() => {});
+          if (held) await held.release().catch(() => {});
         }
       }
     };
     await Promise.all(Array.from({ length: Math.min(options.concurrency ?? 8, queue.length) }, worker));
   };
 
-  let running = false;
-  let loop: Promise<void> | null = null;
-  let wakeUp: (() => void) | null = null;
-  // A wake during a pass: the next pass follows at once instead of after the poll wait.
-  let woken = false;
+  const loop = createPollLoop(runOnce, options.pollMs ?? 1_000, (error) => failed(undefined, error));
   return {
     runOnce,
-    start() {
-      if (running) return;
-      running = true;
-      loop = (async () => {
-        while (running) {
-          try {
-            await runOnce();
-          } catch (error) {
-            log({ event: 'webhook_error', error: error instanceof Error ? error.message : String(error) });
-          }
-          if (!running) break;
-          if (woken) {
-            woken = false;
-            continue;
-          }
-          await new Promise<void>((resume) => {
-            const timer = setTimeout(resume, options.pollMs ?? 1_000);
-            wakeUp = () => {
-              clearTimeout(timer);
-              resume();
-            };
-          });
-          wakeUp = null;
-        }
-      })();
-    },
+    start: () => loop.start(),
     async stop() {
-      running = false;
-      wakeUp?.();
-      await loop;
+      await loop.stop();
+      pool.close();
     },
-    wake() {
-      if (wakeUp) wakeUp();
-      else woken = true;
-    },
+    wake: () => loop.wake(),
   };
 }

@@ -1,5 +1,6 @@
 import type { Storage } from 'unstorage';
 import { compareAndSetItem, readItemText } from '../keys/atomic-item.ts';
+import { listItemKeys } from '../keys/atomic-item-batches.ts';
 import { isSealed, openSecret, sealSecret } from './secret-seal.ts';
 import { type HookRecord, HookRecordSchema } from './subscription-record.ts';
 
@@ -48,7 +49,8 @@ export class HookRecordError extends Error {
   }
 }
 
-const PREFIX = 'hooks:';
+/** The storage key prefix of subscription records. */
+export const HOOK_PREFIX = 'hooks:';
 const ID = /^[a-z2-7]{12}$/;
 const UPDATE_ATTEMPTS = 100;
 
@@ -57,8 +59,8 @@ export function isHookId(text: unknown): text is string {
   return typeof text === 'string' && ID.test(text);
 }
 
-/** Reads a stored record, opening sealed secrets. */
-function parse(id: string, text: string, pepper: string | null): HookRecord {
+/** Reads a stored record, opening sealed secrets (throws a HookRecordError). */
+export function parseHookRecord(id: string, text: string, pepper: string | null): HookRecord {
   let raw: { secrets?: Array<{ secret?: unknown }> };
   try {
     raw = JSON.parse(text);
@@ -74,7 +76,7 @@ function parse(id: string, text: string, pepper: string | null): HookRecord {
 }
 
 /** The stored text of a record: validated, its secrets sealed when there is a pepper. */
-function serialise(record: HookRecord, pepper: string | null): string {
+export function serialiseHookRecord(record: HookRecord, pepper: string | null): string {
   const valid = HookRecordSchema.parse(record);
   if (pepper === null) return JSON.stringify(valid);
   return JSON.stringify({
@@ -90,33 +92,40 @@ function serialise(record: HookRecord, pepper: string | null): string {
 export function createHookStore(storage: Storage, pepper: string | null = null): HookStore {
   const get = async (id: string) => {
     if (!isHookId(id)) return null;
-    const text = await readItemText(storage, `${PREFIX}${id}`);
-    return text === null ? null : parse(id, text, pepper);
+    const text = await readItemText(storage, `${HOOK_PREFIX}${id}`);
+    return text === null ? null : parseHookRecord(id, text, pepper);
   };
   const ids = async () =>
-    (await storage.getKeys('hooks')).map((key) => key.slice(PREFIX.length)).filter((id) => isHookId(id));
+    (await listItemKeys(storage, 'hooks'))
+      .map((key) => key.slice(HOOK_PREFIX.length))
+      .filter((id) => isHookId(id));
   return {
     get,
     async create(record) {
-      return compareAndSetItem(storage, `${PREFIX}${record.id}`, null, serialise(record, pepper));
+      return compareAndSetItem(
+        storage,
+        `${HOOK_PREFIX}${record.id}`,
+        null,
+        serialiseHookRecord(record, pepper),
+      );
     },
     async update(id, change) {
       if (!isHookId(id)) throw new HookNotFoundError(id);
-      const key = `${PREFIX}${id}`;
+      const key = `${HOOK_PREFIX}${id}`;
       for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
         const text = await readItemText(storage, key);
         if (text === null) throw new HookNotFoundError(id);
-        const current = parse(id, text, pepper);
+        const current = parseHookRecord(id, text, pepper);
         const next = change(current);
         if (next === current) return current;
         if (next.id !== id) throw new Error(`an update of subscription ${id} may not change its id`);
-        if (await compareAndSetItem(storage, key, text, serialise(next, pepper)))
+        if (await compareAndSetItem(storage, key, text, serialiseHookRecord(next, pepper)))
           return HookRecordSchema.parse(next);
       }
       throw new Error(`subscription ${id} changed ${UPDATE_ATTEMPTS} times while it was being updated`);
     },
     async remove(id) {
-      if (isHookId(id)) await storage.removeItem(`${PREFIX}${id}`);
+      if (isHookId(id)) await storage.removeItem(`${HOOK_PREFIX}${id}`);
     },
     ids,
     async list() {

@@ -2,11 +2,12 @@ import type { Storage } from 'unstorage';
 import { compareAndSetItem, readItemText } from '../keys/atomic-item.ts';
 
 /**
- * A lease on one subscription's deliveries in the state storage (`leases:hooks:<id>`), so that
- * several deliverers sharing a storage (Redis, or one data directory) make each attempt once
- * between them, in order. A lease is `{owner, until}`; it is taken when absent, expired or
- * already ours, by compare-and-set, and renewed before each attempt. A deliverer that was killed
- * simply stops renewing: after `until` another one takes the subscription over, and retries the
+ * A lease in the state storage (`leases:<name>`; for deliveries, one per shard of subscriptions,
+ * `leases:hooks-shard:<n>`, delivery-shards.ts), so that several deliverers sharing a storage
+ * (Redis, or one data directory) make each attempt once between them, in order. A lease is
+ * `{owner, until}`; it is taken when absent, expired or already ours, by compare-and-set, and
+ * renewed while attempts are made under it. A deliverer that was killed simply stops renewing:
+ * after `until` another one takes the subscriptions over, and retries the
  * delivery that was in flight (at least once: the receiver may see that event twice, with the
  * same webhook-id). Instances' clocks are assumed to agree within a small part of the lease.
  */

@@ -1,5 +1,5 @@
 import { lookup as dnsLookup } from 'node:dns';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { type Agent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import type { ReleaseEvent } from '../events/event.ts';
@@ -66,6 +66,11 @@ export interface SendOptions {
   timeoutMs: number;
   /** Name resolution (dns.lookup); tests give one that answers differently the second time. */
   lookup?: LookupFunction;
+  /**
+   * Keep-alive connections to the receiver (receiver-pool.ts); without one, a connection per
+   * attempt. A kept connection was checked against the policy when it was opened.
+   */
+  agent?: Agent;
 }
 
 /**
@@ -73,18 +78,39 @@ export interface SendOptions {
  * followed (a 3xx is a failure to retry), proxies are not used, and the address is checked
  * against the policy when resolved and again once connected.
  */
-export function sendWebhook(
+export async function sendWebhook(
   url: string,
   request: SignedRequest,
   options: SendOptions,
 ): Promise<AttemptOutcome> {
+  const first = await sendOnce(url, request, options);
+  // A kept connection the receiver closed as it was reused fails before any answer: the request
+  // never reached it, so it goes again at once on a new connection, as browsers and undici do.
+  if (first.reused && first.outcome.kind === 'network' && STALE_CONNECTION.has(first.outcome.code))
+    return (await sendOnce(url, request, { ...options, agent: undefined })).outcome;
+  return first.outcome;
+}
+
+/** Errors of a kept-alive connection that the receiver had closed. */
+const STALE_CONNECTION = new Set(['ECONNRESET', 'EPIPE']);
+
+/** One request; `reused` when it went over a kept-alive connection. */
+function sendOnce(
+  url: string,
+  request: SignedRequest,
+  options: SendOptions,
+): Promise<{ outcome: AttemptOutcome; reused: boolean }> {
   const target = new URL(url);
   const trusted = isAllowedHost(target, options.policy);
   // A literal address is never looked up, and one that carries a refused IPv4 address (NAT64,
   // 6to4) may not even connect here: it is judged before any packet is sent.
   const literal = target.hostname.replace(/^\[|\]$/g, '');
   const early = trusted || isIP(literal) === 0 ? null : refusalOf(literal, options.policy);
-  if (early) return Promise.resolve({ kind: 'network', message: early, code: REFUSED_CODE, refused: true });
+  if (early)
+    return Promise.resolve({
+      outcome: { kind: 'network', message: early, code: REFUSED_CODE, refused: true },
+      reused: false,
+    });
   const resolve = options.lookup ?? (dnsLookup as LookupFunction);
   let refusal: string | null = null;
   // Every address the name has must be allowed: a name with one public and one private address
@@ -104,13 +130,14 @@ export function sendWebhook(
       return callback(null, first.address, first.family);
     });
   };
-  return new Promise<AttemptOutcome>((settle) => {
+  return new Promise((settle) => {
     let done = false;
+    let reused = false;
     const finish = (outcome: AttemptOutcome) => {
       if (done) return;
       done = true;
       clearTimeout(timer);
-      settle(outcome);
+      settle({ outcome, reused });
     };
     const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
     const req = send(
@@ -119,7 +146,7 @@ export function sendWebhook(
         method: 'POST',
         headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
         lookup: guardedLookup,
-        agent: false,
+        agent: options.agent ?? false,
       },
       (response: IncomingMessage) => {
         let read = 0;
@@ -149,6 +176,11 @@ export function sendWebhook(
       });
     }, options.timeoutMs);
     req.on('socket', (socket) => {
+      // A kept-alive connection is connected already, and was checked when it connected.
+      if (!socket.connecting) {
+        reused = true;
+        return;
+      }
       socket.once('connect', () => {
         // The address actually connected to, whatever the resolver said before (DNS rebinding).
         const remote = socket.remoteAddress ?? '';

@@ -32,12 +32,13 @@ if ARGV[3] == 'del' then redis.call('DEL', KEYS[1]) else redis.call('SET', KEYS[
 return 1`;
 
 /** The driver behind a storage, as this module uses it. */
-type Backend =
+export type Backend =
   | { kind: 'fs'; base: string }
   | { kind: 'memory'; data: Map<string, unknown> }
   | { kind: 'redis'; client: NonNullable<ReturnType<typeof getRedisClient>>; base: string };
 
-function backendOf(storage: Storage): Backend {
+/** The driver behind a storage (for atomic-item-batches.ts too). */
+export function backendOf(storage: Storage): Backend {
   const { driver } = storage.getMount('');
   const options = (driver as { options?: { base?: string } }).options;
   if (driver.name === 'fs' && options?.base) return { kind: 'fs', base: resolve(options.base) };
@@ -106,11 +107,13 @@ export async function compareAndSetItem(
   });
 }
 
-function itemPath(base: string, key: string): string {
+/** The file of an item on the fs driver. */
+export function itemPath(base: string, key: string): string {
   return join(base, key.replace(/:/g, '/'));
 }
 
-function redisKey(base: string, key: string): string {
+/** The Redis key of an item. */
+export function redisKey(base: string, key: string): string {
   return base ? `${base}:${key}` : key;
 }
 
@@ -131,28 +134,49 @@ async function readFileOrNull(path: string): Promise<string | null> {
 async function replaceFile(base: string, key: string, text: string): Promise<void> {
   const path = itemPath(base, key);
   const temporary = join(base, '.tmp', `${randomBytes(8).toString('hex')}.tmp`);
-  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-  await mkdir(dirname(temporary), { recursive: true, mode: 0o700 });
-  try {
-    await writeFile(temporary, text, { encoding: 'utf8', mode: 0o600, flag: 'wx' });
-    await rename(temporary, path);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
+  for (let fresh = false; ; fresh = true) {
+    await makeDirectory(dirname(path), fresh);
+    await makeDirectory(dirname(temporary), fresh);
+    try {
+      await writeFile(temporary, text, { encoding: 'utf8', mode: 0o600, flag: 'wx' });
+      await rename(temporary, path);
+      return;
+    } catch (error) {
+      await rm(temporary, { force: true });
+      // A directory removed since this process made it: made again, once.
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || fresh) throw error;
+    }
   }
+}
+
+/**
+ * Directories this process has made or found (0700), so that each write does not ask again: a
+ * deliverer writes thousands of records a release. One removed meanwhile is made again on ENOENT.
+ */
+const madeDirectories = new Set<string>();
+
+async function makeDirectory(path: string, again = false): Promise<void> {
+  if (madeDirectories.has(path) && !again) return;
+  await mkdir(path, { recursive: true, mode: 0o700 });
+  madeDirectories.add(path);
 }
 
 /** Runs `work` holding `<base>/.locks/<key>.lock` (created exclusively), across processes. */
 async function withFileLock<T>(base: string, key: string, work: () => Promise<T>): Promise<T> {
   const lock = join(base, '.locks', `${key.replace(/[:/]/g, '_')}.lock`);
-  await mkdir(dirname(lock), { recursive: true, mode: 0o700 });
+  await makeDirectory(dirname(lock));
   const deadline = Date.now() + LOCK_WAIT_MS;
   for (;;) {
     try {
       await (await open(lock, 'wx', 0o600)).close();
       break;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') {
+        await makeDirectory(dirname(lock), true);
+        continue;
+      }
+      if (code !== 'EEXIST') throw error;
     }
     const age = await stat(lock).then(
       (info) => Date.now() - info.mtimeMs,

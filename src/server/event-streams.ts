@@ -9,6 +9,7 @@ import type { StoreLayout } from '../store/layout.ts';
 import { type EventStream, RETRY_MS, startEventStream } from './event-stream.ts';
 import type { ResponseHeaders } from './response-headers.ts';
 import type { SnapshotManager } from './snapshot-manager.ts';
+import type { SharedStreamSlots } from './stream-slots.ts';
 
 /** Limits of the streams (config eventStreams). */
 export interface EventStreamLimits {
@@ -66,6 +67,11 @@ export interface EventStreamDeps {
   onKeyChange?: (listener: KeyChangeListener) => () => void;
   /** The clock of key expiries (default the real one). */
   now?: () => Date;
+  /**
+   * Places shared by every instance (Redis, stream-slots.ts): the per-key and per-address limits
+   * then hold across the fleet. Without it, or while Redis does not answer, they hold per instance.
+   */
+  sharedSlots?: SharedStreamSlots;
 }
 
 /** Whether the request asks for the stream (Accept names text/event-stream). */
@@ -80,13 +86,32 @@ export function wantsEventStream(request: Request): boolean {
  * stream first sends what the log holds after the resume point (Last-Event-ID or `after`; none:
  * from now), then, each time the server switches to a new snapshot (SnapshotManager.onSwitch, no
  * polling), the events after the last one looked at. Streams are counted in this process, per key,
- * per address and in all (the limits answer 429).
+ * per address and in all (the limits answer 429); with shared places (Redis), the per-key and
+ * per-address counts are the fleet's.
  */
 export function createEventStreams(deps: EventStreamDeps, limits: EventStreamLimits): EventStreams {
   const slots = new Map<string, number>();
   const open = new Set<EventStream>();
   /** Streams that passed the limits and are not started yet (their resume point is being read). */
   let starting = 0;
+  let sharedFailed = false;
+  /** A place in the fleet's count of the slot; null without shared places or while Redis fails. */
+  const takeShared = async (slot: string, keyed: boolean): Promise<string | null> => {
+    if (!deps.sharedSlots) return null;
+    const limit = keyed ? limits.perKey : limits.perAddress;
+    let place: string | null;
+    try {
+      place = await deps.sharedSlots.take(slot, limit);
+      sharedFailed = false;
+    } catch (error) {
+      // The instance's own count still holds; said once per outage.
+      if (!sharedFailed) deps.log({ event: 'stream_limits_local', reason: (error as Error).message });
+      sharedFailed = true;
+      return null;
+    }
+    if (place === null) throw slotFull(limit, keyed);
+    return place;
+  };
   const log: EventLog = openEventLog(deps.layout, { head: () => deps.snapshots.current()?.id ?? null });
   const now = deps.now ?? (() => new Date());
   // A change of a key (null: of any key, unheard) makes its streams look at it now, not at the
@@ -109,6 +134,7 @@ export function createEventStreams(deps: EventStreamDeps, limits: EventStreamLim
     close() {
       for (const stream of open) stream.end();
       open.clear();
+      deps.sharedSlots?.close();
     },
     async open(stream) {
       const slot = stream.keyId ? `key:${stream.keyId}` : stream.addressBucket;
@@ -116,7 +142,13 @@ export function createEventStreams(deps: EventStreamDeps, limits: EventStreamLim
       // Taken before the first await: streams opened at the same moment must not all pass the limits.
       slots.set(slot, (slots.get(slot) ?? 0) + 1);
       starting++;
+      let place: string | null = null;
+      const giveBack = () => {
+        if (place !== null) void deps.sharedSlots?.release(slot, place).catch(() => {});
+        place = null;
+      };
       try {
+        place = await takeShared(slot, stream.keyId !== null);
         const lastEventId = stream.request.headers.get('last-event-id');
         if (lastEventId !== null && !PARAMS.after.schema.safeParse(lastEventId.trim()).success)
           throw invalidParameter('Last-Event-ID', PARAMS.after.expected);
@@ -148,11 +180,13 @@ export function createEventStreams(deps: EventStreamDeps, limits: EventStreamLim
         started.body.once('close', () => {
           open.delete(started);
           release(slot);
+          giveBack();
         });
         return started.response;
       } catch (error) {
         starting--;
         release(slot);
+        giveBack();
         throw error;
       }
     },
@@ -167,18 +201,23 @@ function assertRoom(
   total: number,
   limits: EventStreamLimits,
 ): void {
-  const retry = { headers: { 'Retry-After': String(Math.max(1, Math.ceil(RETRY_MS / 1000))) } };
   const limit = keyed ? limits.perKey : limits.perAddress;
-  if ((slots.get(slot) ?? 0) >= limit)
-    throw new ApiError(
-      'rate_limited',
-      `at most ${limit} event streams may be open ${keyed ? 'per key' : 'per client address without a key'}; close one (or read the JSON pages of /api/v1/events)`,
-      retry,
-    );
+  if ((slots.get(slot) ?? 0) >= limit) throw slotFull(limit, keyed);
   if (total >= limits.max)
     throw new ApiError(
       'rate_limited',
       `this server has as many event streams open as it allows (${limits.max}); retry later or on another instance (or read the JSON pages of /api/v1/events)`,
-      retry,
+      retryAfter(),
     );
+}
+
+const retryAfter = () => ({ headers: { 'Retry-After': String(Math.max(1, Math.ceil(RETRY_MS / 1000))) } });
+
+/** The 429 of a key or client address with as many streams open as it may have. */
+function slotFull(limit: number, keyed: boolean): ApiError {
+  return new ApiError(
+    'rate_limited',
+    `at most ${limit} event streams may be open ${keyed ? 'per key' : 'per client address without a key'}; close one (or read the JSON pages of /api/v1/events)`,
+    retryAfter(),
+  );
 }

@@ -33,6 +33,7 @@ import { createKeyedFastPath, KeyedAnswers } from './keyed-fast-path.ts';
 import { createPublicFastPath } from './public-fast-path.ts';
 import { ResponseCache } from './response-cache.ts';
 import { createSnapshotManager } from './snapshot-manager.ts';
+import { createRedisStreamSlots } from './stream-slots.ts';
 import { watchStaticSite } from './watch-static-site.ts';
 
 /** Options of a running server besides the configuration. */
@@ -153,6 +154,8 @@ export async function startServer(
       readKey: (id) => keys.get(id),
       ...(keyChanges ? { onKeyChange: (listener) => keyChanges.subscribe(listener) } : {}),
       now,
+      // With Redis, the per-key and per-address stream limits are the fleet's (stream-slots.ts).
+      ...(redis ? { sharedSlots: createRedisStreamSlots(redis, { log }) } : {}),
     },
     config.eventStreams,
   );

@@ -4,7 +4,13 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import type { ReleaseEvent } from '../../src/events/event.ts';
+import { parseAllowHosts } from '../../src/hooks/address-policy.ts';
+import { createHookStore } from '../../src/hooks/hook-store.ts';
+import { addHook } from '../../src/hooks/manage-hooks.ts';
 import { openStoreEventFeed } from '../../src/hooks/store-feed.ts';
+import { createStateStorage } from '../../src/keys/create-storage.ts';
+import { createKeyStore } from '../../src/keys/key-store.ts';
+import { mapConcurrent } from '../../src/lib/map-concurrent.ts';
 import { REPO_ROOT, SHARED_DATA } from './paths.ts';
 import { startRedis } from './redis-server.ts';
 import { runMmds } from './run-cli.ts';
@@ -19,8 +25,10 @@ import { startWebhookReceiver, waitUntil } from './webhook-receiver.ts';
  * `mmds deliver` processes sharing one Redis are SIGKILLed and restarted and redis-server itself
  * is SIGKILLed and restarted (append-only file, fsync per write, so the subscriptions and
  * cursors it acknowledged survive). Every delivery is verified on arrival with the unmodified
- * `standardwebhooks` library. The outcome is measured, not judged here: the test files assert
- * on it (0 lost, 0 out of order) and print it for RELIABILITY.md.
+ * `standardwebhooks` library. Besides four subscriptions with different filters, added with the
+ * CLI, `subscriptions` brings the total up with subscriptions of the ECB's releases, each posting
+ * to its own path (issue 38: 1,000 subscriptions in all). The outcome is measured, not judged
+ * here: the test files assert on it (0 lost, 0 out of order) and print it for RELIABILITY.md.
  */
 
 /** What one subscription was sent, against what the event log says it should receive. */
@@ -114,6 +122,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  */
 export async function runWebhookChaos(options: {
   releases: number;
+  /** Subscriptions in all (at least the four of SUBSCRIBERS; default those four). */
+  subscriptions?: number;
   seed?: number;
   settleMs?: number;
   log?: (line: string) => void;
@@ -148,6 +158,16 @@ export async function runWebhookChaos(options: {
   };
 
   const secrets = new Map<string, string>();
+  const subscribers: Subscriber[] = [
+    ...SUBSCRIBERS,
+    ...Array.from({ length: Math.max(0, (options.subscriptions ?? 0) - SUBSCRIBERS.length) }, (_, index) => ({
+      path: `/bulk/${index}`,
+      scopes: 'observations:read',
+      series: 'ecb.*',
+      types: 'release.published',
+      receives: (event: ReleaseEvent) => event.type === 'release.published',
+    })),
+  ];
   const unexpectedExits: string[] = [];
   const badSignatures: string[] = [];
   let deliverErrors = 0;
@@ -209,7 +229,7 @@ export async function runWebhookChaos(options: {
   // Verified as they arrive: the signature's timestamp must be fresh for the library.
   let verified = 0;
   /** The distinct event ids each path has received so far (verified or not). */
-  const arrived = new Map(SUBSCRIBERS.map((s) => [s.path, new Set<string>()]));
+  const arrived = new Map(subscribers.map((s) => [s.path, new Set<string>()]));
   const verifyArrivals = () => {
     for (; verified < receiver.received.length; verified++) {
       const delivery = receiver.received[verified]!;
@@ -247,6 +267,7 @@ export async function runWebhookChaos(options: {
       if (subscriber.types) argv.push('--types', subscriber.types);
       secrets.set(subscriber.path, (JSON.parse(await cli(argv)) as { secret: string }).secret);
     }
+    await addBulkSubscribers(subscribers.slice(SUBSCRIBERS.length), receiver.url, env, cli, secrets);
     // The reference data an ECB release is checked against: the catalogue (rights) and currencies.
     for (const step of REAL_DATA_STEPS.filter(([kind]) => kind === 'catalog' || kind === 'iso4217'))
       await cli(['ingest', ...step]);
@@ -308,10 +329,10 @@ export async function runWebhookChaos(options: {
       throw new Error(
         `the event log holds ${events.length} events but not one release.published per release`,
       );
-    const expected = new Map(SUBSCRIBERS.map((s) => [s.path, events.filter(s.receives).map((e) => e.id)]));
+    const expected = new Map(subscribers.map((s) => [s.path, events.filter(s.receives).map((e) => e.id)]));
     const caughtUp = () => {
       verifyArrivals();
-      return SUBSCRIBERS.every((s) => {
+      return subscribers.every((s) => {
         const got = arrived.get(s.path)!;
         const want = expected.get(s.path)!;
         return got.size >= want.length && want.every((id) => got.has(id));
@@ -327,7 +348,7 @@ export async function runWebhookChaos(options: {
     return {
       releases: days.length,
       events: events.length,
-      subscriptions: SUBSCRIBERS.map((s) => measure(s.path, expected.get(s.path)!, receiver.at(s.path))),
+      subscriptions: measureAll(subscribers, expected, receiver.received),
       deliverKills,
       redisRestarts,
       startRefusals,
@@ -343,6 +364,59 @@ export async function runWebhookChaos(options: {
     await redis.stop();
     temp.remove();
   }
+}
+
+/**
+ * Adds the bulk subscriptions through the subscription store (the CLI's code, without a process
+ * per subscription), all for one key, each with its own path and secret.
+ */
+async function addBulkSubscribers(
+  bulk: readonly Subscriber[],
+  receiverUrl: string,
+  env: Record<string, string>,
+  cli: (argv: string[]) => Promise<string>,
+  secrets: Map<string, string>,
+): Promise<void> {
+  if (bulk.length === 0) return;
+  const key = JSON.parse(
+    await cli(['--json', 'keys', 'issue', '--org', 'chaosbulk', '--scopes', 'observations:read']),
+  ) as { id: string };
+  const storage = createStateStorage(env.MMDS_STORAGE!, env.MMDS_DATA_DIR!);
+  try {
+    const stores = { hooks: createHookStore(storage), keys: createKeyStore(storage) };
+    const policy = parseAllowHosts(env.MMDS_HOOKS_ALLOW_HOSTS!);
+    await mapConcurrent(bulk, 16, async (subscriber) => {
+      const record = await addHook(
+        {
+          keyId: key.id,
+          url: `${receiverUrl}${subscriber.path}`,
+          series: ['ecb.*'],
+          types: ['release.published'],
+        },
+        stores,
+        policy,
+        new Date(),
+      );
+      secrets.set(subscriber.path, record.secrets[0]!.secret);
+    });
+  } finally {
+    await storage.dispose();
+  }
+}
+
+/** measure() for every subscriber, the deliveries grouped by path once. */
+function measureAll(
+  subscribers: readonly Subscriber[],
+  expected: ReadonlyMap<string, readonly string[]>,
+  received: ReadonlyArray<{ path: string; headers: Record<string, string> }>,
+): SubscriptionOutcome[] {
+  const byPath = new Map<string, Array<{ headers: Record<string, string> }>>();
+  for (const delivery of received) {
+    const list = byPath.get(delivery.path) ?? [];
+    list.push(delivery);
+    byPath.set(delivery.path, list);
+  }
+  return subscribers.map((s) => measure(s.path, expected.get(s.path)!, byPath.get(s.path) ?? []));
 }
 
 /** Compares one subscription's deliveries, in arrival order, with the log's events it should receive. */

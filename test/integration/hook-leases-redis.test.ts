@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReleaseEvent } from '../../src/events/event.ts';
 import { parseAllowHosts } from '../../src/hooks/address-policy.ts';
 import { createDeliverer } from '../../src/hooks/deliverer.ts';
+import { deliveryLeaseName } from '../../src/hooks/delivery-shards.ts';
 import { createHookStore } from '../../src/hooks/hook-store.ts';
 import { createLease } from '../../src/hooks/lease.ts';
 import { addHook } from '../../src/hooks/manage-hooks.ts';
@@ -59,7 +60,9 @@ describe('deliverers over Redis', () => {
       );
     // The last one's lease is held by a deliverer that was killed: nobody sends to it before it expires.
     const killedAt = performance.now();
-    expect(await createLease(one, 'killed', 800).acquire(`hooks:${hooks[3]!.id}`, Date.now())).toBe(true);
+    expect(await createLease(one, 'killed', 800).acquire(deliveryLeaseName(hooks[3]!.id), Date.now())).toBe(
+      true,
+    );
     const log: ReleaseEvent[] = Array.from({ length: 25 }, (_, i) => ({
       id: `${SNAPSHOT}:${i + 1}`,
       type: 'series.released',

@@ -9,6 +9,7 @@ import { loadConfig } from '../../../src/config/load-config.ts';
 import type { EventType, ReleaseEvent } from '../../../src/events/event.ts';
 import { parseAllowHosts, STRICT_POLICY } from '../../../src/hooks/address-policy.ts';
 import { createDeliverer, type Deliverer, type DelivererOptions } from '../../../src/hooks/deliverer.ts';
+import { deliveryLeaseName } from '../../../src/hooks/delivery-shards.ts';
 import { createHookStore } from '../../../src/hooks/hook-store.ts';
 import { createLease } from '../../../src/hooks/lease.ts';
 import { startDelivery } from '../../../src/hooks/start-delivery.ts';
@@ -548,9 +549,9 @@ describe('several deliverers over one storage', () => {
     s.publish({ type: 'release.published' });
     // A deliverer that took the lease and was killed: it never renews or releases it.
     const killedAt = performance.now();
-    expect(await createLease(s.storage, 'killed-instance', 600).acquire(`hooks:${hook.id}`, Date.now())).toBe(
-      true,
-    );
+    expect(
+      await createLease(s.storage, 'killed-instance', 600).acquire(deliveryLeaseName(hook.id), Date.now()),
+    ).toBe(true);
     s.deliverer().start();
     await waitUntil('the delivery by the survivor', () => s.receiver.at('/k').length === 1);
     expect(s.receiver.at('/k')[0]!.at - killedAt).toBeGreaterThanOrEqual(550);

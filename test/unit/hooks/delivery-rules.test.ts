@@ -7,9 +7,9 @@ import {
   refusalOf,
   STRICT_POLICY,
 } from '../../../src/hooks/address-policy.ts';
-import { decide } from '../../../src/hooks/deliverer.ts';
 import { mayReceive } from '../../../src/hooks/event-filter.ts';
 import { isAfter } from '../../../src/hooks/manage-hooks.ts';
+import { decide } from '../../../src/hooks/record-outcome.ts';
 import {
   DEFAULT_RETRY_SCHEDULE_MS,
   delayBeforeRetry,
