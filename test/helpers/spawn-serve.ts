@@ -18,11 +18,13 @@ export interface ServeProcess {
 
 /**
  * Starts `bin/mmds.js serve <args>` with process.execPath, the test's environment without its
- * MMDS_ variables plus `env`, and waits for its `mmds: serving on <url>` line (30 s at most).
+ * MMDS_ variables plus `env`, and waits for its `mmds: serving on <url>` line (`startMs`, default
+ * 30 s at most).
  */
 export async function spawnServe(
   env: Record<string, string>,
   args: readonly string[] = [],
+  startMs = 30_000,
 ): Promise<ServeProcess> {
   const inherited = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => !name.startsWith('MMDS_')),
@@ -40,7 +42,7 @@ export async function spawnServe(
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(
       () => reject(new Error(`mmds serve did not start:\n${stderr.join('\n')}`)),
-      30_000,
+      startMs,
     );
     createInterface({ input: child.stderr! }).on('line', (line) => {
       stderr.push(line);
