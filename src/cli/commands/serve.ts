@@ -42,7 +42,9 @@ Serves the public endpoints from the files of mmds build (MMDS_DIST_DIR) held in
 keyed endpoints live from the current snapshot, and /api/v1/openapi.json. Switches to a new
 snapshot or build within a second, without dropping requests. Logs one JSON line per event on
 stdout, with or without --json (never a key). Stops gracefully on SIGTERM or SIGINT: requests in
-flight finish. Several instances share keys and rate limits with MMDS_STORAGE=redis://host:6379;
+flight finish. With --workers N (default: one per core) a primary process holds the rate limits,
+exact across N worker processes that serve the one port; SIGHUP restarts the workers one at a
+time without closing the port (docs/operations.md, "Workers"). Several instances share keys and rate limits with MMDS_STORAGE=redis://host:6379;
 behind a proxy, set MMDS_TRUSTED_PROXIES and bind to the address the proxy connects to (with a
 wildcard HOST such as 0.0.0.0 it warns at start: docs/operations.md). With Redis, it refuses to start
 (exit 69, one line) when Redis does not answer at start; later outages are ridden out.
@@ -59,6 +61,7 @@ page /, the API reference /docs/api/, the status page /status/ and /api/v1/opena
 Examples:
   mmds serve
   mmds serve --port 0
+  mmds serve --workers 1
   PORT=8080 MMDS_STORAGE=redis://127.0.0.1:6379 MMDS_TRUSTED_PROXIES=1 mmds serve --host 10.0.0.11`,
     )
     .action(
