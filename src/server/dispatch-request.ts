@@ -5,6 +5,7 @@ import { OPENAPI_PATH } from '../contract/openapi.ts';
 import { parseRequest, type RequestParams } from '../contract/parse-request.ts';
 import { COT_HISTORY_SCOPE, csvQuery, matchRoute } from '../contract/routes.ts';
 import { authorise } from './authorise.ts';
+import { bearerToken } from './bearer-token.ts';
 import { invalidHost, refusedHost } from './check-host.ts';
 import { wantsEventStream } from './event-streams.ts';
 import type { Caller, HandlerDeps, RequestState } from './handler-deps.ts';
@@ -186,7 +187,7 @@ async function identify(
   let caller: Caller | null = null;
   let refusal: string | null = null;
   if (authorization !== null) {
-    const token = /^Bearer ([\x21-\x7e]{1,200})$/i.exec(authorization.trim())?.[1];
+    const token = bearerToken(authorization);
     const result = token ? await deps.authenticate(token) : { refused: INVALID_KEY_MESSAGE };
     if ('refused' in result) refusal = result.refused;
     else caller = result;
