@@ -37,7 +37,13 @@ import { resolveLayout } from '../../src/store/layout.ts';
 import { readCurrentId } from '../../src/store/manifest.ts';
 import { REAL_DATA_STEPS } from '../../test/helpers/snapshot-fixture.ts';
 import { percentile } from './load.ts';
-import { runMmds, runMmdsMeasured, type ServerProcess, startMmdsProcess } from './processes.ts';
+import {
+  runMmds,
+  runMmdsMeasured,
+  type ServerProcess,
+  serveWorkersArgs,
+  startMmdsProcess,
+} from './processes.ts';
 
 /** Latency figures of one measure over the releases (ms); `samples` in release order. */
 export interface LatencyFigures {
@@ -204,7 +210,15 @@ export async function measureEventLatency(
     for (const { mode, subscriptions } of options.rows) {
       const serveReady = /serving on http:\/\/127\.0\.0\.1:(\d+)/;
       const serving = await startMmdsProcess(
-        ['serve', ...(mode === 'serve --deliver' ? ['--deliver'] : []), '--port', '0', '--host', '127.0.0.1'],
+        [
+          'serve',
+          ...serveWorkersArgs(),
+          ...(mode === 'serve --deliver' ? ['--deliver'] : []),
+          '--port',
+          '0',
+          '--host',
+          '127.0.0.1',
+        ],
         env,
         serveReady,
       );

@@ -18,6 +18,20 @@ export const SERVE_BIN = process.env.BENCH_MMDS_ROOT
   ? `${process.env.BENCH_MMDS_ROOT.replace(/\/$/, '')}/bin/mmds.js`
   : MMDS_BIN;
 
+let serveKnowsWorkers: boolean | null = null;
+
+/**
+ * `--workers <n>` for the `mmds serve` measured, or nothing when its CLI has no such flag (a
+ * "before" run of BENCH_MMDS_ROOT, which is one process anyway). The benchmark measures one
+ * process (its RSS, its throughput) unless a row names more: `serve` defaults to one per core.
+ */
+export function serveWorkersArgs(workers = 1): string[] {
+  serveKnowsWorkers ??= spawnSync(process.execPath, [SERVE_BIN, 'serve', '--help'], {
+    encoding: 'utf8',
+  }).stdout.includes('--workers');
+  return serveKnowsWorkers ? ['--workers', String(workers)] : [];
+}
+
 /** A started server process. */
 export interface ServerProcess {
   name: string;
@@ -118,12 +132,12 @@ export async function startServer(options: StartOptions): Promise<ServerProcess>
 export function startMmdsServe(
   name: string,
   env: Record<string, string>,
-  options: { timeoutMs?: number; onSpawn?: (pid: number) => void } = {},
+  options: { timeoutMs?: number; onSpawn?: (pid: number) => void; workers?: number } = {},
 ): Promise<ServerProcess> {
   return startServer({
     name,
     command: process.execPath,
-    args: [SERVE_BIN, 'serve', '--port', '0', '--host', '127.0.0.1'],
+    args: [SERVE_BIN, 'serve', ...serveWorkersArgs(options.workers), '--port', '0', '--host', '127.0.0.1'],
     env,
     port: (output) => {
       const match = /serving on http:\/\/127\.0\.0\.1:(\d+)/.exec(output);

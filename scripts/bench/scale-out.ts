@@ -38,6 +38,7 @@ import {
   runMmds,
   runMmdsMeasured,
   type ServerProcess,
+  serveWorkersArgs,
   startMmdsProcess,
   tryCommand,
 } from './processes.ts';
@@ -127,7 +128,7 @@ export async function measureScaleOut(dir: string, options: ScaleOutOptions): Pr
     for (let i = 0; i < options.instances; i++) {
       const started = performance.now();
       const instance = await startMmdsProcess(
-        ['serve', '--from', storeUrl, '--port', '0', '--host', '127.0.0.1'],
+        ['serve', ...serveWorkersArgs(), '--from', storeUrl, '--port', '0', '--host', '127.0.0.1'],
         { ...shared, MMDS_DATA_DIR: join(dir, `instance-${i}`), MMDS_DIST_DIR: join(dir, 'no-dist') },
         /serving on http:\/\/127\.0\.0\.1:(\d+)/,
       );
@@ -361,7 +362,7 @@ export async function measureScaleOutStore(
     const key = issueBenchKey(env, 'observations:read');
     started = performance.now();
     const instance = await startMmdsProcess(
-      ['serve', '--from', storeUrl, '--port', '0', '--host', '127.0.0.1'],
+      ['serve', ...serveWorkersArgs(), '--from', storeUrl, '--port', '0', '--host', '127.0.0.1'],
       env,
       /serving on http:\/\/127\.0\.0\.1:(\d+)/,
     );

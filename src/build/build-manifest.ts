@@ -35,16 +35,8 @@ export interface BuildManifest {
   rendered_from?: Record<string, string>;
 }
 
-/** Cache-Control of error bodies: a CDN must never pin a 404 or a 429. */
-export const NO_STORE = 'no-store';
-
-/** Cache-Control of a public payload kept `maxAge` seconds. */
-export function publicCacheControl(maxAge: number): string {
-  return `public, max-age=${maxAge}`;
-}
-
-/** Cache-Control of the pages and assets (no route of their own), as mmds serve and nginx.conf send them. */
-export const SITE_CACHE_CONTROL = publicCacheControl(300);
+// The header rules are the server's (src/server/header-rules.ts); the build writes the same ones.
+export { NO_STORE, publicCacheControl, SITE_CACHE_CONTROL } from '../server/header-rules.ts';
 
 /** The file name of the manifest inside dist/. */
 export const BUILD_MANIFEST_FILE = 'build-manifest.json';

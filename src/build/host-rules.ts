@@ -1,15 +1,18 @@
 import { API_INDEX_FILE, API_INDEX_MAX_AGE } from '../api/v1/api-index.ts';
 import { ROUTES } from '../contract/routes.ts';
 import { BULK_FULL_FILE_PREFIX } from '../contract/schemas/bulk-full.ts';
+import { EXPOSED_HEADERS, NO_STORE, publicCacheControl, varyFor } from '../server/header-rules.ts';
 import type { StaticRoute } from './build-manifest.ts';
-import { NO_STORE, publicCacheControl } from './build-manifest.ts';
 import { contentTypeOf } from './finish-dist.ts';
 import { KEY_REQUIRED, NOT_FOUND, SERVER_ONLY, type StaticError } from './static-errors.ts';
 
 /**
  * `_headers` in the format Netlify and Cloudflare Pages read: a path, then indented headers.
  * Files without a meaningful extension get their content type here; each payload file gets
- * its endpoint's Cache-Control, error bodies `no-store` (the 401 body also its Bearer challenge).
+ * its endpoint's Cache-Control and Vary, error bodies `no-store` (the 401 body also its Bearer
+ * challenge); every file under /api/ the CORS, exposed-header and nosniff fields of mmds serve
+ * (src/server/header-rules.ts). Vary is written per file only: both hosts join the values of a
+ * field that two matching rules set.
  */
 export function renderHeadersFile(routes: readonly StaticRoute[], errors: readonly StaticError[]): string {
   const lines = [
@@ -17,20 +20,29 @@ export function renderHeadersFile(routes: readonly StaticRoute[], errors: readon
     '/api/*',
     '  Content-Type: application/json; charset=utf-8',
     '  Access-Control-Allow-Origin: *',
+    `  Access-Control-Expose-Headers: ${EXPOSED_HEADERS}`,
     '  X-Content-Type-Options: nosniff',
     '',
   ];
+  const vary = new Map(ROUTES.map((route) => [route.id as string, varyFor(route)]));
+  const plainVary = varyFor({ access: { kind: 'public' } });
   const seen = new Set<string>();
   for (const route of routes) {
     if (seen.has(route.file)) continue;
     seen.add(route.file);
     lines.push(`/${route.file}`, `  Cache-Control: ${route.cache_control}`);
+    lines.push(`  Vary: ${(route.route_id !== null && vary.get(route.route_id)) || plainVary}`);
     // Endpoint 15's CSV files and endpoint 16's iCalendar files: their own type, after the /api/* default.
     if (route.file.endsWith('.csv') || route.file.endsWith('.ics'))
       lines.push(`  Content-Type: ${contentTypeOf(route.file)}`);
     lines.push('');
   }
-  lines.push(`/${API_INDEX_FILE}`, `  Cache-Control: ${publicCacheControl(API_INDEX_MAX_AGE)}`, '');
+  lines.push(
+    `/${API_INDEX_FILE}`,
+    `  Cache-Control: ${publicCacheControl(API_INDEX_MAX_AGE)}`,
+    `  Vary: ${plainVary}`,
+    '',
+  );
   for (const error of errors) {
     lines.push(`/${error.file}`, `  Cache-Control: ${NO_STORE}`);
     // CONTRACT section 1: every 401 carries the challenge, on the static host too.

@@ -1,7 +1,11 @@
 import type { Duplex } from 'node:stream';
 import { failure } from '../contract/envelope.ts';
 import { ERROR_STATUS } from '../contract/errors.ts';
+import { BASE_HEADERS, NO_STORE } from './header-rules.ts';
 import { createRequestId } from './request-id.ts';
+
+/** The fields every response carries (CORS, exposed headers, nosniff), as header lines. */
+const BASE_LINES = BASE_HEADERS.map(([name, value]) => `${name}: ${value}\r\n`).join('');
 
 /**
  * Answers what Node's HTTP parser refuses before any handler runs (a NUL or raw non-ASCII byte in
@@ -32,7 +36,7 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, 
     `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
       'Content-Type: application/json; charset=utf-8\r\n' +
       `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-      'Cache-Control: no-store\r\nAccess-Control-Allow-Origin: *\r\n' +
+      `Cache-Control: ${NO_STORE}\r\n${BASE_LINES}` +
       `X-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
   );
 }

@@ -5,9 +5,11 @@ import { OPENAPI_PATH } from '../contract/openapi.ts';
 import { parseRequest, type RequestParams } from '../contract/parse-request.ts';
 import { COT_HISTORY_SCOPE, csvQuery, matchRoute } from '../contract/routes.ts';
 import { authorise } from './authorise.ts';
+import { bearerToken } from './bearer-token.ts';
 import { invalidHost, refusedHost } from './check-host.ts';
 import { wantsEventStream } from './event-streams.ts';
 import type { Caller, HandlerDeps, RequestState } from './handler-deps.ts';
+import { cacheControlFor } from './header-rules.ts';
 import { createResponse, respondWith } from './http-response.ts';
 import { INVALID_KEY_MESSAGE } from './key-refusal.ts';
 import { rateLimited } from './map-error.ts';
@@ -102,7 +104,7 @@ export async function dispatchRequest(
   headers.set('X-Snapshot-Id', db.id);
   state.snapshot = db.id;
   if (matched.route.access.kind === 'public-or-scope') headers.append('Vary', 'Authorization');
-  headers.set('Cache-Control', caller ? 'private, no-store' : `public, max-age=${matched.route.maxAge}`);
+  headers.set('Cache-Control', cacheControlFor(matched.route.maxAge, caller !== null));
   const cotHistory = caller?.scopes.includes(COT_HISTORY_SCOPE) ?? false;
   // Endpoint 24 as Server-Sent Events: a stream that outlives this snapshot (event-streams.ts).
   // The JSON pages at the same URL may be cached: never for a client that asked for the stream.
@@ -187,7 +189,7 @@ async function identify(
   let caller: Caller | null = null;
   let refusal: string | null = null;
   if (authorization !== null) {
-    const token = /^Bearer ([\x21-\x7e]{1,200})$/i.exec(authorization.trim())?.[1];
+    const token = bearerToken(authorization);
     const result = token ? await deps.authenticate(token) : { refused: INVALID_KEY_MESSAGE };
     if ('refused' in result) refusal = result.refused;
     else caller = result;

@@ -4,6 +4,7 @@ import { FastResponse } from 'srvx';
 import type { ReleaseEvent } from '../events/event.ts';
 import type { EventLog } from '../events/event-log.ts';
 import type { KeyRecord } from '../keys/key-record.ts';
+import { NO_STORE } from './header-rules.ts';
 import type { ResponseHeaders } from './response-headers.ts';
 import type { SnapshotManager } from './snapshot-manager.ts';
 import { guardStreamKey, type StreamKeyGuard } from './stream-key-guard.ts';
@@ -159,7 +160,7 @@ export function startEventStream(options: EventStreamOptions): EventStream {
   else pump();
   const { headers } = options;
   headers.set('Content-Type', 'text/event-stream; charset=utf-8');
-  headers.set('Cache-Control', 'no-store');
+  headers.set('Cache-Control', NO_STORE);
   headers.set('X-Accel-Buffering', 'no');
   return {
     keyId,

@@ -4,6 +4,7 @@ import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { FastResponse } from 'srvx';
 import { failure } from '../contract/envelope.ts';
 import type { ApiError } from '../contract/errors.ts';
+import { NO_STORE } from './header-rules.ts';
 import type { HeaderPairs, ResponseHeaders } from './response-headers.ts';
 
 /** A body ready to send, with its compressed forms when worth it. */
@@ -112,7 +113,7 @@ export function respondWithError(
   const body = Buffer.from(JSON.stringify(failure(error.code, error.message, requestId)));
   for (const [name, value] of Object.entries(error.headers)) headers.set(name, value);
   headers.set('Content-Type', 'application/json; charset=utf-8');
-  headers.set('Cache-Control', 'no-store');
+  headers.set('Cache-Control', NO_STORE);
   headers.set('Content-Length', String(body.length));
   return createResponse(error.status, headers.toPairs(), request.method === 'HEAD' ? null : body);
 }

@@ -2,10 +2,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RouteDefinition } from '../contract/routes.ts';
 import type { Decision } from '../rate-limit/sliding-log.ts';
 import { MAX_LOGGED_PATH } from './access-log.ts';
+import { bearerToken } from './bearer-token.ts';
 import { hostAccepted } from './check-host.ts';
 import { answerAndLog, chooseAnswer, clientIpOf, handOverAfterFailure } from './fast-answer.ts';
 import type { Caller } from './handler-deps.ts';
 import type { Representation } from './http-response.ts';
+import { namesOtherSnapshot } from './monotonic-read.ts';
 import { commonFields, type PreparedLists, prepareLists } from './prepare-response.ts';
 import type { NodeRequestHandler } from './public-fast-path.ts';
 import type { ResponseCache } from './response-cache.ts';
@@ -85,8 +87,6 @@ export interface KeyedFastPathDeps {
   resolveClientIp: (socketAddress: string, forwardedFor: string | null) => string;
   log: (entry: Record<string, unknown>) => void;
 }
-
-const BEARER = /^Bearer ([\x21-\x7e]{1,200})$/i;
 
 /**
  * Creates the node:http listener that answers a keyed GET or HEAD the general path has already
@@ -174,12 +174,12 @@ export function createKeyedFastPath(deps: KeyedFastPathDeps, next: NodeRequestHa
       (method === 'GET' || method === 'HEAD') && url !== undefined && authorization !== undefined
         ? deps.answers.lookup(url, snapshot)
         : undefined;
-    const token = answers ? BEARER.exec(authorization!.trim())?.[1] : undefined;
+    const token = answers ? bearerToken(authorization!) : undefined;
     if (
       !answers ||
       !token ||
       // A request that names the snapshot it last saw: the general path keeps reads monotonic.
-      (headers['x-snapshot-id'] !== undefined && headers['x-snapshot-id'] !== snapshot) ||
+      namesOtherSnapshot(headers, snapshot) ||
       // A missing or bad Host is the general path's 400, counted and logged there.
       !hostAccepted(request)
     ) {

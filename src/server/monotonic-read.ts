@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError, unavailable } from '../contract/errors.ts';
 import type { SnapshotDb } from '../query/snapshot-db.ts';
 import { SNAPSHOT_ID_PATTERN } from '../store/layout.ts';
@@ -8,6 +9,15 @@ import type { SnapshotManager } from './snapshot-manager.ts';
 
 /** The request header a client echoes to never be answered from an older snapshot. */
 export const SNAPSHOT_HEADER = 'x-snapshot-id';
+
+/**
+ * Whether a node:http request names a snapshot other than `snapshot` in X-Snapshot-Id: the fast
+ * paths then leave it to the general path, which keeps reads monotonic (snapshotForRequest).
+ */
+export function namesOtherSnapshot(headers: IncomingHttpHeaders, snapshot: string | null): boolean {
+  const named = headers[SNAPSHOT_HEADER];
+  return named !== undefined && named !== snapshot;
+}
 
 /** Seconds a 503 of a snapshot this instance does not serve yet tells the client to wait. */
 const RETRY_AFTER_SECONDS = 1;

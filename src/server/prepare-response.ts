@@ -1,6 +1,7 @@
 import type { RouteDefinition } from '../contract/routes.ts';
 import { RATE_LIMIT_FIELDS } from '../rate-limit/headers.ts';
 import { MAX_LOGGED_PATH } from './access-log.ts';
+import { publicCacheControl, varyFor } from './header-rules.ts';
 import type { Representation } from './http-response.ts';
 import { BASE_HEADERS } from './response-headers.ts';
 import type { StaticEntry } from './static-site.ts';
@@ -41,7 +42,7 @@ export function prepareResponse(
 ): PreparedResponse {
   const query = url.indexOf('?');
   const lists = prepareLists(
-    commonFields(route, snapshot, `public, max-age=${route.maxAge}`, entry.etag, null),
+    commonFields(route, snapshot, publicCacheControl(route.maxAge), entry.etag, null),
     entry,
   );
   return {
@@ -71,7 +72,7 @@ export function commonFields(
     'x-snapshot-id',
     snapshot,
     'vary',
-    route.access.kind === 'public-or-scope' ? 'Authorization, Accept-Encoding' : 'Accept-Encoding',
+    varyFor(route),
     'cache-control',
     cacheControl,
     'etag',

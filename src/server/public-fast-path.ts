@@ -3,6 +3,7 @@ import { ROUTES, type RouteDefinition } from '../contract/routes.ts';
 import type { Decision } from '../rate-limit/sliding-log.ts';
 import { hostAccepted } from './check-host.ts';
 import { answerAndLog, chooseAnswer, clientIpOf, handOverAfterFailure } from './fast-answer.ts';
+import { namesOtherSnapshot } from './monotonic-read.ts';
 import { type PreparedResponse, prepareResponse } from './prepare-response.ts';
 import type { StaticSite } from './static-site.ts';
 
@@ -96,7 +97,7 @@ export function createPublicFastPath(deps: PublicFastPathDeps, next: NodeRequest
       headers.authorization !== undefined ||
       deps.currentSnapshot() !== found.snapshot ||
       // A request that names the snapshot it last saw: the general path keeps reads monotonic.
-      (headers['x-snapshot-id'] !== undefined && headers['x-snapshot-id'] !== found.snapshot) ||
+      namesOtherSnapshot(headers, found.snapshot) ||
       // A missing or bad Host is the general path's 400, counted and logged there.
       !hostAccepted(request)
     ) {

@@ -1,18 +1,9 @@
-/** Header fields as name and value pairs, in the order they are sent. */
-export type HeaderPairs = Array<[string, string]>;
+import { BASE_HEADERS, type HeaderPairs } from './header-rules.ts';
+
+export { BASE_HEADERS, type HeaderPairs } from './header-rules.ts';
 
 /** The methods every resource answers. */
 export const ALLOW = 'GET, HEAD, OPTIONS';
-
-const EXPOSED =
-  'ETag, X-Request-Id, X-Snapshot-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, RateLimit, RateLimit-Policy, Retry-After';
-
-/** Header fields of every response (CORS and nosniff), whichever path answers it. */
-export const BASE_HEADERS: HeaderPairs = [
-  ['access-control-allow-origin', '*'],
-  ['access-control-expose-headers', EXPOSED],
-  ['x-content-type-options', 'nosniff'],
-];
 
 /**
  * The header fields of a response being built on the general path, with the semantics of the

@@ -9,10 +9,10 @@ import {
   bulkFileCacheControl,
   renderBulkListing,
 } from '../api/v1/bulk.ts';
-import { publicCacheControl } from '../build/build-manifest.ts';
 import { ApiError, invalidParameter, notFound, unavailable } from '../contract/errors.ts';
 import { SNAPSHOT_ID_PATTERN } from '../store/layout.ts';
 import type { Caller, HandlerDeps, RequestState } from './handler-deps.ts';
+import { publicCacheControl } from './header-rules.ts';
 import {
   compressBody,
   createResponse,

@@ -5,6 +5,7 @@ import { MCP_PATH } from '../contract/schemas/mcp.ts';
 import { refuseInvalidParams } from '../mcp/refuse-invalid-params.ts';
 import { createMcpServer } from '../mcp/server.ts';
 import type { Caller, HandlerDeps } from './handler-deps.ts';
+import { NO_STORE } from './header-rules.ts';
 import { createResponse } from './http-response.ts';
 import type { ResponseHeaders } from './response-headers.ts';
 
@@ -64,7 +65,7 @@ export async function serveMcp(
     refuseInvalidParams(transport);
     const response = await transport.handleRequest(request, { parsedBody });
     const body = Buffer.from(await response.arrayBuffer());
-    headers.set('Cache-Control', 'no-store');
+    headers.set('Cache-Control', NO_STORE);
     for (const [name, value] of response.headers) headers.set(name, value);
     return createResponse(response.status, headers.toPairs(), body.length > 0 ? body : null);
   } finally {
@@ -161,6 +162,6 @@ async function readBody(request: Request): Promise<string> {
 function jsonRpcRefusal(status: number, message: string, headers: ResponseHeaders, code = -32000): Response {
   const body = Buffer.from(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
   headers.set('Content-Type', 'application/json; charset=utf-8');
-  headers.set('Cache-Control', 'no-store');
+  headers.set('Cache-Control', NO_STORE);
   return createResponse(status, headers.toPairs(), body);
 }

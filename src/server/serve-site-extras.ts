@@ -3,6 +3,7 @@ import { API_INDEX_FILE, API_INDEX_MAX_AGE, createApiIndex } from '../api/v1/api
 import { type ApiError, unavailable } from '../contract/errors.ts';
 import { renderRateLimitedPage } from '../site/rate-limited-page.ts';
 import type { Caller, HandlerDeps } from './handler-deps.ts';
+import { cacheControlFor, NO_STORE } from './header-rules.ts';
 import { compressBody, createResponse, type Representation, respondWith } from './http-response.ts';
 import type { ResponseHeaders } from './response-headers.ts';
 
@@ -22,7 +23,7 @@ export function serveApiIndex(
   const db = deps.snapshots.current();
   if (!db) throw unavailable('no snapshot has been published yet', 30);
   headers.set('X-Snapshot-Id', db.id);
-  headers.set('Cache-Control', caller ? 'private, no-store' : `public, max-age=${API_INDEX_MAX_AGE}`);
+  headers.set('Cache-Control', cacheControlFor(API_INDEX_MAX_AGE, caller !== null));
   const site = deps.staticSite();
   const built = site?.snapshot === db.id ? site.lookupFile(`/${API_INDEX_FILE}`) : null;
   if (built) return respondWith(request, built, headers);
@@ -80,7 +81,7 @@ export function serveNotFoundPage(
   const page = deps.staticSite()?.lookupFile(NOT_FOUND_PAGE);
   if (!page) return null;
   headers.set('Content-Type', 'text/html; charset=utf-8');
-  headers.set('Cache-Control', 'no-store');
+  headers.set('Cache-Control', NO_STORE);
   headers.set('Content-Length', String(page.body.length));
   return createResponse(404, headers.toPairs(), request.method === 'HEAD' ? null : page.body);
 }
@@ -108,7 +109,7 @@ export function serveRateLimitedPage(
     }),
   );
   headers.set('Content-Type', 'text/html; charset=utf-8');
-  headers.set('Cache-Control', 'no-store');
+  headers.set('Cache-Control', NO_STORE);
   headers.set('Content-Length', String(body.length));
   return createResponse(429, headers.toPairs(), request.method === 'HEAD' ? null : body);
 }

@@ -4,6 +4,7 @@ import { unavailable } from '../contract/errors.ts';
 import { ROUTES } from '../contract/routes.ts';
 import { renderStatusPage } from '../site/status-page.ts';
 import type { Caller, HandlerDeps } from './handler-deps.ts';
+import { cacheControlFor } from './header-rules.ts';
 import { compressBody, respondWith } from './http-response.ts';
 import type { ResponseHeaders } from './response-headers.ts';
 
@@ -39,7 +40,7 @@ export async function serveStatusPage(
   const body = Buffer.from(
     renderStatusPage(envelope as Parameters<typeof renderStatusPage>[0], { live: true }),
   );
-  headers.set('Cache-Control', caller ? 'private, no-store' : `public, max-age=${STATUS_ROUTE.maxAge}`);
+  headers.set('Cache-Control', cacheControlFor(STATUS_ROUTE.maxAge, caller !== null));
   return respondWith(
     request,
     {

@@ -57,6 +57,11 @@ export interface StartServerOptions {
   onDamaged?: (listener: (snapshotId: string, reason: string) => void) => () => void;
   /** An instance following a bucket (`mmds serve --from`): where it stands, for /api/v1/status. */
   replica?: (servedId: string | null, now: Date) => Promise<ReplicaStatus>;
+  /**
+   * The counters this process shares with others (a worker of `mmds serve --workers N`: the
+   * primary's, over IPC) in place of its own in-process limiter; with Redis, used while Redis is down.
+   */
+  limiter?: RateLimiter;
 }
 
 /** A listening server. */
@@ -112,10 +117,18 @@ export async function startServer(
   // The release calendars (data/calendars/) are read once, before the first request needs them
   // (/status, /macro, /releases); a bad file is logged here and reported by those requests.
   await getReleaseCalendars().catch((error: Error) => log({ event: 'calendar_error', error: error.message }));
-  const local = new MemoryLimiter();
+  const memory = options.limiter ? null : new MemoryLimiter();
+  const local: RateLimiter = options.limiter ?? memory!;
   const limiter: RateLimiter = redis
     ? new FallbackLimiter(new RedisLimiter(redis), { local, log: (event) => log({ ...event }) })
     : local;
+  // The in-process limiter decides synchronously: no promise on the fast paths.
+  const consumeFast =
+    !redis && memory
+      ? (bucket: string, limit: number) => memory.consumeNow(bucket, limit)
+      : (bucket: string, limit: number) => limiter.consume(bucket, limit);
+  const clientIpOf = (address: string, forwardedFor: string | null) =>
+    resolveClientIp(address, forwardedFor, config.trustedProxies);
   const snapshots = await createSnapshotManager({
     layout,
     open: async (id) => {
@@ -214,7 +227,7 @@ export async function startServer(
     ...(options.replica ? { replica: options.replica } : {}),
   });
   const app = createApp(handle, (request) =>
-    resolveClientIp(request.ip ?? '0.0.0.0', request.headers.get('x-forwarded-for'), config.trustedProxies),
+    clientIpOf(request.ip ?? '0.0.0.0', request.headers.get('x-forwarded-for')),
   );
   const headersTimeout = options.headersTimeoutMs ?? NODE_SERVER_LIMITS.headersTimeout;
   const server = serve(app, {
@@ -225,6 +238,8 @@ export async function startServer(
     manual: true,
     node: {
       ...NODE_SERVER_LIMITS,
+      // srvx asks for an exclusive handle: a worker of `serve --workers N` shares the primary's.
+      exclusive: false,
       headersTimeout,
       // Node checks the timeouts only this often (default 30 s, which would triple a 10 s limit).
       connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(headersTimeout / 4))),
@@ -245,11 +260,8 @@ export async function startServer(
         const result = await keys.authenticate(token, new Date(), config.keyPepper);
         return result.ok ? callerOf(result.record) : null;
       },
-      consume: redis
-        ? (bucket, limit) => limiter.consume(bucket, limit)
-        : (bucket, limit) => local.consumeNow(bucket, limit),
-      resolveClientIp: (address, forwardedFor) =>
-        resolveClientIp(address, forwardedFor, config.trustedProxies),
+      consume: consumeFast,
+      resolveClientIp: clientIpOf,
       log,
     },
     (request, response) => {
@@ -263,14 +275,10 @@ export async function startServer(
       {
         staticSite: site.current,
         currentSnapshot: () => snapshots.current()?.id ?? null,
-        // The in-process limiter decides synchronously: no promise on the fast path.
-        consume: redis
-          ? (bucket, limit) => limiter.consume(bucket, limit)
-          : (bucket, limit) => local.consumeNow(bucket, limit),
+        consume: consumeFast,
         anonymousLimit,
         anonymousBucket,
-        resolveClientIp: (address, forwardedFor) =>
-          resolveClientIp(address, forwardedFor, config.trustedProxies),
+        resolveClientIp: clientIpOf,
         log,
       },
       keyedFastPath,

@@ -17,17 +17,22 @@ export interface ServeProcess {
 }
 
 /**
- * Starts `bin/mmds.js serve <args>` with process.execPath, the test's environment without its
- * MMDS_ variables plus `env`, and waits for its `mmds: serving on <url>` line (30 s at most).
+ * Starts `bin/mmds.js serve <args>` (with `--workers 1` unless `args` name workers) with process.execPath, the test's environment without its
+ * MMDS_ variables plus `env`, and waits for its `mmds: serving on <url>` line (`startMs`, default
+ * 30 s at most).
  */
 export async function spawnServe(
   env: Record<string, string>,
   args: readonly string[] = [],
+  startMs = 30_000,
 ): Promise<ServeProcess> {
   const inherited = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => !name.startsWith('MMDS_')),
   );
-  const child = spawn(process.execPath, [join(REPO_ROOT, 'bin/mmds.js'), 'serve', ...args], {
+  // One process unless the test asks for workers: N of them take N times the CPU to start, on a
+  // machine every test file shares (test/e2e/server/workers.test.ts runs them).
+  const workers = args.includes('--workers') ? [] : ['--workers', '1'];
+  const child = spawn(process.execPath, [join(REPO_ROOT, 'bin/mmds.js'), 'serve', ...workers, ...args], {
     env: { ...inherited, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -38,10 +43,11 @@ export async function spawnServe(
   createInterface({ input: child.stdout! }).on('line', (line) => stdout.push(line));
   const stderr: string[] = [];
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`mmds serve did not start:\n${stderr.join('\n')}`)),
-      30_000,
-    );
+    const timer = setTimeout(() => {
+      // A test that fails here never gets the process to stop: it must not outlive the run.
+      child.kill('SIGKILL');
+      reject(new Error(`mmds serve did not start:\n${stderr.join('\n')}`));
+    }, startMs);
     createInterface({ input: child.stderr! }).on('line', (line) => {
       stderr.push(line);
       const match = /^mmds: serving on (\S+)/.exec(line);

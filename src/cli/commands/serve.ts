@@ -1,10 +1,13 @@
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { startDelivery } from '../../hooks/start-delivery.ts';
 import { openStoreEventFeed } from '../../hooks/store-feed.ts';
 import { checkStateStorage, createStateStorage, isRedisUrl } from '../../keys/create-storage.ts';
+import { createLineLog } from '../../server/log-lines.ts';
 import { startServer } from '../../server/start-server.ts';
+import { type RunningWorkers, startWorkers } from '../../server/workers/start-workers.ts';
 import { resolveLayout } from '../../store/layout.ts';
 import { subscribeCommits } from '../../store/object-store/commit-wake.ts';
 import { followStore, type StoreFollower } from '../../store/object-store/follow-store.ts';
@@ -13,6 +16,9 @@ import type { CommandContext } from '../context.ts';
 import { UsageError } from '../usage-error.ts';
 import { warnUnsealedSecrets } from '../warn-unsealed-secrets.ts';
 
+/** Most worker processes `--workers` accepts. */
+const MAX_WORKERS = 64;
+
 /** Registers `mmds serve`. */
 export function registerServe(program: Command, getContext: () => CommandContext): void {
   program
@@ -20,6 +26,10 @@ export function registerServe(program: Command, getContext: () => CommandContext
     .description('start the API server: keyed endpoints live, public files from dist/ in memory, rate limits')
     .option('--port <port>', 'port to listen on (default PORT or 4321; 0 picks a free one)')
     .option('--host <host>', 'address to bind (default HOST or 127.0.0.1)')
+    .option(
+      '--workers <n>',
+      `worker processes on the one port (default: the machine's cores, ${availableParallelism()} here; 1: a single process)`,
+    )
     .option('--deliver', 'also post release events to webhook subscriptions, as mmds deliver does')
     .option(
       '--from <url>',
@@ -32,7 +42,9 @@ Serves the public endpoints from the files of mmds build (MMDS_DIST_DIR) held in
 keyed endpoints live from the current snapshot, and /api/v1/openapi.json. Switches to a new
 snapshot or build within a second, without dropping requests. Logs one JSON line per event on
 stdout, with or without --json (never a key). Stops gracefully on SIGTERM or SIGINT: requests in
-flight finish. Several instances share keys and rate limits with MMDS_STORAGE=redis://host:6379;
+flight finish. With --workers N (default: one per core) a primary process holds the rate limits,
+exact across N worker processes that serve the one port; SIGHUP restarts the workers one at a
+time without closing the port (docs/operations.md, "Workers"). Several instances share keys and rate limits with MMDS_STORAGE=redis://host:6379;
 behind a proxy, set MMDS_TRUSTED_PROXIES and bind to the address the proxy connects to (with a
 wildcard HOST such as 0.0.0.0 it warns at start: docs/operations.md). With Redis, it refuses to start
 (exit 69, one line) when Redis does not answer at start; later outages are ridden out.
@@ -49,90 +61,93 @@ page /, the API reference /docs/api/, the status page /status/ and /api/v1/opena
 Examples:
   mmds serve
   mmds serve --port 0
+  mmds serve --workers 1
   PORT=8080 MMDS_STORAGE=redis://127.0.0.1:6379 MMDS_TRUSTED_PROXIES=1 mmds serve --host 10.0.0.11`,
     )
-    .action(async (flags: { port?: string; host?: string; deliver?: boolean; from?: string }) => {
-      const context = getContext();
-      const port = flags.port === undefined ? context.config.port : Number(flags.port);
-      if (!Number.isInteger(port) || port < 0 || port > 65535)
-        throw new UsageError(`--port must be 0 to 65535, got "${flags.port}"`);
-      let location: ObjectStoreLocation | null = null;
-      try {
-        location = flags.from === undefined ? null : parseObjectStoreUrl(flags.from);
-      } catch (error) {
-        throw new UsageError(`--from: ${(error as Error).message}`);
-      }
-      const config = { ...context.config, port, host: flags.host ?? context.config.host };
-      const exposure = describeProxyExposure(config.host, config.trustedProxies);
-      if (exposure) context.reporter.warn(exposure);
-      // Lines are written once per event-loop turn: a write() per request line cost about a sixth
-      // of the server's CPU under load (BENCHMARKS.md).
-      let pending: string[] = [];
-      const flush = () => {
-        if (pending.length === 0) return;
-        const lines = pending.join('');
-        pending = [];
-        context.stdout.write(lines);
-      };
-      // The line is `{"ts":…, ...entry}`, built without copying the entry into a new object, and
-      // the time text is made once per millisecond: together a third of the cost per request line.
-      let lastMs = -1;
-      let lastTs = '';
-      const log = (entry: Record<string, unknown>) => {
-        if (pending.length === 0) setImmediate(flush);
-        const now = Date.now();
-        if (now !== lastMs) {
-          lastMs = now;
-          lastTs = new Date(now).toISOString();
+    .action(
+      async (flags: { port?: string; host?: string; deliver?: boolean; from?: string; workers?: string }) => {
+        const context = getContext();
+        const port = flags.port === undefined ? context.config.port : Number(flags.port);
+        if (!Number.isInteger(port) || port < 0 || port > 65535)
+          throw new UsageError(`--port must be 0 to 65535, got "${flags.port}"`);
+        const workers = flags.workers === undefined ? availableParallelism() : Number(flags.workers);
+        if (
+          !/^\d+$/.test(flags.workers ?? '1') ||
+          !Number.isInteger(workers) ||
+          workers < 1 ||
+          workers > MAX_WORKERS
+        )
+          throw new UsageError(
+            `--workers must be a whole number from 1 to ${MAX_WORKERS}, got "${flags.workers}"`,
+          );
+        let location: ObjectStoreLocation | null = null;
+        try {
+          location = flags.from === undefined ? null : parseObjectStoreUrl(flags.from);
+        } catch (error) {
+          throw new UsageError(`--from: ${(error as Error).message}`);
         }
-        const fields = JSON.stringify(entry);
-        pending.push(fields.length > 2 ? `{"ts":"${lastTs}",${fields.slice(1)}\n` : `{"ts":"${lastTs}"}\n`);
-      };
-      // A server would start and answer every keyed request with 503: say so once, at start.
-      const probe = createStateStorage(config.storage, config.dataDir);
-      try {
-        await checkStateStorage(probe, config.storage);
-      } finally {
-        await probe.dispose();
-      }
-      // After the storage answered (a failed start stays one line), before the "serving on" line.
-      warnUnsealedSecrets(config, context.stderr);
-      // Webhooks from this process too (issue 24): leases share the subscriptions with any other.
-      const feed = flags.deliver ? await openStoreEventFeed(config.dataDir) : null;
-      // A new snapshot's events go out at once rather than at the deliverer's next poll.
-      let wakeDeliverer = () => {};
-      const serverLog = (entry: Record<string, unknown>) => {
-        log(entry);
-        if (entry.event === 'snapshot_switched') wakeDeliverer();
-      };
-      // Followed before the server starts: with an empty disk it answers 503 until the first
-      // snapshot is complete, then switches to it as to a local publish.
-      const follower = location === null ? null : await startFollowing(location, config, log);
-      const server = await startServer(config, {
-        log: feed ? serverLog : log,
-        ...(follower
-          ? { arrivalOf: follower.arrivalOf, onDamaged: follower.onDamaged, replica: follower.describe }
-          : {}),
-      });
-      const delivery = feed ? await startDelivery(config, feed, log) : null;
-      if (delivery) wakeDeliverer = () => delivery.deliverer.wake();
-      delivery?.deliverer.start();
-      context.stderr.write(
-        `mmds: serving on ${server.url} (data ${config.dataDir}, static ${config.distDir})\n`,
-      );
-      context.stderr.write(describeSiteAddresses(server.url, config.distDir));
-      await new Promise<void>((resolve) => {
-        const stop = (signal: string) => {
-          log({ event: 'shutdown', signal });
-          void Promise.all([server.close(), delivery?.close(), follower?.stop()]).then(() => {
-            flush();
-            resolve();
-          });
+        const config = { ...context.config, port, host: flags.host ?? context.config.host };
+        const exposure = describeProxyExposure(config.host, config.trustedProxies);
+        if (exposure) context.reporter.warn(exposure);
+        const { log, flush } = createLineLog((lines) => context.stdout.write(lines));
+        // A server would start and answer every keyed request with 503: say so once, at start.
+        const probe = createStateStorage(config.storage, config.dataDir);
+        try {
+          await checkStateStorage(probe, config.storage);
+        } finally {
+          await probe.dispose();
+        }
+        // After the storage answered (a failed start stays one line), before the "serving on" line.
+        warnUnsealedSecrets(config, context.stderr);
+        // Webhooks from this process too (issue 24): leases share the subscriptions with any other.
+        const feed = flags.deliver ? await openStoreEventFeed(config.dataDir) : null;
+        // A new snapshot's events go out at once rather than at the deliverer's next poll.
+        let wakeDeliverer = () => {};
+        const serverLog = (entry: Record<string, unknown>) => {
+          log(entry);
+          if (entry.event === 'snapshot_switched') wakeDeliverer();
         };
-        process.once('SIGTERM', () => stop('SIGTERM'));
-        process.once('SIGINT', () => stop('SIGINT'));
-      });
-    });
+        // Followed before the server starts: with an empty disk it answers 503 until the first
+        // snapshot is complete, then switches to it as to a local publish.
+        const follower = location === null ? null : await startFollowing(location, config, log);
+        const followed = follower
+          ? { arrivalOf: follower.arrivalOf, onDamaged: follower.onDamaged, replica: follower.describe }
+          : {};
+        // One process, or a primary holding the rate limits with workers that serve (docs/operations.md).
+        const server =
+          workers === 1
+            ? await startServer(config, { log: feed ? serverLog : log, ...followed })
+            : await startWorkers(config, {
+                count: workers,
+                log,
+                writeLines: (lines) => context.stdout.write(lines),
+                onEvent: (entry) => {
+                  if (entry.event === 'snapshot_switched') wakeDeliverer();
+                },
+                ...followed,
+              });
+        const delivery = feed ? await startDelivery(config, feed, log) : null;
+        if (delivery) wakeDeliverer = () => delivery.deliverer.wake();
+        delivery?.deliverer.start();
+        context.stderr.write(
+          `mmds: serving on ${server.url} (data ${config.dataDir}, static ${config.distDir})\n`,
+        );
+        context.stderr.write(describeSiteAddresses(server.url, config.distDir));
+        await new Promise<void>((resolve) => {
+          const stop = (signal: string) => {
+            log({ event: 'shutdown', signal });
+            void Promise.all([server.close(), delivery?.close(), follower?.stop()]).then(() => {
+              flush();
+              resolve();
+            });
+          };
+          process.once('SIGTERM', () => stop('SIGTERM'));
+          process.once('SIGINT', () => stop('SIGINT'));
+          // A rolling restart of the workers (new code, a fresh heap); requests keep being answered.
+          if (workers > 1) process.on('SIGHUP', () => void (server as RunningWorkers).restart());
+        });
+      },
+    );
 }
 
 /**
