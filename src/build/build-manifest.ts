@@ -35,8 +35,8 @@ export interface BuildManifest {
   rendered_from?: Record<string, string>;
 }
 
-// The header rules are the server's (src/server/header-rules.ts); the build writes the same ones.
-export { NO_STORE, publicCacheControl, SITE_CACHE_CONTROL } from '../server/header-rules.ts';
+// The header rules are the server's (src/contract/header-rules.ts); the build writes the same ones.
+export { NO_STORE, publicCacheControl, SITE_CACHE_CONTROL } from '../contract/header-rules.ts';
 
 /** The file name of the manifest inside dist/. */
 export const BUILD_MANIFEST_FILE = 'build-manifest.json';

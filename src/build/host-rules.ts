@@ -1,7 +1,7 @@
 import { API_INDEX_FILE, API_INDEX_MAX_AGE } from '../api/v1/api-index.ts';
+import { EXPOSED_HEADERS, NO_STORE, publicCacheControl, varyFor } from '../contract/header-rules.ts';
 import { ROUTES } from '../contract/routes.ts';
 import { BULK_FULL_FILE_PREFIX } from '../contract/schemas/bulk-full.ts';
-import { EXPOSED_HEADERS, NO_STORE, publicCacheControl, varyFor } from '../server/header-rules.ts';
 import type { StaticRoute } from './build-manifest.ts';
 import { contentTypeOf } from './finish-dist.ts';
 import { KEY_REQUIRED, NOT_FOUND, SERVER_ONLY, type StaticError } from './static-errors.ts';
@@ -11,7 +11,7 @@ import { KEY_REQUIRED, NOT_FOUND, SERVER_ONLY, type StaticError } from './static
  * Files without a meaningful extension get their content type here; each payload file gets
  * its endpoint's Cache-Control and Vary, error bodies `no-store` (the 401 body also its Bearer
  * challenge); every file under /api/ the CORS, exposed-header and nosniff fields of mmds serve
- * (src/server/header-rules.ts). Vary is written per file only: both hosts join the values of a
+ * (src/contract/header-rules.ts). Vary is written per file only: both hosts join the values of a
  * field that two matching rules set.
  */
 export function renderHeadersFile(routes: readonly StaticRoute[], errors: readonly StaticError[]): string {

@@ -1,14 +1,14 @@
 import { API_INDEX_FILE, API_INDEX_MAX_AGE, API_INDEX_PATHS } from '../api/v1/api-index.ts';
-import { CSV_PATH_SUFFIX, ROUTES } from '../contract/routes.ts';
-import { BULK_FULL_FILE_PREFIX } from '../contract/schemas/bulk-full.ts';
-import { SERVED_COT_REPORT_TYPES } from '../contract/schemas/cot.ts';
 import {
   EXPOSED_HEADERS,
   NO_STORE,
   publicCacheControl,
   SITE_CACHE_CONTROL,
   varyFor,
-} from '../server/header-rules.ts';
+} from '../contract/header-rules.ts';
+import { CSV_PATH_SUFFIX, ROUTES } from '../contract/routes.ts';
+import { BULK_FULL_FILE_PREFIX } from '../contract/schemas/bulk-full.ts';
+import { SERVED_COT_REPORT_TYPES } from '../contract/schemas/cot.ts';
 import type { BuildManifest, StaticRoute } from './build-manifest.ts';
 import { renderNginxBulk } from './nginx-bulk.ts';
 import type { StaticError } from './static-errors.ts';

@@ -1,7 +1,7 @@
 import type { Duplex } from 'node:stream';
 import { failure } from '../contract/envelope.ts';
 import { ERROR_STATUS } from '../contract/errors.ts';
-import { BASE_HEADERS, NO_STORE } from './header-rules.ts';
+import { BASE_HEADERS, NO_STORE } from '../contract/header-rules.ts';
 import { createRequestId } from './request-id.ts';
 
 /** The fields every response carries (CORS, exposed headers, nosniff), as header lines. */

@@ -1,10 +1,10 @@
 import type { ServerResponse } from 'node:http';
 import { PassThrough } from 'node:stream';
 import { FastResponse } from 'srvx';
+import { NO_STORE } from '../contract/header-rules.ts';
 import type { ReleaseEvent } from '../events/event.ts';
 import type { EventLog } from '../events/event-log.ts';
 import type { KeyRecord } from '../keys/key-record.ts';
-import { NO_STORE } from './header-rules.ts';
 import type { ResponseHeaders } from './response-headers.ts';
 import type { SnapshotManager } from './snapshot-manager.ts';
 import { guardStreamKey, type StreamKeyGuard } from './stream-key-guard.ts';

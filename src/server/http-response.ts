@@ -4,7 +4,7 @@ import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { FastResponse } from 'srvx';
 import { failure } from '../contract/envelope.ts';
 import type { ApiError } from '../contract/errors.ts';
-import { NO_STORE } from './header-rules.ts';
+import { NO_STORE } from '../contract/header-rules.ts';
 import type { HeaderPairs, ResponseHeaders } from './response-headers.ts';
 
 /** A body ready to send, with its compressed forms when worth it. */

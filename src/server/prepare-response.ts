@@ -1,7 +1,7 @@
+import { publicCacheControl, varyFor } from '../contract/header-rules.ts';
 import type { RouteDefinition } from '../contract/routes.ts';
 import { RATE_LIMIT_FIELDS } from '../rate-limit/headers.ts';
 import { MAX_LOGGED_PATH } from './access-log.ts';
-import { publicCacheControl, varyFor } from './header-rules.ts';
 import type { Representation } from './http-response.ts';
 import { BASE_HEADERS } from './response-headers.ts';
 import type { StaticEntry } from './static-site.ts';

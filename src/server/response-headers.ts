@@ -1,6 +1,6 @@
-import { BASE_HEADERS, type HeaderPairs } from './header-rules.ts';
+import { BASE_HEADERS, type HeaderPairs } from '../contract/header-rules.ts';
 
-export { BASE_HEADERS, type HeaderPairs } from './header-rules.ts';
+export { BASE_HEADERS, type HeaderPairs } from '../contract/header-rules.ts';
 
 /** The methods every resource answers. */
 export const ALLOW = 'GET, HEAD, OPTIONS';

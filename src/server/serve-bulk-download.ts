@@ -10,9 +10,9 @@ import {
   renderBulkListing,
 } from '../api/v1/bulk.ts';
 import { ApiError, invalidParameter, notFound, unavailable } from '../contract/errors.ts';
+import { publicCacheControl } from '../contract/header-rules.ts';
 import { SNAPSHOT_ID_PATTERN } from '../store/layout.ts';
 import type { Caller, HandlerDeps, RequestState } from './handler-deps.ts';
-import { publicCacheControl } from './header-rules.ts';
 import {
   compressBody,
   createResponse,

@@ -1,11 +1,11 @@
 import type { IncomingMessage } from 'node:http';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { ApiError } from '../contract/errors.ts';
+import { NO_STORE } from '../contract/header-rules.ts';
 import { MCP_PATH } from '../contract/schemas/mcp.ts';
 import { refuseInvalidParams } from '../mcp/refuse-invalid-params.ts';
 import { createMcpServer } from '../mcp/server.ts';
 import type { Caller, HandlerDeps } from './handler-deps.ts';
-import { NO_STORE } from './header-rules.ts';
 import { createResponse } from './http-response.ts';
 import type { ResponseHeaders } from './response-headers.ts';
 

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { API_INDEX_FILE, API_INDEX_MAX_AGE, createApiIndex } from '../api/v1/api-index.ts';
 import { type ApiError, unavailable } from '../contract/errors.ts';
+import { cacheControlFor, NO_STORE } from '../contract/header-rules.ts';
 import { renderRateLimitedPage } from '../site/rate-limited-page.ts';
 import type { Caller, HandlerDeps } from './handler-deps.ts';
-import { cacheControlFor, NO_STORE } from './header-rules.ts';
 import { compressBody, createResponse, type Representation, respondWith } from './http-response.ts';
 import type { ResponseHeaders } from './response-headers.ts';
 

@@ -37,6 +37,9 @@ import { createRedisStreamSlots } from './stream-slots.ts';
 import { watchStaticSite } from './watch-static-site.ts';
 
 /** Options of a running server besides the configuration. */
+/** The settings a server starts with (config/load-config.ts), as the workers pass them on. */
+export type ServeConfig = Config;
+
 export interface StartServerOptions {
   log: (entry: Record<string, unknown>) => void;
   /** Seconds between checks of CURRENT and dist/ for a new snapshot or build. */

@@ -5,11 +5,15 @@
  * hands its log lines to the primary. It stops gracefully when told (`stop`), on SIGTERM or
  * SIGINT, or when the primary is gone.
  */
-import type { Config } from '../../config/load-config.ts';
 import type { Decision } from '../../rate-limit/sliding-log.ts';
 import type { ReplicaStatus, SnapshotArrival } from '../../store/object-store/follow-store.ts';
 import { createLineLog } from '../log-lines.ts';
-import { type RunningServer, type StartServerOptions, startServer } from '../start-server.ts';
+import {
+  type ServeConfig as Config,
+  type RunningServer,
+  type StartServerOptions,
+  startServer,
+} from '../start-server.ts';
 import type { PrimaryMessage, StartMessage, WorkerMessage } from './messages.ts';
 import { type ChannelMessage, PrimaryChannel } from './worker-channel.ts';
 
