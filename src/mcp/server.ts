@@ -1,7 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { renderPayload } from '../api/v1/render.ts';
 import { failure, type Success } from '../contract/envelope.ts';
 import { unavailable } from '../contract/errors.ts';
 import { parseRequest, type RequestParams } from '../contract/parse-request.ts';
@@ -43,6 +42,30 @@ export interface McpContext {
   publicBaseUrl: string | null;
   /** An instance following a bucket: where it stands, for the status tool (HandlerDeps.replica). */
   replica?: (servedId: string | null, now: Date) => Promise<ReplicaStatus>;
+  /**
+   * The REST answer path (server/represent-route.ts, given by the composition root): the built
+   * file, the response cache, or the body rendered and kept. POST /mcp passes the HTTP server's,
+   * so a tool call and the same REST request are one answer computed one way.
+   */
+  represent: (request: RepresentRequest) => Promise<Buffer>;
+  /**
+   * The snapshot a call reads, never older than one it names (monotonic reads: the request's
+   * X-Snapshot-Id, `since` of get_changes): POST /mcp waits as a REST request does. Absent (stdio),
+   * the snapshot in service.
+   */
+  snapshotFor?: (route: RouteDefinition, params: RequestParams) => Promise<SnapshotDb>;
+}
+
+/** One request to the REST answer path: what a REST request of the same URL and caller would ask. */
+export interface RepresentRequest {
+  route: RouteDefinition;
+  params: RequestParams;
+  /** The REST URL of the same request (path and query): the built file and the Link are found by it. */
+  url: URL;
+  db: SnapshotDb;
+  keyed: boolean;
+  cotHistory: boolean;
+  authenticated: boolean;
 }
 
 /** The tokens of a text by the stated rule. */
@@ -171,23 +194,24 @@ export async function renderRoute(
   const caller = await context.caller();
   const params = parseRequest(route, slug, search);
   const keyed = authorise(route, params, caller, false);
-  const db = context.snapshot();
+  const db = context.snapshotFor ? await context.snapshotFor(route, params) : context.snapshot();
   if (!db) throw unavailable('no snapshot has been published yet', 30);
   const cotHistory = caller?.scopes.includes(COT_HISTORY_SCOPE) ?? false;
   const release = db.lease();
   try {
-    const now = context.now();
-    const replica = route.id === 'status' && context.replica ? await context.replica(db.id, now) : null;
-    return {
+    // The REST answer path itself: the built file, the response cache, or the body rendered and kept.
+    const path = slug === null ? route.path : route.path.replace(':slug', encodeURIComponent(slug));
+    const url = new URL(`http://mcp${path}${search.size > 0 ? `?${search}` : ''}`);
+    const body = await context.represent({
+      route,
       params,
-      envelope: await renderPayload(db, route, params, {
-        now,
-        keyed,
-        cotHistory,
-        authenticated: caller !== null,
-        replica,
-      }),
-    };
+      url,
+      db,
+      keyed,
+      cotHistory,
+      authenticated: caller !== null,
+    });
+    return { params, envelope: JSON.parse(body.toString('utf8')) as Success };
   } finally {
     release();
   }

@@ -3,7 +3,7 @@ import { filtersOf } from '../api/v1/events.ts';
 import { ApiError, notFound, unauthorized } from '../contract/errors.ts';
 import { cacheControlFor } from '../contract/header-rules.ts';
 import { OPENAPI_PATH } from '../contract/openapi.ts';
-import { parseRequest, type RequestParams } from '../contract/parse-request.ts';
+import { parseRequest } from '../contract/parse-request.ts';
 import { COT_HISTORY_SCOPE, csvQuery, matchRoute } from '../contract/routes.ts';
 import { authorise } from './authorise.ts';
 import { bearerToken } from './bearer-token.ts';
@@ -13,7 +13,7 @@ import type { Caller, HandlerDeps, RequestState } from './handler-deps.ts';
 import { createResponse, respondWith } from './http-response.ts';
 import { INVALID_KEY_MESSAGE } from './key-refusal.ts';
 import { rateLimited } from './map-error.ts';
-import { snapshotForRequest } from './monotonic-read.ts';
+import { namedSnapshots, snapshotForRequest } from './monotonic-read.ts';
 import { isRepeatable, representRoute } from './represent-route.ts';
 import { ALLOW, type ResponseHeaders } from './response-headers.ts';
 import { isBulkDownloadPath, serveBulkDownload } from './serve-bulk-download.ts';
@@ -97,7 +97,7 @@ export async function dispatchRequest(
   // Never from a snapshot older than one the request names (monotonic reads across instances).
   const db = await snapshotForRequest(
     request,
-    namedSnapshots(matched.route.id, params, request),
+    namedSnapshots(matched.route.id, params, request.headers.get('last-event-id')),
     deps.snapshots,
     deps.snapshotWait,
   );
@@ -144,17 +144,6 @@ export async function dispatchRequest(
   } finally {
     release();
   }
-}
-
-/**
- * The snapshots a request names in its query: `since` of /changes, the snapshot of the event id
- * an event page or stream resumes after (`after`, or Last-Event-ID).
- */
-function namedSnapshots(routeId: string, params: RequestParams, request: Request): Array<string | null> {
-  if (routeId === 'changes') return [(params.query.since as string | undefined) ?? null];
-  if (routeId !== 'events') return [];
-  const eventIds = [params.query.after as string | undefined, request.headers.get('last-event-id')];
-  return eventIds.map((id) => (id ? id.split(':')[0]! : null));
 }
 
 /** Whether a request is for MCP_PATH (with or without a query). */

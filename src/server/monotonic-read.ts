@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError, unavailable } from '../contract/errors.ts';
+import type { RequestParams } from '../contract/parse-request.ts';
 import type { SnapshotDb } from '../query/snapshot-db.ts';
 import { SNAPSHOT_ID_PATTERN } from '../store/layout.ts';
 import { readManifest } from '../store/manifest.ts';
@@ -154,4 +155,20 @@ async function switchedTo(
       `retry in ${RETRY_AFTER_SECONDS} s: the newer snapshot is on its way here`,
     RETRY_AFTER_SECONDS,
   );
+}
+
+/**
+ * The snapshots a request names in its query: `since` of /changes, the snapshot of the event id
+ * an event page or stream resumes after (`after`, or Last-Event-ID). The same for a REST request
+ * and an MCP tool call (the tool's arguments are the route's query).
+ */
+export function namedSnapshots(
+  routeId: string,
+  params: RequestParams,
+  lastEventId: string | null,
+): Array<string | null> {
+  if (routeId === 'changes') return [(params.query.since as string | undefined) ?? null];
+  if (routeId !== 'events') return [];
+  const eventIds = [params.query.after as string | undefined, lastEventId];
+  return eventIds.map((id) => (id ? id.split(':')[0]! : null));
 }

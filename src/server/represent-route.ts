@@ -10,6 +10,13 @@ import type { ReplicaStatus } from '../store/object-store/follow-store.ts';
 import type { HandlerDeps } from './handler-deps.ts';
 import { compressBody, matchesEtag, type Representation } from './http-response.ts';
 
+/**
+ * What the answer path reads besides the request: the built site, the response cache, the clock
+ * and, on an instance following a bucket, where it stands. The HTTP server passes its HandlerDeps;
+ * MCP passes the same (POST /mcp) or its own cache (`mmds mcp`).
+ */
+export type AnswerDeps = Pick<HandlerDeps, 'staticSite' | 'cache' | 'now' | 'replica'>;
+
 /** A body to send, and its key in the response cache when the cache holds it (else null). */
 export interface RouteRepresentation {
   representation: Representation;
@@ -27,7 +34,7 @@ export async function representRoute(
   url: URL,
   db: SnapshotDb,
   keyed: boolean,
-  deps: HandlerDeps,
+  deps: AnswerDeps,
   /** The caller holds cot:history (ApiContext.cotHistory): part of the view, so of the cache key. */
   cotHistory = false,
   /** The request carried a valid key (ApiContext.authenticated): only which refusal, never the body. */
@@ -167,7 +174,7 @@ const BODILESS = new WeakSet<Representation>();
 
 /** Puts a rendered body in the response cache (when it has a key), saying whether the cache kept it. */
 function keep(
-  deps: HandlerDeps,
+  deps: AnswerDeps,
   cacheKey: string | null,
   representation: Representation,
 ): RouteRepresentation {
@@ -186,7 +193,7 @@ function responseCacheKey(
   db: SnapshotDb,
   keyed: boolean,
   cotHistory: boolean,
-  deps: HandlerDeps,
+  deps: AnswerDeps,
 ): string | null {
   if (route.id === 'status') return null;
   return `${db.id} ${keyed ? 'k' : 'p'}${cotHistory ? 'c' : ''} ${route.id} ${params.slug ?? ''} ${normaliseQuery(params)}${clockHour(route, deps)}${logEnd(route, db)}`;
@@ -233,6 +240,6 @@ const CLOCK_ROUTES: ReadonlySet<string> = new Set(['releases', 'releases-ics', '
  * series' next release: their cached bodies are kept for the hour they were rendered in, not for
  * the whole snapshot.
  */
-function clockHour(route: RouteDefinition, deps: HandlerDeps): string {
+function clockHour(route: RouteDefinition, deps: AnswerDeps): string {
   return CLOCK_ROUTES.has(route.id) ? ` ${deps.now().toISOString().slice(0, 13)}` : '';
 }

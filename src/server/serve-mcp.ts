@@ -4,9 +4,11 @@ import { ApiError } from '../contract/errors.ts';
 import { NO_STORE } from '../contract/header-rules.ts';
 import { MCP_PATH } from '../contract/schemas/mcp.ts';
 import { refuseInvalidParams } from '../mcp/refuse-invalid-params.ts';
-import { createMcpServer } from '../mcp/server.ts';
+import { createMcpServer, type RepresentRequest } from '../mcp/server.ts';
 import type { Caller, HandlerDeps } from './handler-deps.ts';
 import { createResponse } from './http-response.ts';
+import { namedSnapshots, snapshotForRequest } from './monotonic-read.ts';
+import { type AnswerDeps, representRoute } from './represent-route.ts';
 import type { ResponseHeaders } from './response-headers.ts';
 
 export { MCP_PATH };
@@ -55,6 +57,10 @@ export async function serveMcp(
     log: deps.log,
     publicBaseUrl: requestOrigin(request, deps.behindProxy),
     ...(deps.replica ? { replica: deps.replica } : {}),
+    represent: representFor(deps),
+    // The request's X-Snapshot-Id holds for each of its calls, as for a REST request.
+    snapshotFor: (route, params) =>
+      snapshotForRequest(request, namedSnapshots(route.id, params, null), deps.snapshots, deps.snapshotWait),
   });
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
@@ -164,4 +170,14 @@ function jsonRpcRefusal(status: number, message: string, headers: ResponseHeader
   headers.set('Content-Type', 'application/json; charset=utf-8');
   headers.set('Cache-Control', NO_STORE);
   return createResponse(status, headers.toPairs(), body);
+}
+
+/**
+ * MCP's way to the REST answer path (McpContext.represent): representRoute with these deps, so a
+ * tool call reads the built file and the response cache, and keeps what it renders there.
+ */
+export function representFor(deps: AnswerDeps): (request: RepresentRequest) => Promise<Buffer> {
+  return async ({ route, params, url, db, keyed, cotHistory, authenticated }) =>
+    (await representRoute(route, params, url, db, keyed, deps, cotHistory, authenticated)).representation
+      .body;
 }

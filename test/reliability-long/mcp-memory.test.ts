@@ -6,6 +6,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMcpServer } from '../../src/mcp/server.ts';
 import { openSnapshotDb, type SnapshotDb } from '../../src/query/snapshot-db.ts';
+import { ResponseCache } from '../../src/server/response-cache.ts';
+import { representFor } from '../../src/server/serve-mcp.ts';
 import { resolveLayout } from '../../src/store/layout.ts';
 import { readCurrentId } from '../../src/store/manifest.ts';
 import { type SharedSampleFixture, useSharedSample } from '../helpers/shared-sample-build.ts';
@@ -53,6 +55,7 @@ describe('MCP server memory over 100,000 tool calls', () => {
 
   it('grows by at most 20 MB (heap and RSS) after warm-up, one server per call as over HTTP', async () => {
     // As POST /mcp does: a new server and transport per request, closed after it.
+    const cache = new ResponseCache(2000, 2 * 2 ** 20);
     const call = async (index: number): Promise<CallToolResult> => {
       const server = createMcpServer({
         snapshot: () => db,
@@ -61,6 +64,12 @@ describe('MCP server memory over 100,000 tool calls', () => {
         requestId: () => `memory-${index}`,
         log: () => {},
         publicBaseUrl: 'http://127.0.0.1:4321',
+        // One cache for every call, as the server's: bounded small, so what it holds is not growth.
+        represent: representFor({
+          staticSite: () => null,
+          cache,
+          now: () => new Date('2026-11-27T00:00:00Z'),
+        }),
       });
       const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
       const client = new Client({ name: 'memory-test', version: '1.0.0' });

@@ -18,6 +18,8 @@ import { openSnapshotDb } from '../../query/snapshot-db.ts';
 import type { Caller } from '../../server/handler-deps.ts';
 import { describeKeyRefusal } from '../../server/key-refusal.ts';
 import { createRequestId } from '../../server/request-id.ts';
+import { ResponseCache } from '../../server/response-cache.ts';
+import { representFor } from '../../server/serve-mcp.ts';
 import { createSnapshotManager } from '../../server/snapshot-manager.ts';
 import { resolveLayout } from '../../store/layout.ts';
 import { readCurrentId } from '../../store/manifest.ts';
@@ -133,6 +135,8 @@ Examples:
             log: (entry) => context.stderr.write(`${JSON.stringify(entry)}\n`),
             budgetTokens,
             publicBaseUrl,
+            // The REST answer path with a response cache of the session's own (no built site here).
+            represent: representFor({ staticSite: () => null, cache: new ResponseCache(), now: context.now }),
           };
           const server = createMcpServer(mcpContext);
           // Subscriptions follow the release event log of the snapshot in service, as SSE does.
