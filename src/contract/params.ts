@@ -5,6 +5,7 @@ import { DAY, FX_MAX_CURRENCIES, FX_PARAMS } from './fx-params.ts';
 import { INSTANT_FORMS, INSTANT_PATTERN, isRealDay, normaliseInstant } from './instant.ts';
 import { isRealPeriod, PERIOD_FILTER_FORMS } from './period-range.ts';
 import { SERVED_COT_REPORT_TYPES } from './schemas/cot.ts';
+import { SEARCH_PARAMS } from './search-params.ts';
 import { TRANSFORM_AGGREGATIONS, TRANSFORM_FREQUENCIES, TRANSFORM_UNITS } from './transforms.ts';
 
 /** How one parameter is validated and documented. */
@@ -266,6 +267,7 @@ export const PARAMS = {
   },
   ...FX_PARAMS,
   ...COT_PARAMS,
+  ...SEARCH_PARAMS,
 } satisfies Record<string, ParamSpec>;
 
 /**

@@ -11,6 +11,7 @@ import {
 } from './params.ts';
 import { ALIGNED_FREQUENCY_PARAM, ALIGNED_SERIES_PARAM } from './schemas/aligned.ts';
 import { EVENTS_PARAMS } from './schemas/events.ts';
+import { SERIES_SEARCH_ROUTE } from './search-routes.ts';
 
 /** The scopes a key can hold (SPEC section 5). */
 export const SCOPES = ['cot:history', 'macro:history', 'observations:read', 'bulk:read'] as const;
@@ -88,6 +89,7 @@ export type RouteId =
   | 'observations'
   | 'series'
   | 'series-history'
+  | 'series-search'
   | 'sectors'
   | 'fx-ecb'
   | 'fx-ecb-series'
@@ -113,6 +115,7 @@ const HISTORY: readonly ParamName[] = [
   'observation_end',
   'limit',
   'cursor',
+  'sort_order',
   'format',
 ];
 /** The transforms of endpoints 5 and 8 (docs/api/transforms.md). */
@@ -135,6 +138,11 @@ const REVISIONS_DESCRIPTION =
   'triangle has the header period,<vintage>,... The store keeps no withdrawn or deleted values: a value ' +
   'missing from a later vintage keeps its last revision. Details: docs/api/revisions.md.';
 const LATEST_MAX_AGE = 300;
+
+/** Keyed-only history parameters made public on a route (endpoint 15's range, order and paging). */
+function publicHistoryParams(names: readonly ParamName[]): Partial<Record<ParamName, ParamSpec>> {
+  return Object.fromEntries(names.map((name) => [name, { ...PARAMS[name], keyedOnly: false }]));
+}
 const REFERENCE_MAX_AGE = 3600;
 
 /**
@@ -302,23 +310,32 @@ export const ROUTES: readonly RouteDefinition[] = [
     maxAge: LATEST_MAX_AGE,
     prerender: 'filters',
   },
+  SERIES_SEARCH_ROUTE,
   {
     id: 'series-history',
     number: 15,
     path: '/api/v1/series/:slug',
     summary: 'Public history of one redistributable series (values in force)',
     description:
-      'For a catalogued series of a public-domain or open-licence source that holds data: per period the value in force in the snapshot (its latest revision), oldest period first, with its revision_number and observed_at, and the licence and attribution in meta. The same rows as RFC 4180 CSV, without a key: /api/v1/series/{slug}.csv (a plain file on static hosts) or format=csv. The slug is the series slug of /api/v1/series (history_url). Licensed or proprietary series, and series without data, are 404. Every revision and as_of stay keyed: /api/v1/macro/{slug} and /api/v1/observations.',
+      'For a catalogued series of a public-domain or open-licence source that holds data: per period the value in force in the snapshot (its latest revision), oldest period first, with its revision_number and observed_at, and the licence and attribution in meta. The same rows as RFC 4180 CSV, without a key: /api/v1/series/{slug}.csv (a plain file on static hosts) or format=csv. ' +
+      'Without a key too: from/to (FRED: observation_start/observation_end), sort_order=desc (newest first) and limit with cursor (limit=1&sort_order=desc: the latest value); the plain path is a pre-rendered file, a request with parameters is answered by the server. ' +
+      'The slug is the series slug of /api/v1/series (history_url). Licensed or proprietary series, and series without data, are 404. Every revision, as_of and units (transforms) stay keyed: /api/v1/macro/{slug} and /api/v1/observations.',
     access: { kind: 'public' },
-    query: ['format'],
+    query: ['from', 'to', 'observation_start', 'observation_end', 'sort_order', 'limit', 'cursor', 'format'],
     maxAge: LATEST_MAX_AGE,
     prerender: 'per-slug',
-    // The public history is public in CSV too: no key for format here.
+    // The public history is public with its range, order and paging, and in CSV too: no key here.
     params: {
       format: {
         ...PARAMS.format,
         description:
           'Response format: json (default) or csv (RFC 4180 with a header row, the rows of data only); no key needed.',
+        keyedOnly: false,
+      },
+      ...publicHistoryParams(['from', 'to', 'observation_start', 'observation_end', 'sort_order', 'cursor']),
+      limit: {
+        ...PARAMS.limit,
+        description: 'Rows per page, 1 to 10000 (default: every period, one page); no key needed.',
         keyedOnly: false,
       },
     },

@@ -19,6 +19,7 @@ import { getMacroRevisions, getObservationRevisions } from './revisions.ts';
 import { getSectors } from './sectors.ts';
 import { getSeriesCatalogue } from './series.ts';
 import { getSeriesHistory } from './series-history.ts';
+import { getSeriesSearch } from './series-search.ts';
 import { getStatus } from './status.ts';
 
 /** The payload function of every route: the one table the build and the server dispatch on. */
@@ -35,6 +36,7 @@ export const PAYLOADS: Readonly<Record<RouteId, PayloadFunction>> = {
   observations: getObservations,
   series: getSeriesCatalogue,
   'series-history': getSeriesHistory,
+  'series-search': getSeriesSearch,
   sectors: getSectors,
   'fx-ecb': getEcbRates,
   'fx-ecb-series': getEcbRatesByPath,

@@ -12,6 +12,7 @@ import {
 } from '../../query/history.ts';
 import type { PayloadFunction } from './context.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
+import { requestedOrder } from './history-order.ts';
 import { presentTransformedHistory, requestedTransform } from './transforms.ts';
 
 /** Rows per page when the request names no `limit` (CONTRACT section 6). */
@@ -35,6 +36,7 @@ export function resolveHistoryQuery(params: RequestParams, now: Date): HistoryQu
     to: typeof to === 'string' ? to : null,
     after: typeof cursor === 'string' ? decodeCursor(cursor) : null,
     limit: typeof limit === 'number' ? limit : DEFAULT_LIMIT,
+    order: requestedOrder(params),
   };
 }
 
@@ -47,6 +49,7 @@ export function describeHistoryPage(
   return {
     as_of: query.asOf,
     filters: { from: query.from, to: query.to },
+    sort_order: query.order ?? 'asc',
     next_cursor: more && last ? encodeCursor(last) : null,
   };
 }

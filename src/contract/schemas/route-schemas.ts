@@ -30,6 +30,7 @@ import {
 import { RELEASES_DATA, RELEASES_ICS_BODY, RELEASES_META } from './releases.ts';
 import { REVISIONS_BODY, REVISIONS_COMPONENTS } from './revisions.ts';
 import { SERIES_HISTORY_DATA, SERIES_HISTORY_META } from './series-history.ts';
+import { SERIES_SEARCH_BODY } from './series-search.ts';
 import { STATUS_DATA } from './status.ts';
 import { SERIES_HISTORY_BODY, TRANSFORM_COMPONENTS } from './transforms.ts';
 
@@ -61,6 +62,7 @@ export const ROUTE_BODIES: Readonly<Record<RouteId, readonly JsonSchema[]>> = {
   observations: [SERIES_HISTORY_BODY],
   series: [createEnvelope(SERIES_DATA, SERIES_META)],
   'series-history': [createEnvelope(SERIES_HISTORY_DATA, SERIES_HISTORY_META)],
+  'series-search': [SERIES_SEARCH_BODY],
   sectors: [createEnvelope(SECTORS_DATA, SECTORS_META)],
   'fx-ecb': [createEnvelope(FX_ECB_DATA, FX_ECB_META)],
   'fx-ecb-series': [createEnvelope(FX_ECB_DATA, FX_ECB_META)],
