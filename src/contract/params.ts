@@ -7,6 +7,7 @@ import { isRealPeriod, PERIOD_FILTER_FORMS } from './period-range.ts';
 import { SERVED_COT_REPORT_TYPES } from './schemas/cot.ts';
 import { SEARCH_PARAMS } from './search-params.ts';
 import { TRANSFORM_AGGREGATIONS, TRANSFORM_FREQUENCIES, TRANSFORM_UNITS } from './transforms.ts';
+import { VINTAGE_PARAMS } from './vintage-params.ts';
 
 /** How one parameter is validated and documented. */
 export interface ParamSpec {
@@ -268,6 +269,7 @@ export const PARAMS = {
   ...FX_PARAMS,
   ...COT_PARAMS,
   ...SEARCH_PARAMS,
+  ...VINTAGE_PARAMS,
 } satisfies Record<string, ParamSpec>;
 
 /**

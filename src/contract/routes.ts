@@ -12,6 +12,8 @@ import {
 import { ALIGNED_FREQUENCY_PARAM, ALIGNED_SERIES_PARAM } from './schemas/aligned.ts';
 import { EVENTS_PARAMS } from './schemas/events.ts';
 import { SERIES_SEARCH_ROUTE } from './search-routes.ts';
+import { VINTAGE_PARAM_NAMES } from './vintage-params.ts';
+import { VINTAGE_DATES_ROUTE } from './vintage-routes.ts';
 
 /** The scopes a key can hold (SPEC section 5). */
 export const SCOPES = ['cot:history', 'macro:history', 'observations:read', 'bulk:read'] as const;
@@ -90,6 +92,7 @@ export type RouteId =
   | 'series'
   | 'series-history'
   | 'series-search'
+  | 'series-vintagedates'
   | 'sectors'
   | 'fx-ecb'
   | 'fx-ecb-series'
@@ -137,6 +140,11 @@ const REVISIONS_DESCRIPTION =
   'then (null before its first release); at most 500 vintages. CSV: list is one line per revision record, ' +
   'triangle has the header period,<vintage>,... The store keeps no withdrawn or deleted values: a value ' +
   'missing from a later vintage keeps its last revision. Details: docs/api/revisions.md.';
+/** The ALFRED real-time view of endpoints 5 and 8 (docs/api/vintages.md). */
+const VINTAGES_DESCRIPTION =
+  'With realtime_start/realtime_end, output_type or vintage_dates (ALFRED, docs/api/vintages.md): meta.view = ' +
+  'vintages, rows of period, value, realtime_start, realtime_end (days in St. Louis time); one page, from/to ' +
+  'and sort_order apply; as_of, units/frequency/aggregation, limit, cursor and format=csv do not combine with them (400 naming both).';
 const LATEST_MAX_AGE = 300;
 
 /** Keyed-only history parameters made public on a route (endpoint 15's range, order and paging). */
@@ -211,9 +219,10 @@ export const ROUTES: readonly RouteDefinition[] = [
     description:
       'Every revision of every period, oldest period first; as_of reconstructs what was known at an instant. ' +
       'With units, frequency or aggregation (FRED-style transforms, docs/api/transforms.md): one row per ' +
-      'period of the values in force at as_of, aggregated, then transformed (meta.view = transformed).',
+      'period of the values in force at as_of, aggregated, then transformed (meta.view = transformed). ' +
+      VINTAGES_DESCRIPTION,
     access: { kind: 'scope', scope: 'macro:history' },
-    query: [...HISTORY, ...TRANSFORMS],
+    query: [...HISTORY, ...TRANSFORMS, ...VINTAGE_PARAM_NAMES],
     maxAge: 0,
     prerender: 'none',
   },
@@ -259,9 +268,10 @@ export const ROUTES: readonly RouteDefinition[] = [
     description:
       'Every revision of every period of one series with its provenance; with as_of, only what had been observed by then, the revision in force marked in_force. ' +
       'With units, frequency or aggregation (FRED-style transforms, docs/api/transforms.md): one row per ' +
-      'period of the values in force at as_of, aggregated, then transformed (meta.view = transformed).',
+      'period of the values in force at as_of, aggregated, then transformed (meta.view = transformed). ' +
+      VINTAGES_DESCRIPTION,
     access: { kind: 'scope', scope: 'observations:read' },
-    query: ['series', ...HISTORY, ...TRANSFORMS],
+    query: ['series', ...HISTORY, ...TRANSFORMS, ...VINTAGE_PARAM_NAMES],
     maxAge: 0,
     prerender: 'none',
   },
@@ -311,6 +321,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     prerender: 'filters',
   },
   SERIES_SEARCH_ROUTE,
+  VINTAGE_DATES_ROUTE,
   {
     id: 'series-history',
     number: 15,

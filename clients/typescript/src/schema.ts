@@ -166,7 +166,7 @@ export interface paths {
     };
     /**
      * History of one macro series, with every revision record
-     * @description Every revision of every period, oldest period first; as_of reconstructs what was known at an instant. With units, frequency or aggregation (FRED-style transforms, docs/api/transforms.md): one row per period of the values in force at as_of, aggregated, then transformed (meta.view = transformed).
+     * @description Every revision of every period, oldest period first; as_of reconstructs what was known at an instant. With units, frequency or aggregation (FRED-style transforms, docs/api/transforms.md): one row per period of the values in force at as_of, aggregated, then transformed (meta.view = transformed). With realtime_start/realtime_end, output_type or vintage_dates (ALFRED, docs/api/vintages.md): meta.view = vintages, rows of period, value, realtime_start, realtime_end (days in St. Louis time); one page, from/to and sort_order apply; as_of, units/frequency/aggregation, limit, cursor and format=csv do not combine with them (400 naming both).
      *
      *     Needs a key with scope `macro:history`. Responses are never cached (`private, no-store`). Endpoint 5 of the interface specification.
      */
@@ -188,7 +188,7 @@ export interface paths {
     };
     /**
      * History of one macro series, with every revision record (CSV)
-     * @description Every revision of every period, oldest period first; as_of reconstructs what was known at an instant. With units, frequency or aggregation (FRED-style transforms, docs/api/transforms.md): one row per period of the values in force at as_of, aggregated, then transformed (meta.view = transformed).
+     * @description Every revision of every period, oldest period first; as_of reconstructs what was known at an instant. With units, frequency or aggregation (FRED-style transforms, docs/api/transforms.md): one row per period of the values in force at as_of, aggregated, then transformed (meta.view = transformed). With realtime_start/realtime_end, output_type or vintage_dates (ALFRED, docs/api/vintages.md): meta.view = vintages, rows of period, value, realtime_start, realtime_end (days in St. Louis time); one page, from/to and sort_order apply; as_of, units/frequency/aggregation, limit, cursor and format=csv do not combine with them (400 naming both).
      *
      *     The CSV form of getMacroSeries: the same request as `/api/v1/macro/{slug}?format=csv` (the interface specification's form, which answers the same response), with the same parameters but `format` (400 here: the path asks for CSV). Needs a key with scope `macro:history`. Responses are never cached (`private, no-store`). Endpoint 5 of the interface specification.
      */
@@ -298,7 +298,7 @@ export interface paths {
     };
     /**
      * Raw observations with full provenance and all revisions
-     * @description Every revision of every period of one series with its provenance; with as_of, only what had been observed by then, the revision in force marked in_force. With units, frequency or aggregation (FRED-style transforms, docs/api/transforms.md): one row per period of the values in force at as_of, aggregated, then transformed (meta.view = transformed).
+     * @description Every revision of every period of one series with its provenance; with as_of, only what had been observed by then, the revision in force marked in_force. With units, frequency or aggregation (FRED-style transforms, docs/api/transforms.md): one row per period of the values in force at as_of, aggregated, then transformed (meta.view = transformed). With realtime_start/realtime_end, output_type or vintage_dates (ALFRED, docs/api/vintages.md): meta.view = vintages, rows of period, value, realtime_start, realtime_end (days in St. Louis time); one page, from/to and sort_order apply; as_of, units/frequency/aggregation, limit, cursor and format=csv do not combine with them (400 naming both).
      *
      *     Needs a key with scope `observations:read`. Responses are never cached (`private, no-store`). Endpoint 8 of the interface specification.
      */
@@ -320,7 +320,7 @@ export interface paths {
     };
     /**
      * Raw observations with full provenance and all revisions (CSV)
-     * @description Every revision of every period of one series with its provenance; with as_of, only what had been observed by then, the revision in force marked in_force. With units, frequency or aggregation (FRED-style transforms, docs/api/transforms.md): one row per period of the values in force at as_of, aggregated, then transformed (meta.view = transformed).
+     * @description Every revision of every period of one series with its provenance; with as_of, only what had been observed by then, the revision in force marked in_force. With units, frequency or aggregation (FRED-style transforms, docs/api/transforms.md): one row per period of the values in force at as_of, aggregated, then transformed (meta.view = transformed). With realtime_start/realtime_end, output_type or vintage_dates (ALFRED, docs/api/vintages.md): meta.view = vintages, rows of period, value, realtime_start, realtime_end (days in St. Louis time); one page, from/to and sort_order apply; as_of, units/frequency/aggregation, limit, cursor and format=csv do not combine with them (400 naming both).
      *
      *     The CSV form of getObservations: the same request as `/api/v1/observations?format=csv` (the interface specification's form, which answers the same response), with the same parameters but `format` (400 here: the path asks for CSV). Needs a key with scope `observations:read`. Responses are never cached (`private, no-store`). Endpoint 8 of the interface specification.
      */
@@ -457,6 +457,28 @@ export interface paths {
      *     Public: no key needed. Public responses may be cached for 300 s. Endpoint 26: an addition of this service to the interface specification's 14.
      */
     get: operations['getSeriesSearch'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/series/{slug}/vintagedates': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Vintage dates of one series: the days its values were released or revised (ALFRED)
+     * @description The vintage dates of a catalogued series (its slug, any source): the days in St. Louis time (ALFRED's zone) on which a value of it was first released or revised, with the knowledge time of each (observed_at: pass it as as_of, or the day as vintage_dates, to /api/v1/observations or /api/v1/macro/{slug}), within realtime_start/realtime_end (default: every one), oldest first or newest first with sort_order=desc. A series the catalog does not list is 404. Keyed: observations:read.
+     *
+     *     Needs a key with scope `observations:read`. Responses are never cached (`private, no-store`). Endpoint 27: an addition of this service to the interface specification's 14.
+     */
+    get: operations['getSeriesVintagedates'];
     put?: never;
     post?: never;
     delete?: never;
@@ -1788,6 +1810,92 @@ export interface components {
       /** @description The bound on vintages: a request whose range has more is a 400 (500). */
       max_vintages: number;
     };
+    /** @description One value with its real-time period, as ALFRED gives it. */
+    VintageValue: {
+      period: string;
+      /** @description The value; null (ALFRED writes `.`) where output_type 2 shows a period not yet known at the vintage date. */
+      value: number | null;
+      /**
+       * Format: date
+       * @description First day (America/Chicago) the value was in force, clipped to realtime_start; output_types 2 and 3: the vintage date.
+       */
+      realtime_start: string;
+      /**
+       * Format: date
+       * @description Last day it was in force (9999-12-31: still is), clipped to realtime_end; output_types 2 and 3: the vintage date.
+       */
+      realtime_end: string;
+    };
+    /** @description Meta of the vintages view. */
+    SeriesHistoryVintagesMeta: {
+      /**
+       * @description Always `v1`.
+       * @constant
+       */
+      api_version: 'v1';
+      /** @description Id of the published snapshot the payload was computed from. */
+      snapshot: string;
+      /**
+       * Format: date-time
+       * @description When the payload was rendered (for pre-rendered files: the build time). Not part of the ETag.
+       */
+      generated_at: string;
+      /** @description Number of items in `data`. */
+      count: number;
+      /**
+       * @description The ALFRED real-time view.
+       * @constant
+       */
+      view: 'vintages';
+      /** @description The series from the catalog; all but key are null for a key the catalog does not list. */
+      series: {
+        key: string;
+        slug: string | null;
+        name: string | null;
+        unit: string | null;
+        /** @enum {string|null} */
+        frequency: 'daily' | 'weekly' | 'monthly' | 'quarterly' | 'annual' | null;
+        /** @description Catalog source id. */
+        source: string | null;
+      };
+      /** @description ALFRED's output_type of the rows: 1, 2, 3 or 4. */
+      output_type: number;
+      /**
+       * Format: date
+       * @description Start of the real-time period (the first vintage date with vintage_dates).
+       */
+      realtime_start: string;
+      /**
+       * Format: date
+       * @description End of the real-time period (the last vintage date with vintage_dates).
+       */
+      realtime_end: string;
+      /** @description The zone of the days: America/Chicago (St. Louis, as ALFRED). */
+      realtime_zone: string;
+      /** @description The vintage dates of the rows (output_types 2 and 3, or vintage_dates); else null. */
+      vintage_dates: string[] | null;
+      /** @description from and to as asked for. */
+      filters: {
+        from: string | null;
+        to: string | null;
+      };
+      /**
+       * @description Row order: asc oldest period first, desc newest first (sort_order; default asc).
+       * @enum {string}
+       */
+      sort_order: 'asc' | 'desc';
+      /** @description Attribution to show next to the data. */
+      attribution: string | null;
+      /** @description Licence of the data. */
+      licence: string | null;
+    };
+    /** @description The ALFRED view of endpoints 5 and 8 (meta.view `vintages`: realtime_start/realtime_end, output_type or vintage_dates given). */
+    SeriesHistoryVintages: {
+      /** @description By period, then real time (reversed with sort_order=desc); one page. */
+      data: components['schemas']['VintageValue'][];
+      /** @description meta.view is `vintages`. */
+      meta: components['schemas']['SeriesHistoryVintagesMeta'];
+    };
   };
   responses: {
     /** @description Not modified: If-None-Match matched the ETag. No body. */
@@ -2761,6 +2869,14 @@ export interface operations {
         frequency?: 'w' | 'm' | 'q' | 'a';
         /** @description How frequency aggregates: avg (default, as FRED), sum or eop (the last value of the period). Needs frequency. A period the values do not fully cover is kept for avg (complete=false) and null for sum and eop (docs/api/transforms.md). Expected: avg, sum, eop, together with frequency. */
         aggregation?: 'avg' | 'sum' | 'eop';
+        /** @description Start of the real-time period (ALFRED's realtime_start), a day in St. Louis time: the vintages in force from this day. Default: today, or realtime_end if earlier. 1776-07-04 for every vintage. Expected: a real calendar day YYYY-MM-DD (1776-07-04 to 9999-12-31). */
+        realtime_start?: string;
+        /** @description End of the real-time period (ALFRED's realtime_end): the vintages in force up to this day. Default: today. 9999-12-31 for every vintage. Expected: a real calendar day YYYY-MM-DD (1776-07-04 to 9999-12-31). */
+        realtime_end?: string;
+        /** @description ALFRED's output_type: 1 (default) every value with the real-time period it was in force (realtime_start, realtime_end, clipped to the period asked for); 2 all observations by vintage date (each period at each vintage date: the value in force then, null before it was known); 3 the same, new and revised values only; 4 initial release only (each period first released within the real-time period, its first value). Expected: 1, 2, 3 or 4. */
+        output_type?: 1 | 2 | 3 | 4;
+        /** @description ALFRED's vintage_dates: up to 100 days YYYY-MM-DD separated by commas, ascending, the data as known at the end of each (St. Louis time), instead of realtime_start/realtime_end. Expected: 1 to 100 real days YYYY-MM-DD separated by commas, ascending, without repeats. */
+        vintage_dates?: string;
       };
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
@@ -2794,7 +2910,8 @@ export interface operations {
         content: {
           'application/json':
             | components['schemas']['SeriesHistoryRevisions']
-            | components['schemas']['SeriesHistoryTransformed'];
+            | components['schemas']['SeriesHistoryTransformed']
+            | components['schemas']['SeriesHistoryVintages'];
         };
       };
       304: components['responses']['304'];
@@ -2832,6 +2949,14 @@ export interface operations {
         frequency?: 'w' | 'm' | 'q' | 'a';
         /** @description How frequency aggregates: avg (default, as FRED), sum or eop (the last value of the period). Needs frequency. A period the values do not fully cover is kept for avg (complete=false) and null for sum and eop (docs/api/transforms.md). Expected: avg, sum, eop, together with frequency. */
         aggregation?: 'avg' | 'sum' | 'eop';
+        /** @description Start of the real-time period (ALFRED's realtime_start), a day in St. Louis time: the vintages in force from this day. Default: today, or realtime_end if earlier. 1776-07-04 for every vintage. Expected: a real calendar day YYYY-MM-DD (1776-07-04 to 9999-12-31). */
+        realtime_start?: string;
+        /** @description End of the real-time period (ALFRED's realtime_end): the vintages in force up to this day. Default: today. 9999-12-31 for every vintage. Expected: a real calendar day YYYY-MM-DD (1776-07-04 to 9999-12-31). */
+        realtime_end?: string;
+        /** @description ALFRED's output_type: 1 (default) every value with the real-time period it was in force (realtime_start, realtime_end, clipped to the period asked for); 2 all observations by vintage date (each period at each vintage date: the value in force then, null before it was known); 3 the same, new and revised values only; 4 initial release only (each period first released within the real-time period, its first value). Expected: 1, 2, 3 or 4. */
+        output_type?: 1 | 2 | 3 | 4;
+        /** @description ALFRED's vintage_dates: up to 100 days YYYY-MM-DD separated by commas, ascending, the data as known at the end of each (St. Louis time), instead of realtime_start/realtime_end. Expected: 1 to 100 real days YYYY-MM-DD separated by commas, ascending, without repeats. */
+        vintage_dates?: string;
       };
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
@@ -3197,6 +3322,14 @@ export interface operations {
         frequency?: 'w' | 'm' | 'q' | 'a';
         /** @description How frequency aggregates: avg (default, as FRED), sum or eop (the last value of the period). Needs frequency. A period the values do not fully cover is kept for avg (complete=false) and null for sum and eop (docs/api/transforms.md). Expected: avg, sum, eop, together with frequency. */
         aggregation?: 'avg' | 'sum' | 'eop';
+        /** @description Start of the real-time period (ALFRED's realtime_start), a day in St. Louis time: the vintages in force from this day. Default: today, or realtime_end if earlier. 1776-07-04 for every vintage. Expected: a real calendar day YYYY-MM-DD (1776-07-04 to 9999-12-31). */
+        realtime_start?: string;
+        /** @description End of the real-time period (ALFRED's realtime_end): the vintages in force up to this day. Default: today. 9999-12-31 for every vintage. Expected: a real calendar day YYYY-MM-DD (1776-07-04 to 9999-12-31). */
+        realtime_end?: string;
+        /** @description ALFRED's output_type: 1 (default) every value with the real-time period it was in force (realtime_start, realtime_end, clipped to the period asked for); 2 all observations by vintage date (each period at each vintage date: the value in force then, null before it was known); 3 the same, new and revised values only; 4 initial release only (each period first released within the real-time period, its first value). Expected: 1, 2, 3 or 4. */
+        output_type?: 1 | 2 | 3 | 4;
+        /** @description ALFRED's vintage_dates: up to 100 days YYYY-MM-DD separated by commas, ascending, the data as known at the end of each (St. Louis time), instead of realtime_start/realtime_end. Expected: 1 to 100 real days YYYY-MM-DD separated by commas, ascending, without repeats. */
+        vintage_dates?: string;
       };
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
@@ -3227,7 +3360,8 @@ export interface operations {
         content: {
           'application/json':
             | components['schemas']['SeriesHistoryRevisions']
-            | components['schemas']['SeriesHistoryTransformed'];
+            | components['schemas']['SeriesHistoryTransformed']
+            | components['schemas']['SeriesHistoryVintages'];
         };
       };
       304: components['responses']['304'];
@@ -3267,6 +3401,14 @@ export interface operations {
         frequency?: 'w' | 'm' | 'q' | 'a';
         /** @description How frequency aggregates: avg (default, as FRED), sum or eop (the last value of the period). Needs frequency. A period the values do not fully cover is kept for avg (complete=false) and null for sum and eop (docs/api/transforms.md). Expected: avg, sum, eop, together with frequency. */
         aggregation?: 'avg' | 'sum' | 'eop';
+        /** @description Start of the real-time period (ALFRED's realtime_start), a day in St. Louis time: the vintages in force from this day. Default: today, or realtime_end if earlier. 1776-07-04 for every vintage. Expected: a real calendar day YYYY-MM-DD (1776-07-04 to 9999-12-31). */
+        realtime_start?: string;
+        /** @description End of the real-time period (ALFRED's realtime_end): the vintages in force up to this day. Default: today. 9999-12-31 for every vintage. Expected: a real calendar day YYYY-MM-DD (1776-07-04 to 9999-12-31). */
+        realtime_end?: string;
+        /** @description ALFRED's output_type: 1 (default) every value with the real-time period it was in force (realtime_start, realtime_end, clipped to the period asked for); 2 all observations by vintage date (each period at each vintage date: the value in force then, null before it was known); 3 the same, new and revised values only; 4 initial release only (each period first released within the real-time period, its first value). Expected: 1, 2, 3 or 4. */
+        output_type?: 1 | 2 | 3 | 4;
+        /** @description ALFRED's vintage_dates: up to 100 days YYYY-MM-DD separated by commas, ascending, the data as known at the end of each (St. Louis time), instead of realtime_start/realtime_end. Expected: 1 to 100 real days YYYY-MM-DD separated by commas, ascending, without repeats. */
+        vintage_dates?: string;
       };
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
@@ -3872,6 +4014,105 @@ export interface operations {
       304: components['responses']['304'];
       400: components['responses']['400'];
       401: components['responses']['401'];
+      429: components['responses']['429'];
+      500: components['responses']['500'];
+      503: components['responses']['503'];
+    };
+  };
+  getSeriesVintagedates: {
+    parameters: {
+      query?: {
+        /** @description Start of the real-time period (ALFRED's realtime_start), a day in St. Louis time: the vintages in force from this day. Default: today, or realtime_end if earlier. 1776-07-04 for every vintage. Expected: a real calendar day YYYY-MM-DD (1776-07-04 to 9999-12-31). */
+        realtime_start?: string;
+        /** @description End of the real-time period (ALFRED's realtime_end): the vintages in force up to this day. Default: today. 9999-12-31 for every vintage. Expected: a real calendar day YYYY-MM-DD (1776-07-04 to 9999-12-31). */
+        realtime_end?: string;
+        /** @description Row order (FRED's sort_order): asc (default) oldest period first, desc newest period first (the revisions of a period newest first too). With limit, desc gives the latest N; the cursor continues in the same order. Expected: asc or desc. */
+        sort_order?: 'asc' | 'desc';
+      };
+      header?: {
+        /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
+        'If-None-Match'?: string;
+        /** @description The X-Snapshot-Id of a response this client had before: the answer comes from that snapshot or a newer one, from whichever instance. An instance that is behind waits for it up to MMDS_SNAPSHOT_WAIT_MS (5 s by default), then answers 503 `unavailable` with Retry-After: 1. An id that is not a snapshot of this service, or malformed: 400. */
+        'X-Snapshot-Id'?: string;
+      };
+      path: {
+        /** @description Identifier of a market or series (lowercase letters, digits and hyphens). Expected: a slug of lowercase letters, digits and hyphens, at most 64 characters. */
+        slug: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The payload. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Snapshot-Id': components['headers']['X-Snapshot-Id'];
+          ETag: components['headers']['ETag'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description Oldest first (newest first with sort_order=desc). */
+            data: {
+              /**
+               * Format: date
+               * @description A day (America/Chicago) on which a value of the series was released or revised.
+               */
+              vintage_date: string;
+              /**
+               * Format: date-time
+               * @description The knowledge time of the last record of that day: as_of from it sees the vintage.
+               */
+              observed_at: string;
+            }[];
+            meta: {
+              /**
+               * @description Always `v1`.
+               * @constant
+               */
+              api_version: 'v1';
+              /** @description Id of the published snapshot the payload was computed from. */
+              snapshot: string;
+              /**
+               * Format: date-time
+               * @description When the payload was rendered (for pre-rendered files: the build time). Not part of the ETag.
+               */
+              generated_at: string;
+              /** @description Number of items in `data`. */
+              count: number;
+              series: {
+                key: string;
+                slug: string | null;
+                name: string | null;
+                source: string | null;
+              };
+              /** Format: date */
+              realtime_start: string;
+              /** Format: date */
+              realtime_end: string;
+              realtime_zone: string;
+              /** @enum {string} */
+              sort_order: 'asc' | 'desc';
+              /** @description Attribution to show next to the data. */
+              attribution: string | null;
+              /** @description Licence of the data. */
+              licence: string | null;
+            };
+          };
+        };
+      };
+      304: components['responses']['304'];
+      400: components['responses']['400'];
+      401: components['responses']['401'];
+      403: components['responses']['403'];
+      404: components['responses']['404'];
       429: components['responses']['429'];
       500: components['responses']['500'];
       503: components['responses']['503'];

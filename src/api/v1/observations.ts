@@ -14,6 +14,7 @@ import type { PayloadFunction } from './context.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { requestedOrder } from './history-order.ts';
 import { presentTransformedHistory, requestedTransform } from './transforms.ts';
+import { presentVintageView, requestedVintageView } from './vintages.ts';
 
 /** Rows per page when the request names no `limit` (CONTRACT section 6). */
 export const DEFAULT_LIMIT = 1000;
@@ -110,6 +111,13 @@ export function presentSeriesHistory(
  */
 export const getObservations: PayloadFunction = async ({ db, now }, params) => {
   const key = String(params.query.series);
+  // realtime_start/realtime_end, output_type or vintage_dates: ALFRED's view (docs/api/vintages.md).
+  const vintages = requestedVintageView(params, now);
+  if (vintages) {
+    const info = await readSeriesInfo(db, key);
+    if (!info) throw notFound(`series ${key}`);
+    return presentVintageView(db, info, vintages);
+  }
   const query = resolveHistoryQuery(params, now);
   // units, frequency or aggregation: one transformed row per period (docs/api/transforms.md).
   const transform = requestedTransform(params);

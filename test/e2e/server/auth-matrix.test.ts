@@ -86,6 +86,21 @@ describe('keyed tier over HTTP: who gets what', () => {
     { name: '5 /macro/<slug>', path: `/api/v1/macro/${readMacroSlug(PAYROLLS)}`, scope: 'macro:history' },
     { name: '8 /observations', path: `/api/v1/observations?series=${PAYROLLS}`, scope: 'observations:read' },
     {
+      name: '5 /macro/<slug>?output_type=4',
+      path: `/api/v1/macro/${readMacroSlug(PAYROLLS)}?output_type=4&realtime_start=1776-07-04&realtime_end=9999-12-31`,
+      scope: 'macro:history',
+    },
+    {
+      name: '8 /observations?vintage_dates=',
+      path: `/api/v1/observations?series=${PAYROLLS}&output_type=2&vintage_dates=2025-08-01,2026-10-02`,
+      scope: 'observations:read',
+    },
+    {
+      name: '27 /series/<slug>/vintagedates',
+      path: `/api/v1/series/${readMacroSlug(PAYROLLS)}/vintagedates`,
+      scope: 'observations:read',
+    },
+    {
       name: '17 /macro/<slug>/revisions',
       path: `/api/v1/macro/${readMacroSlug(PAYROLLS)}/revisions`,
       scope: 'macro:history',
