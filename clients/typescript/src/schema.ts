@@ -1874,6 +1874,11 @@ export interface components {
       realtime_zone: string;
       /** @description The vintage dates of the rows (output_types 2 and 3, or vintage_dates); else null. */
       vintage_dates: string[] | null;
+      /**
+       * Format: date-time
+       * @description Always null: the real-time parameters replace as_of.
+       */
+      as_of: string | null;
       /** @description from and to as asked for. */
       filters: {
         from: string | null;
@@ -1884,6 +1889,8 @@ export interface components {
        * @enum {string}
        */
       sort_order: 'asc' | 'desc';
+      /** @description Always null: the vintages view is one page. */
+      next_cursor: string | null;
       /** @description Attribution to show next to the data. */
       attribution: string | null;
       /** @description Licence of the data. */

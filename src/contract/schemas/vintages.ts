@@ -47,8 +47,10 @@ export const VINTAGE_COMPONENTS: Record<string, JsonSchema> = {
       vintage_dates: nullable(
         arrayOf(date(), 'The vintage dates of the rows (output_types 2 and 3, or vintage_dates); else null.'),
       ),
+      as_of: nullable(timestamp('Always null: the real-time parameters replace as_of.')),
       filters: SERIES_HISTORY.meta.filters,
       sort_order: SERIES_HISTORY.meta.sort_order,
+      next_cursor: nullable(text('Always null: the vintages view is one page.')),
       ...SINGLE_SOURCE_TERMS,
     },
     'Meta of the vintages view.',
