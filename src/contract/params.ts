@@ -1,12 +1,14 @@
 import { z } from 'zod';
 import { EVENT_TYPES } from '../events/event.ts';
+import { isRealPeriod, PERIOD_FILTER_FORMS } from '../model/period-range.ts';
 import { COT_PARAMS } from './cot-params.ts';
 import { DAY, FX_MAX_CURRENCIES, FX_PARAMS } from './fx-params.ts';
 import { INSTANT_FORMS, INSTANT_PATTERN, isRealDay, normaliseInstant } from './instant.ts';
 import type { ParamSpec } from './param-spec.ts';
-import { isRealPeriod, PERIOD_FILTER_FORMS } from './period-range.ts';
 import { SERVED_COT_REPORT_TYPES } from './schemas/cot.ts';
+import { SEARCH_PARAMS } from './search-params.ts';
 import { TRANSFORM_AGGREGATIONS, TRANSFORM_FREQUENCIES, TRANSFORM_UNITS } from './transforms.ts';
+import { VINTAGE_PARAMS } from './vintage-params.ts';
 
 export type { ParamSpec } from './param-spec.ts';
 
@@ -253,6 +255,8 @@ export const PARAMS = {
   },
   ...FX_PARAMS,
   ...COT_PARAMS,
+  ...SEARCH_PARAMS,
+  ...VINTAGE_PARAMS,
 } satisfies Record<string, ParamSpec>;
 
 /**

@@ -1,6 +1,6 @@
+import { isEmptyRange, resolvePeriodRange } from '../model/period-range.ts';
 import { invalidParameter, notFound } from './errors.ts';
 import type { ParamName } from './params.ts';
-import { isEmptyRange, resolvePeriodRange } from './period-range.ts';
 import { paramSpec, type RouteDefinition } from './routes.ts';
 
 /** The validated parameters of one request. */

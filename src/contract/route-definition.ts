@@ -80,6 +80,8 @@ export type RouteId =
   | 'observations'
   | 'series'
   | 'series-history'
+  | 'series-search'
+  | 'series-vintagedates'
   | 'sectors'
   | 'fx-ecb'
   | 'fx-ecb-series'

@@ -12,6 +12,9 @@ import {
 import type { RouteDefinition } from './route-definition.ts';
 import { ALIGNED_FREQUENCY_PARAM, ALIGNED_SERIES_PARAM } from './schemas/aligned.ts';
 import { EVENTS_PARAMS } from './schemas/events.ts';
+import { SERIES_SEARCH_ROUTE } from './search-routes.ts';
+import { VINTAGE_PARAM_NAMES } from './vintage-params.ts';
+import { VINTAGE_DATES_ROUTE } from './vintage-routes.ts';
 
 export type { Access, Prerender, RouteDefinition, RouteId, Scope } from './route-definition.ts';
 export { COT_HISTORY_SCOPE, SCOPES } from './route-definition.ts';
@@ -24,6 +27,7 @@ const HISTORY: readonly ParamName[] = [
   'observation_end',
   'limit',
   'cursor',
+  'sort_order',
   'format',
 ];
 /** The transforms of endpoints 5 and 8 (docs/api/transforms.md). */
@@ -45,7 +49,17 @@ const REVISIONS_DESCRIPTION =
   'then (null before its first release); at most 500 vintages. CSV: list is one line per revision record, ' +
   'triangle has the header period,<vintage>,... The store keeps no withdrawn or deleted values: a value ' +
   'missing from a later vintage keeps its last revision. Details: docs/api/revisions.md.';
+/** The ALFRED real-time view of endpoints 5 and 8 (docs/api/vintages.md). */
+const VINTAGES_DESCRIPTION =
+  'With realtime_start/realtime_end, output_type or vintage_dates (ALFRED, docs/api/vintages.md): meta.view = ' +
+  'vintages, rows of period, value, realtime_start, realtime_end (days in St. Louis time); one page, from/to ' +
+  'and sort_order apply; as_of, units/frequency/aggregation, limit, cursor and format=csv do not combine with them (400 naming both).';
 const LATEST_MAX_AGE = 300;
+
+/** Keyed-only history parameters made public on a route (endpoint 15's range, order and paging). */
+function publicHistoryParams(names: readonly ParamName[]): Partial<Record<ParamName, ParamSpec>> {
+  return Object.fromEntries(names.map((name) => [name, { ...PARAMS[name], keyedOnly: false }]));
+}
 const REFERENCE_MAX_AGE = 3600;
 
 /**
@@ -114,9 +128,10 @@ export const ROUTES: readonly RouteDefinition[] = [
     description:
       'Every revision of every period, oldest period first; as_of reconstructs what was known at an instant. ' +
       'With units, frequency or aggregation (FRED-style transforms, docs/api/transforms.md): one row per ' +
-      'period of the values in force at as_of, aggregated, then transformed (meta.view = transformed).',
+      'period of the values in force at as_of, aggregated, then transformed (meta.view = transformed). ' +
+      VINTAGES_DESCRIPTION,
     access: { kind: 'scope', scope: 'macro:history' },
-    query: [...HISTORY, ...TRANSFORMS],
+    query: [...HISTORY, ...TRANSFORMS, ...VINTAGE_PARAM_NAMES],
     maxAge: 0,
     prerender: 'none',
   },
@@ -162,9 +177,10 @@ export const ROUTES: readonly RouteDefinition[] = [
     description:
       'Every revision of every period of one series with its provenance; with as_of, only what had been observed by then, the revision in force marked in_force. ' +
       'With units, frequency or aggregation (FRED-style transforms, docs/api/transforms.md): one row per ' +
-      'period of the values in force at as_of, aggregated, then transformed (meta.view = transformed).',
+      'period of the values in force at as_of, aggregated, then transformed (meta.view = transformed). ' +
+      VINTAGES_DESCRIPTION,
     access: { kind: 'scope', scope: 'observations:read' },
-    query: ['series', ...HISTORY, ...TRANSFORMS],
+    query: ['series', ...HISTORY, ...TRANSFORMS, ...VINTAGE_PARAM_NAMES],
     maxAge: 0,
     prerender: 'none',
   },
@@ -213,23 +229,33 @@ export const ROUTES: readonly RouteDefinition[] = [
     maxAge: LATEST_MAX_AGE,
     prerender: 'filters',
   },
+  SERIES_SEARCH_ROUTE,
+  VINTAGE_DATES_ROUTE,
   {
     id: 'series-history',
     number: 15,
     path: '/api/v1/series/:slug',
     summary: 'Public history of one redistributable series (values in force)',
     description:
-      'For a catalogued series of a public-domain or open-licence source that holds data: per period the value in force in the snapshot (its latest revision), oldest period first, with its revision_number and observed_at, and the licence and attribution in meta. The same rows as RFC 4180 CSV, without a key: /api/v1/series/{slug}.csv (a plain file on static hosts) or format=csv. The slug is the series slug of /api/v1/series (history_url). Licensed or proprietary series, and series without data, are 404. Every revision and as_of stay keyed: /api/v1/macro/{slug} and /api/v1/observations.',
+      'For a catalogued series of a public-domain or open-licence source that holds data: per period the value in force in the snapshot (its latest revision), oldest period first, with its revision_number and observed_at, and the licence and attribution in meta. The same rows as RFC 4180 CSV, without a key: /api/v1/series/{slug}.csv (a plain file on static hosts) or format=csv. ' +
+      'Without a key too: from/to (FRED: observation_start/observation_end), sort_order=desc (newest first) and limit with cursor (limit=1&sort_order=desc: the latest value); the plain path is a pre-rendered file, a request with parameters is answered by the server. ' +
+      'The slug is the series slug of /api/v1/series (history_url). Licensed or proprietary series, and series without data, are 404. Every revision, as_of and units (transforms) stay keyed: /api/v1/macro/{slug} and /api/v1/observations.',
     access: { kind: 'public' },
-    query: ['format'],
+    query: ['from', 'to', 'observation_start', 'observation_end', 'sort_order', 'limit', 'cursor', 'format'],
     maxAge: LATEST_MAX_AGE,
     prerender: 'per-slug',
-    // The public history is public in CSV too: no key for format here.
+    // The public history is public with its range, order and paging, and in CSV too: no key here.
     params: {
       format: {
         ...PARAMS.format,
         description:
           'Response format: json (default) or csv (RFC 4180 with a header row, the rows of data only); no key needed.',
+        keyedOnly: false,
+      },
+      ...publicHistoryParams(['from', 'to', 'observation_start', 'observation_end', 'sort_order', 'cursor']),
+      limit: {
+        ...PARAMS.limit,
+        description: 'Rows per page, 1 to 10000 (default: every period, one page); no key needed.',
         keyedOnly: false,
       },
     },

@@ -18,12 +18,14 @@ export interface McpTool {
  */
 const TOOL_ROUTES: readonly (readonly [name: string, route: RouteId])[] = [
   ['list_series', 'series'],
+  ['search_series', 'series-search'],
   ['get_series_history', 'series-history'],
   ['get_observations', 'observations'],
   ['get_observation_revisions', 'observations-revisions'],
   ['get_aligned_observations', 'observations-aligned'],
   ['get_macro_series', 'macro-series'],
   ['get_macro_revisions', 'macro-revisions'],
+  ['get_vintage_dates', 'series-vintagedates'],
   ['get_cot_summary', 'cot-summary'],
   ['get_cot_market', 'cot-market'],
   ['get_cot_reports', 'cot-reports'],

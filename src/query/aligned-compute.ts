@@ -1,5 +1,5 @@
-import { periodDaySpan } from '../contract/period-range.ts';
 import type { SeriesFrequency } from '../contract/transforms.ts';
+import { periodDaySpan } from '../model/period-range.ts';
 import { targetPeriod } from './transforms-compute.ts';
 
 /**

@@ -30,6 +30,11 @@ export interface HistoryQuery {
   /** The last (period, revision) of the previous page, or null for the first page. */
   after: { period: string; revision_number: number } | null;
   limit: number;
+  /**
+   * Row order (sort_order): asc (absent) oldest period and revision first, desc newest first; the
+   * cursor continues in the same order.
+   */
+  order?: 'asc' | 'desc';
 }
 
 /** One stored revision of an observation with its provenance, and whether it was in force. */

@@ -1,4 +1,4 @@
-import { resolvePeriodRange } from '../contract/period-range.ts';
+import { resolvePeriodRange } from '../model/period-range.ts';
 import {
   COT_EXTRA_COLUMNS,
   type CotAnalyticsWindows,
@@ -110,19 +110,19 @@ function toPage<T>(rows: T[], limit: number): HistoryPage<T> {
  * comes after it. One ordered window over the series' rows reads the file once (a max() per
  * period made DuckDB scan it twice and join).
  */
-const observationPage = (relation: string) => `WITH known AS (
+const observationPage = (relation: string, desc = false) => `WITH known AS (
        SELECT *, lead(period) OVER (ORDER BY period, revision_number) IS DISTINCT FROM period AS in_force
          FROM ${relation} AS observations
         WHERE series_key = $series
           AND ($as_of = '' OR observed_at <= TRY_CAST($as_of AS TIMESTAMP))
           AND ${periodRangeSql('period')}
-          AND ($after_period = '' OR period >= $after_period))
+          AND ($after_period = '' OR period ${desc ? '<=' : '>='} $after_period))
      SELECT id, series_key, period, value, source_ref, ${rfc3339('observed_at')} AS observed_at,
             observed_at_method, footnotes, collector_version, verification_status, confidence, data_class, revision_number,
             supersedes_id, in_force
        FROM known
-      WHERE $after_period = '' OR (period, revision_number) > ($after_period, $after_revision::INTEGER)
-      ORDER BY period, revision_number
+      WHERE $after_period = '' OR (period, revision_number) ${desc ? '<' : '>'} ($after_period, $after_revision::INTEGER)
+      ORDER BY ${desc ? 'period DESC, revision_number DESC' : 'period, revision_number'}
       LIMIT $limit`;
 
 /**
@@ -131,9 +131,10 @@ const observationPage = (relation: string) => `WITH known AS (
  */
 const observationPageJson = (
   relation: string,
+  desc = false,
 ) => `SELECT to_json(list({${OBSERVATION_COLUMNS.map((c) => `'${c}': ${c}`).join(', ')}}
-         ORDER BY period, revision_number))::VARCHAR AS rows
-  FROM (${observationPage(relation)})`;
+         ORDER BY ${desc ? 'period DESC, revision_number DESC' : 'period, revision_number'}))::VARCHAR AS rows
+  FROM (${observationPage(relation, desc)})`;
 
 /** The statements of one relation, built once (the pool prepares each text once per connection). */
 function memoize(build: (relation: string) => string): (relation: string) => string {
@@ -148,8 +149,10 @@ function memoize(build: (relation: string) => string): (relation: string) => str
   };
 }
 
-const OBSERVATION_PAGE = memoize(observationPage);
-const OBSERVATION_PAGE_JSON = memoize(observationPageJson);
+const OBSERVATION_PAGE = memoize((relation) => observationPage(relation));
+const OBSERVATION_PAGE_JSON = memoize((relation) => observationPageJson(relation));
+const OBSERVATION_PAGE_DESC = memoize((relation) => observationPage(relation, true));
+const OBSERVATION_PAGE_JSON_DESC = memoize((relation) => observationPageJson(relation, true));
 
 /**
  * Reads one page of a series' observation revisions ordered by period and revision: from the
@@ -161,6 +164,8 @@ export async function readObservationHistory(
   seriesKey: string,
   query: HistoryQuery,
 ): Promise<HistoryPage<ObservationRow>> {
+  // The revisions held in memory are read oldest first only: a desc page is DuckDB's.
+  if (query.order === 'desc') return readObservationHistoryInDuckDb(db, seriesKey, query);
   return (
     (await readCachedObservationHistory(db, seriesKey, query)) ??
     readObservationHistoryInDuckDb(db, seriesKey, query)
@@ -179,13 +184,18 @@ export async function readObservationHistoryInDuckDb(
     after_revision: query.after?.revision_number ?? 0,
   };
   const relation = db.factRelation('observations', seriesKey);
-  const [page] = await db.query<{ rows: string | null }>(OBSERVATION_PAGE_JSON(relation), params);
+  const desc = query.order === 'desc';
+  const json = desc ? OBSERVATION_PAGE_JSON_DESC : OBSERVATION_PAGE_JSON;
+  const [page] = await db.query<{ rows: string | null }>(json(relation), params);
   let rows: ObservationRow[];
   try {
     rows = page?.rows ? (JSON.parse(page.rows) as ObservationRow[]) : [];
   } catch {
     // A NaN or infinite value has no JSON form (DuckDB writes it bare): read the rows as values.
-    rows = await db.query<ObservationRow>(OBSERVATION_PAGE(relation), params);
+    rows = await db.query<ObservationRow>(
+      (desc ? OBSERVATION_PAGE_DESC : OBSERVATION_PAGE)(relation),
+      params,
+    );
   }
   return toPage(rows, query.limit);
 }
@@ -203,7 +213,11 @@ export async function readCotHistory(
   windows: CotAnalyticsWindows = SERVED_WINDOWS,
 ): Promise<HistoryPage<CotHistoryRow>> {
   const relation = db.factRelation('cot_reports', seriesKey);
-  const sql = windows === SERVED_WINDOWS ? COT_PAGE(relation) : cotPage(relation, windows);
+  const desc = query.order === 'desc';
+  const sql =
+    windows === SERVED_WINDOWS
+      ? (desc ? COT_PAGE_DESC : COT_PAGE)(relation)
+      : cotPage(relation, windows, desc);
   const rows = await db.query<CotReportRow>(sql, {
     series: seriesKey,
     ...bindHistory(query),
@@ -213,18 +227,19 @@ export async function readCotHistory(
 }
 
 // The analytics windows run over the whole as_of-filtered history; periods and paging filter after.
-const cotPage = (relation: string, windows: CotAnalyticsWindows) =>
+const cotPage = (relation: string, windows: CotAnalyticsWindows, desc = false) =>
   `SELECT * FROM (${cotAnalyticsSql(
     relation,
     `series_key = $series AND ($as_of = '' OR cot_reports.observed_at <= TRY_CAST($as_of AS TIMESTAMP))`,
     windows,
   )})
     WHERE ${periodRangeSql('period')}
-      AND ($after_period = '' OR period > $after_period)
-    ORDER BY period
+      AND ($after_period = '' OR period ${desc ? '<' : '>'} $after_period)
+    ORDER BY period${desc ? ' DESC' : ''}
     LIMIT $limit`;
 
 const COT_PAGE = memoize((relation) => cotPage(relation, SERVED_WINDOWS));
+const COT_PAGE_DESC = memoize((relation) => cotPage(relation, SERVED_WINDOWS, true));
 
 /**
  * The columns of cot_report_columns in force at as_of of each report of the page, by a second
@@ -239,8 +254,8 @@ async function joinCotColumns(
   asOf: string | null,
   rows: readonly CotReportRow[],
 ): Promise<CotHistoryRow[]> {
-  const first = rows[0]?.period;
-  const last = rows.at(-1)?.period;
+  // The page's oldest and newest periods, whichever order it is in (sort_order).
+  const [first, last] = [rows[0]?.period, rows.at(-1)?.period].sort();
   const found =
     first === undefined || last === undefined
       ? []

@@ -1,15 +1,15 @@
 /**
  * A period range in SQL: the bound parameters and the condition every history read uses to keep
- * the periods with a day in the range (contract/period-range.ts resolves the range).
+ * the periods with a day in the range (model/period-range.ts resolves the range).
  */
-import { type PeriodBounds, type PeriodRange, periodsHoldingDay } from '../contract/period-range.ts';
+import { type PeriodBounds, type PeriodRange, periodsHoldingDay } from '../model/period-range.ts';
 
 /** Above every period (they start with a digit): the upper bounds of an open end. */
 const AFTER_EVERY_PERIOD = '~';
 
 /**
  * The parameters of periodRangeSql for a range of days: per period form, the period holding the
- * first day and the one holding the last day (contract/period-range.ts); '' below every period
+ * first day and the one holding the last day (model/period-range.ts); '' below every period
  * for an open start, '~' above every period for an open end.
  */
 export function bindPeriodRange(range: PeriodRange): Record<string, string> {

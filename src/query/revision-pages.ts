@@ -1,4 +1,4 @@
-import { resolvePeriodRange } from '../contract/period-range.ts';
+import { resolvePeriodRange } from '../model/period-range.ts';
 import type { HistoryQuery } from './history-rows.ts';
 import { bindPeriodRange } from './period-sql.ts';
 import type { RevisionBlock } from './revision-block.ts';

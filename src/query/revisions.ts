@@ -1,4 +1,4 @@
-import { resolvePeriodRange } from '../contract/period-range.ts';
+import { resolvePeriodRange } from '../model/period-range.ts';
 import { bindPeriodRange, type HistoryPage, type HistoryQuery, periodRangeSql } from './history.ts';
 import type { SnapshotDb } from './snapshot-db.ts';
 import { rfc3339 } from './sql.ts';
@@ -32,17 +32,17 @@ const KNOWN = `series_key = $series
 /**
  * The revision records of one page of periods: every revision known at as_of of the first
  * `limit` + 1 periods after the cursor (the extra one tells whether another page follows), in
- * (period, revision) order.
+ * (period, revision) order; `desc`: periods newest first (and before the cursor).
  */
-const revisionPage = (relation: string) => `WITH known AS (
+const revisionPage = (relation: string, desc: boolean) => `WITH known AS (
        SELECT period, revision_number, value, observed_at, observed_at_method
          FROM ${relation} AS observations
         WHERE ${KNOWN}
-          AND ($after_period = '' OR period > $after_period)),
-     page AS (SELECT DISTINCT period FROM known ORDER BY period LIMIT $limit)
+          AND ($after_period = '' OR period ${desc ? '<' : '>'} $after_period)),
+     page AS (SELECT DISTINCT period FROM known ORDER BY period${desc ? ' DESC' : ''} LIMIT $limit)
      SELECT period, revision_number, value, ${rfc3339('observed_at')} AS observed_at, observed_at_method
        FROM known JOIN page USING (period)
-      ORDER BY period, revision_number`;
+      ORDER BY period${desc ? ' DESC' : ''}, revision_number`;
 
 /**
  * The vintages of a range: the distinct knowledge times at which a period of it got a record,
@@ -60,7 +60,8 @@ export async function readRevisionPage(
   query: HistoryQuery,
 ): Promise<HistoryPage<RevisionRecord[]>> {
   const relation = db.factRelation('observations', seriesKey);
-  const rows = await db.query<RevisionRecord>(revisionPage(relation), {
+  // sort_order=desc: periods newest first, the revisions of each still in revision order.
+  const rows = await db.query<RevisionRecord>(revisionPage(relation, query.order === 'desc'), {
     ...bindRevisions(seriesKey, query),
     after_period: query.after?.period ?? '',
     limit: query.limit + 1,

@@ -1,4 +1,3 @@
-import { periodDaySpan } from '../contract/period-range.ts';
 import {
   AVERAGE_EXTRA_DECIMALS,
   FREQUENCY_OF_CODE,
@@ -9,6 +8,7 @@ import {
   type TransformNote,
   type TransformUnits,
 } from '../contract/transforms.ts';
+import { periodDaySpan } from '../model/period-range.ts';
 import type { InForceRow } from './transforms.ts';
 
 /**

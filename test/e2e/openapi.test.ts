@@ -397,7 +397,9 @@ describe('real responses of the server against the document', () => {
     // The aligned observations need their calendar (docs/api/aligned.md).
     (route.id === 'observations-aligned' ? '&frequency=m' : '') +
     // The change feed since the fixture's own snapshot (docs/api/changes.md).
-    (route.id === 'changes' ? `?since=${fixture.snapshotId}` : '');
+    (route.id === 'changes' ? `?since=${fixture.snapshotId}` : '') +
+    // The series search needs its words (docs/api/series-search.md).
+    (route.id === 'series-search' ? '?search_text=nonfarm' : '');
   /** Whether the operation needs a key: format (so the CSV path) is keyed-only on endpoint 3. */
   const keyedOperation = (route: RouteDefinition, csv = false) =>
     route.access.kind === 'scope' ||

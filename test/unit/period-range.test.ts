@@ -8,7 +8,7 @@ import {
   periodDaySpan,
   periodsHoldingDay,
   resolvePeriodRange,
-} from '../../src/contract/period-range.ts';
+} from '../../src/model/period-range.ts';
 import { ROUTES, type RouteId } from '../../src/contract/routes.ts';
 import { openDuckDb, readRows } from '../../src/db/duckdb.ts';
 import { bindPeriodRange, periodRangeSql } from '../../src/query/history.ts';

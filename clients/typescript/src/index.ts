@@ -31,6 +31,10 @@ export type GetData<P extends GetPath> = NonNullable<
 export type SeriesHistoryRevisions = components['schemas']['SeriesHistoryRevisions'];
 /** The transformed view of the same endpoints (units, frequency or aggregation given): TransformedValue rows. */
 export type SeriesHistoryTransformed = components['schemas']['SeriesHistoryTransformed'];
+/** The ALFRED view of the same endpoints (realtime_start/realtime_end, output_type or vintage_dates given). */
+export type SeriesHistoryVintages = components['schemas']['SeriesHistoryVintages'];
+/** Any body of /api/v1/macro/{slug} or /api/v1/observations, tagged by meta.view. */
+export type SeriesHistoryBody = SeriesHistoryRevisions | SeriesHistoryTransformed | SeriesHistoryVintages;
 
 /**
  * Whether a body of /api/v1/macro/{slug} or /api/v1/observations is the transformed view
@@ -38,10 +42,18 @@ export type SeriesHistoryTransformed = components['schemas']['SeriesHistoryTrans
  * TypeScript does not narrow a union by a nested property: this guard narrows the whole body, so
  * `data` is TransformedValue rows (else Observation rows).
  */
-export function isTransformedView(
-  body: SeriesHistoryRevisions | SeriesHistoryTransformed,
-): body is SeriesHistoryTransformed {
+export function isTransformedView(body: SeriesHistoryBody): body is SeriesHistoryTransformed {
   return body.meta.view === 'transformed';
+}
+
+/** Whether such a body is the revisions view (`meta.view === 'revisions'`): Observation rows. */
+export function isRevisionsView(body: SeriesHistoryBody): body is SeriesHistoryRevisions {
+  return body.meta.view === 'revisions';
+}
+
+/** Whether such a body is the ALFRED vintages view (`meta.view === 'vintages'`): VintageValue rows. */
+export function isVintagesView(body: SeriesHistoryBody): body is SeriesHistoryVintages {
+  return body.meta.view === 'vintages';
 }
 
 /** The machine-readable error codes of the API. */

@@ -166,7 +166,7 @@ export interface paths {
     };
     /**
      * History of one macro series, with every revision record
-     * @description Every revision of every period, oldest period first; as_of reconstructs what was known at an instant. With units, frequency or aggregation (FRED-style transforms, docs/api/transforms.md): one row per period of the values in force at as_of, aggregated, then transformed (meta.view = transformed).
+     * @description Every revision of every period, oldest period first; as_of reconstructs what was known at an instant. With units, frequency or aggregation (FRED-style transforms, docs/api/transforms.md): one row per period of the values in force at as_of, aggregated, then transformed (meta.view = transformed). With realtime_start/realtime_end, output_type or vintage_dates (ALFRED, docs/api/vintages.md): meta.view = vintages, rows of period, value, realtime_start, realtime_end (days in St. Louis time); one page, from/to and sort_order apply; as_of, units/frequency/aggregation, limit, cursor and format=csv do not combine with them (400 naming both).
      *
      *     Needs a key with scope `macro:history`. Responses are never cached (`private, no-store`). Endpoint 5 of the interface specification.
      */
@@ -188,7 +188,7 @@ export interface paths {
     };
     /**
      * History of one macro series, with every revision record (CSV)
-     * @description Every revision of every period, oldest period first; as_of reconstructs what was known at an instant. With units, frequency or aggregation (FRED-style transforms, docs/api/transforms.md): one row per period of the values in force at as_of, aggregated, then transformed (meta.view = transformed).
+     * @description Every revision of every period, oldest period first; as_of reconstructs what was known at an instant. With units, frequency or aggregation (FRED-style transforms, docs/api/transforms.md): one row per period of the values in force at as_of, aggregated, then transformed (meta.view = transformed). With realtime_start/realtime_end, output_type or vintage_dates (ALFRED, docs/api/vintages.md): meta.view = vintages, rows of period, value, realtime_start, realtime_end (days in St. Louis time); one page, from/to and sort_order apply; as_of, units/frequency/aggregation, limit, cursor and format=csv do not combine with them (400 naming both).
      *
      *     The CSV form of getMacroSeries: the same request as `/api/v1/macro/{slug}?format=csv` (the interface specification's form, which answers the same response), with the same parameters but `format` (400 here: the path asks for CSV). Needs a key with scope `macro:history`. Responses are never cached (`private, no-store`). Endpoint 5 of the interface specification.
      */
@@ -298,7 +298,7 @@ export interface paths {
     };
     /**
      * Raw observations with full provenance and all revisions
-     * @description Every revision of every period of one series with its provenance; with as_of, only what had been observed by then, the revision in force marked in_force. With units, frequency or aggregation (FRED-style transforms, docs/api/transforms.md): one row per period of the values in force at as_of, aggregated, then transformed (meta.view = transformed).
+     * @description Every revision of every period of one series with its provenance; with as_of, only what had been observed by then, the revision in force marked in_force. With units, frequency or aggregation (FRED-style transforms, docs/api/transforms.md): one row per period of the values in force at as_of, aggregated, then transformed (meta.view = transformed). With realtime_start/realtime_end, output_type or vintage_dates (ALFRED, docs/api/vintages.md): meta.view = vintages, rows of period, value, realtime_start, realtime_end (days in St. Louis time); one page, from/to and sort_order apply; as_of, units/frequency/aggregation, limit, cursor and format=csv do not combine with them (400 naming both).
      *
      *     Needs a key with scope `observations:read`. Responses are never cached (`private, no-store`). Endpoint 8 of the interface specification.
      */
@@ -320,7 +320,7 @@ export interface paths {
     };
     /**
      * Raw observations with full provenance and all revisions (CSV)
-     * @description Every revision of every period of one series with its provenance; with as_of, only what had been observed by then, the revision in force marked in_force. With units, frequency or aggregation (FRED-style transforms, docs/api/transforms.md): one row per period of the values in force at as_of, aggregated, then transformed (meta.view = transformed).
+     * @description Every revision of every period of one series with its provenance; with as_of, only what had been observed by then, the revision in force marked in_force. With units, frequency or aggregation (FRED-style transforms, docs/api/transforms.md): one row per period of the values in force at as_of, aggregated, then transformed (meta.view = transformed). With realtime_start/realtime_end, output_type or vintage_dates (ALFRED, docs/api/vintages.md): meta.view = vintages, rows of period, value, realtime_start, realtime_end (days in St. Louis time); one page, from/to and sort_order apply; as_of, units/frequency/aggregation, limit, cursor and format=csv do not combine with them (400 naming both).
      *
      *     The CSV form of getObservations: the same request as `/api/v1/observations?format=csv` (the interface specification's form, which answers the same response), with the same parameters but `format` (400 here: the path asks for CSV). Needs a key with scope `observations:read`. Responses are never cached (`private, no-store`). Endpoint 8 of the interface specification.
      */
@@ -443,6 +443,50 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/series/search': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Search the series catalogue by words, ranked
+     * @description The series of /api/v1/series (redistributable sources) whose name, key, slug, FRED id, notes, source, geography (country, region), frequency or units hold every word of search_text (a word matches the start of a word of the field, any case), ranked: per word the weight of the best field it matches (name 8, key, slug or FRED id 6, geography 4, source 3, units 3, frequency 2, notes 1), summed, plus 100 when search_text is the key, slug or FRED id itself; ties by name then key. offset and limit page the ranked list (meta.matches: every match). Rendered by the server.
+     *
+     *     Public: no key needed. Public responses may be cached for 300 s. Endpoint 26: an addition of this service to the interface specification's 14.
+     */
+    get: operations['getSeriesSearch'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/series/{slug}/vintagedates': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Vintage dates of one series: the days its values were released or revised (ALFRED)
+     * @description The vintage dates of a catalogued series (its slug, any source): the days in St. Louis time (ALFRED's zone) on which a value of it was first released or revised, with the knowledge time of each (observed_at: pass it as as_of, or the day as vintage_dates, to /api/v1/observations or /api/v1/macro/{slug}), within realtime_start/realtime_end (default: every one), oldest first or newest first with sort_order=desc. A series the catalog does not list is 404. Keyed: observations:read.
+     *
+     *     Needs a key with scope `observations:read`. Responses are never cached (`private, no-store`). Endpoint 27: an addition of this service to the interface specification's 14.
+     */
+    get: operations['getSeriesVintagedates'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/series/{slug}': {
     parameters: {
       query?: never;
@@ -452,7 +496,7 @@ export interface paths {
     };
     /**
      * Public history of one redistributable series (values in force)
-     * @description For a catalogued series of a public-domain or open-licence source that holds data: per period the value in force in the snapshot (its latest revision), oldest period first, with its revision_number and observed_at, and the licence and attribution in meta. The same rows as RFC 4180 CSV, without a key: /api/v1/series/{slug}.csv (a plain file on static hosts) or format=csv. The slug is the series slug of /api/v1/series (history_url). Licensed or proprietary series, and series without data, are 404. Every revision and as_of stay keyed: /api/v1/macro/{slug} and /api/v1/observations.
+     * @description For a catalogued series of a public-domain or open-licence source that holds data: per period the value in force in the snapshot (its latest revision), oldest period first, with its revision_number and observed_at, and the licence and attribution in meta. The same rows as RFC 4180 CSV, without a key: /api/v1/series/{slug}.csv (a plain file on static hosts) or format=csv. Without a key too: from/to (FRED: observation_start/observation_end), sort_order=desc (newest first) and limit with cursor (limit=1&sort_order=desc: the latest value); the plain path is a pre-rendered file, a request with parameters is answered by the server. The slug is the series slug of /api/v1/series (history_url). Licensed or proprietary series, and series without data, are 404. Every revision, as_of and units (transforms) stay keyed: /api/v1/macro/{slug} and /api/v1/observations.
      *
      *     Public: no key needed. Public responses may be cached for 300 s. Endpoint 15: an addition of this service to the interface specification's 14.
      */
@@ -474,7 +518,7 @@ export interface paths {
     };
     /**
      * Public history of one redistributable series (values in force) (CSV)
-     * @description For a catalogued series of a public-domain or open-licence source that holds data: per period the value in force in the snapshot (its latest revision), oldest period first, with its revision_number and observed_at, and the licence and attribution in meta. The same rows as RFC 4180 CSV, without a key: /api/v1/series/{slug}.csv (a plain file on static hosts) or format=csv. The slug is the series slug of /api/v1/series (history_url). Licensed or proprietary series, and series without data, are 404. Every revision and as_of stay keyed: /api/v1/macro/{slug} and /api/v1/observations.
+     * @description For a catalogued series of a public-domain or open-licence source that holds data: per period the value in force in the snapshot (its latest revision), oldest period first, with its revision_number and observed_at, and the licence and attribution in meta. The same rows as RFC 4180 CSV, without a key: /api/v1/series/{slug}.csv (a plain file on static hosts) or format=csv. Without a key too: from/to (FRED: observation_start/observation_end), sort_order=desc (newest first) and limit with cursor (limit=1&sort_order=desc: the latest value); the plain path is a pre-rendered file, a request with parameters is answered by the server. The slug is the series slug of /api/v1/series (history_url). Licensed or proprietary series, and series without data, are 404. Every revision, as_of and units (transforms) stay keyed: /api/v1/macro/{slug} and /api/v1/observations.
      *
      *     The CSV form of getSeriesHistory: the same request as `/api/v1/series/{slug}?format=csv` (the interface specification's form, which answers the same response), with the same parameters but `format` (400 here: the path asks for CSV). Public: no key needed. Public responses may be cached for 300 s. Endpoint 15: an addition of this service to the interface specification's 14.
      */
@@ -1275,6 +1319,11 @@ export interface components {
         from: string | null;
         to: string | null;
       };
+      /**
+       * @description Row order: asc oldest report first, desc newest first.
+       * @enum {string}
+       */
+      sort_order: 'asc' | 'desc';
       /** @description Cursor of the next page; null on the last page. */
       next_cursor: string | null;
       /** @description Attribution to show next to the data. */
@@ -1415,6 +1464,11 @@ export interface components {
         from: string | null;
         to: string | null;
       };
+      /**
+       * @description Row order: asc oldest period first, desc newest first (sort_order; default asc).
+       * @enum {string}
+       */
+      sort_order: 'asc' | 'desc';
       /** @description Cursor of the next page; null on the last page. */
       next_cursor: string | null;
       /** @description Attribution to show next to the data. */
@@ -1464,6 +1518,11 @@ export interface components {
         from: string | null;
         to: string | null;
       };
+      /**
+       * @description Row order: asc oldest period first, desc newest first (sort_order; default asc).
+       * @enum {string}
+       */
+      sort_order: 'asc' | 'desc';
       /** @description Cursor of the next page; null on the last page. */
       next_cursor: string | null;
       /** @description Attribution to show next to the data. */
@@ -1681,6 +1740,11 @@ export interface components {
         from: string | null;
         to: string | null;
       };
+      /**
+       * @description Row order: asc oldest period first, desc newest first (sort_order; default asc).
+       * @enum {string}
+       */
+      sort_order: 'asc' | 'desc';
       /** @description Cursor of the next page; null on the last page. */
       next_cursor: string | null;
       /** @description Attribution to show next to the data. */
@@ -1730,6 +1794,11 @@ export interface components {
         from: string | null;
         to: string | null;
       };
+      /**
+       * @description Row order: asc oldest period first, desc newest first (sort_order; default asc).
+       * @enum {string}
+       */
+      sort_order: 'asc' | 'desc';
       /** @description Cursor of the next page; null on the last page. */
       next_cursor: string | null;
       /** @description Attribution to show next to the data. */
@@ -1740,6 +1809,99 @@ export interface components {
       vintages: string[];
       /** @description The bound on vintages: a request whose range has more is a 400 (500). */
       max_vintages: number;
+    };
+    /** @description One value with its real-time period, as ALFRED gives it. */
+    VintageValue: {
+      period: string;
+      /** @description The value; null (ALFRED writes `.`) where output_type 2 shows a period not yet known at the vintage date. */
+      value: number | null;
+      /**
+       * Format: date
+       * @description First day (America/Chicago) the value was in force, clipped to realtime_start; output_types 2 and 3: the vintage date.
+       */
+      realtime_start: string;
+      /**
+       * Format: date
+       * @description Last day it was in force (9999-12-31: still is), clipped to realtime_end; output_types 2 and 3: the vintage date.
+       */
+      realtime_end: string;
+    };
+    /** @description Meta of the vintages view. */
+    SeriesHistoryVintagesMeta: {
+      /**
+       * @description Always `v1`.
+       * @constant
+       */
+      api_version: 'v1';
+      /** @description Id of the published snapshot the payload was computed from. */
+      snapshot: string;
+      /**
+       * Format: date-time
+       * @description When the payload was rendered (for pre-rendered files: the build time). Not part of the ETag.
+       */
+      generated_at: string;
+      /** @description Number of items in `data`. */
+      count: number;
+      /**
+       * @description The ALFRED real-time view.
+       * @constant
+       */
+      view: 'vintages';
+      /** @description The series from the catalog; all but key are null for a key the catalog does not list. */
+      series: {
+        key: string;
+        slug: string | null;
+        name: string | null;
+        unit: string | null;
+        /** @enum {string|null} */
+        frequency: 'daily' | 'weekly' | 'monthly' | 'quarterly' | 'annual' | null;
+        /** @description Catalog source id. */
+        source: string | null;
+      };
+      /** @description ALFRED's output_type of the rows: 1, 2, 3 or 4. */
+      output_type: number;
+      /**
+       * Format: date
+       * @description Start of the real-time period (the first vintage date with vintage_dates).
+       */
+      realtime_start: string;
+      /**
+       * Format: date
+       * @description End of the real-time period (the last vintage date with vintage_dates).
+       */
+      realtime_end: string;
+      /** @description The zone of the days: America/Chicago (St. Louis, as ALFRED). */
+      realtime_zone: string;
+      /** @description The vintage dates of the rows (output_types 2 and 3, or vintage_dates); else null. */
+      vintage_dates: string[] | null;
+      /**
+       * Format: date-time
+       * @description Always null: the real-time parameters replace as_of.
+       */
+      as_of: string | null;
+      /** @description from and to as asked for. */
+      filters: {
+        from: string | null;
+        to: string | null;
+      };
+      /**
+       * @description Row order: asc oldest period first, desc newest first (sort_order; default asc).
+       * @enum {string}
+       */
+      sort_order: 'asc' | 'desc';
+      /** @description Always null: the vintages view is one page. */
+      next_cursor: string | null;
+      /** @description Attribution to show next to the data. */
+      attribution: string | null;
+      /** @description Licence of the data. */
+      licence: string | null;
+    };
+    /** @description The ALFRED view of endpoints 5 and 8 (meta.view `vintages`: realtime_start/realtime_end, output_type or vintage_dates given). */
+    SeriesHistoryVintages: {
+      /** @description By period, then real time (reversed with sort_order=desc); one page. */
+      data: components['schemas']['VintageValue'][];
+      /** @description meta.view is `vintages`. */
+      meta: components['schemas']['SeriesHistoryVintagesMeta'];
     };
   };
   responses: {
@@ -2319,6 +2481,8 @@ export interface operations {
         limit?: number;
         /** @description Opaque cursor from meta.next_cursor of the previous page. Expected: the opaque value of meta.next_cursor. Only with a key holding `cot:history` (without one: 401, with another key: 403). */
         cursor?: string;
+        /** @description Row order (FRED's sort_order): asc (default) oldest period first, desc newest period first (the revisions of a period newest first too). With limit, desc gives the latest N; the cursor continues in the same order. Expected: asc or desc. Only with a key holding `cot:history` (without one: 401, with another key: 403). */
+        sort_order?: 'asc' | 'desc';
         /** @description Response format: json (default) or csv (RFC 4180 with a header row). Expected: json or csv. Only with a key holding `cot:history` (without one: 401, with another key: 403). `csv` is the same request as GET `/api/v1/markets/cot/{slug}.csv` (operation getCotMarketCsv), where its `text/csv` response is described; this operation's 200 is described as `application/json` only, so that generated clients can type it. */
         format?: 'json' | 'csv';
       };
@@ -2397,6 +2561,8 @@ export interface operations {
         limit?: number;
         /** @description Opaque cursor from meta.next_cursor of the previous page. Expected: the opaque value of meta.next_cursor. Only with a key holding `cot:history` (without one: 401, with another key: 403). */
         cursor?: string;
+        /** @description Row order (FRED's sort_order): asc (default) oldest period first, desc newest period first (the revisions of a period newest first too). With limit, desc gives the latest N; the cursor continues in the same order. Expected: asc or desc. Only with a key holding `cot:history` (without one: 401, with another key: 403). */
+        sort_order?: 'asc' | 'desc';
       };
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
@@ -2700,6 +2866,8 @@ export interface operations {
         limit?: number;
         /** @description Opaque cursor from meta.next_cursor of the previous page. Expected: the opaque value of meta.next_cursor. */
         cursor?: string;
+        /** @description Row order (FRED's sort_order): asc (default) oldest period first, desc newest period first (the revisions of a period newest first too). With limit, desc gives the latest N; the cursor continues in the same order. Expected: asc or desc. */
+        sort_order?: 'asc' | 'desc';
         /** @description Response format: json (default) or csv (RFC 4180 with a header row). Expected: json or csv. `csv` is the same request as GET `/api/v1/macro/{slug}.csv` (operation getMacroSeriesCsv), where its `text/csv` response is described; this operation's 200 is described as `application/json` only, so that generated clients can type it. */
         format?: 'json' | 'csv';
         /** @description FRED's units transformation of the values in force at as_of, after any aggregation (docs/api/transforms.md): lin levels (default), chg change, ch1 change from a year ago, pch percent change, pc1 percent change from a year ago, pca compounded annual rate, cch continuously compounded rate, cca continuously compounded annual rate, log natural log. With units, frequency or aggregation the reply is one row per period (not every revision); a value that cannot be computed (no earlier period, zero or negative base) is null with a note. Expected: lin, chg, ch1, pch, pc1, pca, cch, cca, log. */
@@ -2708,6 +2876,14 @@ export interface operations {
         frequency?: 'w' | 'm' | 'q' | 'a';
         /** @description How frequency aggregates: avg (default, as FRED), sum or eop (the last value of the period). Needs frequency. A period the values do not fully cover is kept for avg (complete=false) and null for sum and eop (docs/api/transforms.md). Expected: avg, sum, eop, together with frequency. */
         aggregation?: 'avg' | 'sum' | 'eop';
+        /** @description Start of the real-time period (ALFRED's realtime_start), a day in St. Louis time: the vintages in force from this day. Default: today, or realtime_end if earlier. 1776-07-04 for every vintage. Expected: a real calendar day YYYY-MM-DD (1776-07-04 to 9999-12-31). */
+        realtime_start?: string;
+        /** @description End of the real-time period (ALFRED's realtime_end): the vintages in force up to this day. Default: today. 9999-12-31 for every vintage. Expected: a real calendar day YYYY-MM-DD (1776-07-04 to 9999-12-31). */
+        realtime_end?: string;
+        /** @description ALFRED's output_type: 1 (default) every value with the real-time period it was in force (realtime_start, realtime_end, clipped to the period asked for); 2 all observations by vintage date (each period at each vintage date: the value in force then, null before it was known); 3 the same, new and revised values only; 4 initial release only (each period first released within the real-time period, its first value). Expected: 1, 2, 3 or 4. */
+        output_type?: 1 | 2 | 3 | 4;
+        /** @description ALFRED's vintage_dates: up to 100 days YYYY-MM-DD separated by commas, ascending, the data as known at the end of each (St. Louis time), instead of realtime_start/realtime_end. Expected: 1 to 100 real days YYYY-MM-DD separated by commas, ascending, without repeats. */
+        vintage_dates?: string;
       };
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
@@ -2741,7 +2917,8 @@ export interface operations {
         content: {
           'application/json':
             | components['schemas']['SeriesHistoryRevisions']
-            | components['schemas']['SeriesHistoryTransformed'];
+            | components['schemas']['SeriesHistoryTransformed']
+            | components['schemas']['SeriesHistoryVintages'];
         };
       };
       304: components['responses']['304'];
@@ -2771,12 +2948,22 @@ export interface operations {
         limit?: number;
         /** @description Opaque cursor from meta.next_cursor of the previous page. Expected: the opaque value of meta.next_cursor. */
         cursor?: string;
+        /** @description Row order (FRED's sort_order): asc (default) oldest period first, desc newest period first (the revisions of a period newest first too). With limit, desc gives the latest N; the cursor continues in the same order. Expected: asc or desc. */
+        sort_order?: 'asc' | 'desc';
         /** @description FRED's units transformation of the values in force at as_of, after any aggregation (docs/api/transforms.md): lin levels (default), chg change, ch1 change from a year ago, pch percent change, pc1 percent change from a year ago, pca compounded annual rate, cch continuously compounded rate, cca continuously compounded annual rate, log natural log. With units, frequency or aggregation the reply is one row per period (not every revision); a value that cannot be computed (no earlier period, zero or negative base) is null with a note. Expected: lin, chg, ch1, pch, pc1, pca, cch, cca, log. */
         units?: 'lin' | 'chg' | 'ch1' | 'pch' | 'pc1' | 'pca' | 'cch' | 'cca' | 'log';
         /** @description Aggregate the values in force at as_of to a coarser frequency before units: w (weeks ending Friday, for daily series), m (monthly, for daily and weekly series), q (quarterly), a (annual); only frequencies coarser than the series' own (docs/api/transforms.md). Expected: w, m, q, a, coarser than the series' own frequency. */
         frequency?: 'w' | 'm' | 'q' | 'a';
         /** @description How frequency aggregates: avg (default, as FRED), sum or eop (the last value of the period). Needs frequency. A period the values do not fully cover is kept for avg (complete=false) and null for sum and eop (docs/api/transforms.md). Expected: avg, sum, eop, together with frequency. */
         aggregation?: 'avg' | 'sum' | 'eop';
+        /** @description Start of the real-time period (ALFRED's realtime_start), a day in St. Louis time: the vintages in force from this day. Default: today, or realtime_end if earlier. 1776-07-04 for every vintage. Expected: a real calendar day YYYY-MM-DD (1776-07-04 to 9999-12-31). */
+        realtime_start?: string;
+        /** @description End of the real-time period (ALFRED's realtime_end): the vintages in force up to this day. Default: today. 9999-12-31 for every vintage. Expected: a real calendar day YYYY-MM-DD (1776-07-04 to 9999-12-31). */
+        realtime_end?: string;
+        /** @description ALFRED's output_type: 1 (default) every value with the real-time period it was in force (realtime_start, realtime_end, clipped to the period asked for); 2 all observations by vintage date (each period at each vintage date: the value in force then, null before it was known); 3 the same, new and revised values only; 4 initial release only (each period first released within the real-time period, its first value). Expected: 1, 2, 3 or 4. */
+        output_type?: 1 | 2 | 3 | 4;
+        /** @description ALFRED's vintage_dates: up to 100 days YYYY-MM-DD separated by commas, ascending, the data as known at the end of each (St. Louis time), instead of realtime_start/realtime_end. Expected: 1 to 100 real days YYYY-MM-DD separated by commas, ascending, without repeats. */
+        vintage_dates?: string;
       };
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
@@ -2838,6 +3025,8 @@ export interface operations {
         limit?: number;
         /** @description Opaque cursor from meta.next_cursor of the previous page. Expected: the opaque value of meta.next_cursor. */
         cursor?: string;
+        /** @description Row order (FRED's sort_order): asc (default) oldest period first, desc newest period first (the revisions of a period newest first too). With limit, desc gives the latest N; the cursor continues in the same order. Expected: asc or desc. */
+        sort_order?: 'asc' | 'desc';
         /** @description Response format: json (default) or csv (RFC 4180 with a header row). Expected: json or csv. `csv` is the same request as GET `/api/v1/macro/{slug}/revisions.csv` (operation getMacroRevisionsCsv), where its `text/csv` response is described; this operation's 200 is described as `application/json` only, so that generated clients can type it. */
         format?: 'json' | 'csv';
         /** @description Layout of the revisions endpoints (docs/api/revisions.md): list (default) one row per period with its first release, every later revision with its change, and the latest; triangle one row per period with one value per vintage (meta.vintages), the value in force at that vintage. At most 500 vintages in a triangle: more is a 400 asking for a narrower from/to or an earlier as_of. Expected: list or triangle. */
@@ -2907,6 +3096,8 @@ export interface operations {
         limit?: number;
         /** @description Opaque cursor from meta.next_cursor of the previous page. Expected: the opaque value of meta.next_cursor. */
         cursor?: string;
+        /** @description Row order (FRED's sort_order): asc (default) oldest period first, desc newest period first (the revisions of a period newest first too). With limit, desc gives the latest N; the cursor continues in the same order. Expected: asc or desc. */
+        sort_order?: 'asc' | 'desc';
         /** @description Layout of the revisions endpoints (docs/api/revisions.md): list (default) one row per period with its first release, every later revision with its change, and the latest; triangle one row per period with one value per vintage (meta.vintages), the value in force at that vintage. At most 500 vintages in a triangle: more is a 400 asking for a narrower from/to or an earlier as_of. Expected: list or triangle. */
         shape?: 'list' | 'triangle';
       };
@@ -3128,6 +3319,8 @@ export interface operations {
         limit?: number;
         /** @description Opaque cursor from meta.next_cursor of the previous page. Expected: the opaque value of meta.next_cursor. */
         cursor?: string;
+        /** @description Row order (FRED's sort_order): asc (default) oldest period first, desc newest period first (the revisions of a period newest first too). With limit, desc gives the latest N; the cursor continues in the same order. Expected: asc or desc. */
+        sort_order?: 'asc' | 'desc';
         /** @description Response format: json (default) or csv (RFC 4180 with a header row). Expected: json or csv. `csv` is the same request as GET `/api/v1/observations.csv` (operation getObservationsCsv), where its `text/csv` response is described; this operation's 200 is described as `application/json` only, so that generated clients can type it. */
         format?: 'json' | 'csv';
         /** @description FRED's units transformation of the values in force at as_of, after any aggregation (docs/api/transforms.md): lin levels (default), chg change, ch1 change from a year ago, pch percent change, pc1 percent change from a year ago, pca compounded annual rate, cch continuously compounded rate, cca continuously compounded annual rate, log natural log. With units, frequency or aggregation the reply is one row per period (not every revision); a value that cannot be computed (no earlier period, zero or negative base) is null with a note. Expected: lin, chg, ch1, pch, pc1, pca, cch, cca, log. */
@@ -3136,6 +3329,14 @@ export interface operations {
         frequency?: 'w' | 'm' | 'q' | 'a';
         /** @description How frequency aggregates: avg (default, as FRED), sum or eop (the last value of the period). Needs frequency. A period the values do not fully cover is kept for avg (complete=false) and null for sum and eop (docs/api/transforms.md). Expected: avg, sum, eop, together with frequency. */
         aggregation?: 'avg' | 'sum' | 'eop';
+        /** @description Start of the real-time period (ALFRED's realtime_start), a day in St. Louis time: the vintages in force from this day. Default: today, or realtime_end if earlier. 1776-07-04 for every vintage. Expected: a real calendar day YYYY-MM-DD (1776-07-04 to 9999-12-31). */
+        realtime_start?: string;
+        /** @description End of the real-time period (ALFRED's realtime_end): the vintages in force up to this day. Default: today. 9999-12-31 for every vintage. Expected: a real calendar day YYYY-MM-DD (1776-07-04 to 9999-12-31). */
+        realtime_end?: string;
+        /** @description ALFRED's output_type: 1 (default) every value with the real-time period it was in force (realtime_start, realtime_end, clipped to the period asked for); 2 all observations by vintage date (each period at each vintage date: the value in force then, null before it was known); 3 the same, new and revised values only; 4 initial release only (each period first released within the real-time period, its first value). Expected: 1, 2, 3 or 4. */
+        output_type?: 1 | 2 | 3 | 4;
+        /** @description ALFRED's vintage_dates: up to 100 days YYYY-MM-DD separated by commas, ascending, the data as known at the end of each (St. Louis time), instead of realtime_start/realtime_end. Expected: 1 to 100 real days YYYY-MM-DD separated by commas, ascending, without repeats. */
+        vintage_dates?: string;
       };
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
@@ -3166,7 +3367,8 @@ export interface operations {
         content: {
           'application/json':
             | components['schemas']['SeriesHistoryRevisions']
-            | components['schemas']['SeriesHistoryTransformed'];
+            | components['schemas']['SeriesHistoryTransformed']
+            | components['schemas']['SeriesHistoryVintages'];
         };
       };
       304: components['responses']['304'];
@@ -3198,12 +3400,22 @@ export interface operations {
         limit?: number;
         /** @description Opaque cursor from meta.next_cursor of the previous page. Expected: the opaque value of meta.next_cursor. */
         cursor?: string;
+        /** @description Row order (FRED's sort_order): asc (default) oldest period first, desc newest period first (the revisions of a period newest first too). With limit, desc gives the latest N; the cursor continues in the same order. Expected: asc or desc. */
+        sort_order?: 'asc' | 'desc';
         /** @description FRED's units transformation of the values in force at as_of, after any aggregation (docs/api/transforms.md): lin levels (default), chg change, ch1 change from a year ago, pch percent change, pc1 percent change from a year ago, pca compounded annual rate, cch continuously compounded rate, cca continuously compounded annual rate, log natural log. With units, frequency or aggregation the reply is one row per period (not every revision); a value that cannot be computed (no earlier period, zero or negative base) is null with a note. Expected: lin, chg, ch1, pch, pc1, pca, cch, cca, log. */
         units?: 'lin' | 'chg' | 'ch1' | 'pch' | 'pc1' | 'pca' | 'cch' | 'cca' | 'log';
         /** @description Aggregate the values in force at as_of to a coarser frequency before units: w (weeks ending Friday, for daily series), m (monthly, for daily and weekly series), q (quarterly), a (annual); only frequencies coarser than the series' own (docs/api/transforms.md). Expected: w, m, q, a, coarser than the series' own frequency. */
         frequency?: 'w' | 'm' | 'q' | 'a';
         /** @description How frequency aggregates: avg (default, as FRED), sum or eop (the last value of the period). Needs frequency. A period the values do not fully cover is kept for avg (complete=false) and null for sum and eop (docs/api/transforms.md). Expected: avg, sum, eop, together with frequency. */
         aggregation?: 'avg' | 'sum' | 'eop';
+        /** @description Start of the real-time period (ALFRED's realtime_start), a day in St. Louis time: the vintages in force from this day. Default: today, or realtime_end if earlier. 1776-07-04 for every vintage. Expected: a real calendar day YYYY-MM-DD (1776-07-04 to 9999-12-31). */
+        realtime_start?: string;
+        /** @description End of the real-time period (ALFRED's realtime_end): the vintages in force up to this day. Default: today. 9999-12-31 for every vintage. Expected: a real calendar day YYYY-MM-DD (1776-07-04 to 9999-12-31). */
+        realtime_end?: string;
+        /** @description ALFRED's output_type: 1 (default) every value with the real-time period it was in force (realtime_start, realtime_end, clipped to the period asked for); 2 all observations by vintage date (each period at each vintage date: the value in force then, null before it was known); 3 the same, new and revised values only; 4 initial release only (each period first released within the real-time period, its first value). Expected: 1, 2, 3 or 4. */
+        output_type?: 1 | 2 | 3 | 4;
+        /** @description ALFRED's vintage_dates: up to 100 days YYYY-MM-DD separated by commas, ascending, the data as known at the end of each (St. Louis time), instead of realtime_start/realtime_end. Expected: 1 to 100 real days YYYY-MM-DD separated by commas, ascending, without repeats. */
+        vintage_dates?: string;
       };
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
@@ -3264,6 +3476,8 @@ export interface operations {
         limit?: number;
         /** @description Opaque cursor from meta.next_cursor of the previous page. Expected: the opaque value of meta.next_cursor. */
         cursor?: string;
+        /** @description Row order (FRED's sort_order): asc (default) oldest period first, desc newest period first (the revisions of a period newest first too). With limit, desc gives the latest N; the cursor continues in the same order. Expected: asc or desc. */
+        sort_order?: 'asc' | 'desc';
         /** @description Response format: json (default) or csv (RFC 4180 with a header row). Expected: json or csv. `csv` is the same request as GET `/api/v1/observations/revisions.csv` (operation getObservationsRevisionsCsv), where its `text/csv` response is described; this operation's 200 is described as `application/json` only, so that generated clients can type it. */
         format?: 'json' | 'csv';
         /** @description Layout of the revisions endpoints (docs/api/revisions.md): list (default) one row per period with its first release, every later revision with its change, and the latest; triangle one row per period with one value per vintage (meta.vintages), the value in force at that vintage. At most 500 vintages in a triangle: more is a 400 asking for a narrower from/to or an earlier as_of. Expected: list or triangle. */
@@ -3332,6 +3546,8 @@ export interface operations {
         limit?: number;
         /** @description Opaque cursor from meta.next_cursor of the previous page. Expected: the opaque value of meta.next_cursor. */
         cursor?: string;
+        /** @description Row order (FRED's sort_order): asc (default) oldest period first, desc newest period first (the revisions of a period newest first too). With limit, desc gives the latest N; the cursor continues in the same order. Expected: asc or desc. */
+        sort_order?: 'asc' | 'desc';
         /** @description Layout of the revisions endpoints (docs/api/revisions.md): list (default) one row per period with its first release, every later revision with its change, and the latest; triangle one row per period with one value per vintage (meta.vintages), the value in force at that vintage. At most 500 vintages in a triangle: more is a 400 asking for a narrower from/to or an earlier as_of. Expected: list or triangle. */
         shape?: 'list' | 'triangle';
       };
@@ -3398,6 +3614,8 @@ export interface operations {
         limit?: number;
         /** @description Opaque cursor from meta.next_cursor of the previous page. Expected: the opaque value of meta.next_cursor. */
         cursor?: string;
+        /** @description Row order (FRED's sort_order): asc (default) oldest period first, desc newest period first (the revisions of a period newest first too). With limit, desc gives the latest N; the cursor continues in the same order. Expected: asc or desc. */
+        sort_order?: 'asc' | 'desc';
         /** @description Response format: json (default) or csv (RFC 4180 with a header row). Expected: json or csv. `csv` is the same request as GET `/api/v1/observations/aligned.csv` (operation getObservationsAlignedCsv), where its `text/csv` response is described; this operation's 200 is described as `application/json` only, so that generated clients can type it. */
         format?: 'json' | 'csv';
       };
@@ -3502,6 +3720,11 @@ export interface operations {
                 from: string | null;
                 to: string | null;
               };
+              /**
+               * @description Row order: asc oldest period first, desc newest first (sort_order; default asc).
+               * @enum {string}
+               */
+              sort_order: 'asc' | 'desc';
               /** @description Cursor of the next page; null on the last page. */
               next_cursor: string | null;
               /** @description The bound on series per request (50). */
@@ -3542,6 +3765,8 @@ export interface operations {
         limit?: number;
         /** @description Opaque cursor from meta.next_cursor of the previous page. Expected: the opaque value of meta.next_cursor. */
         cursor?: string;
+        /** @description Row order (FRED's sort_order): asc (default) oldest period first, desc newest period first (the revisions of a period newest first too). With limit, desc gives the latest N; the cursor continues in the same order. Expected: asc or desc. */
+        sort_order?: 'asc' | 'desc';
       };
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
@@ -3688,11 +3913,128 @@ export interface operations {
       503: components['responses']['503'];
     };
   };
-  getSeriesHistory: {
+  getSeriesSearch: {
+    parameters: {
+      query: {
+        /** @description Words to look for (FRED's search_text), any case: a series matches when every word starts a word of its name, key, slug, FRED id, notes, source, geography (country, region), frequency or units. 1 to 10 words of letters or digits, at most 200 characters. Expected: 1 to 10 words of letters or digits, at most 200 characters, such as nonfarm payrolls. */
+        search_text: string;
+        /** @description Matches per page, 1 to 10000 (default 1000); no key needed. Expected: a whole number from 1 to 10000. */
+        limit?: number;
+        /** @description Matches to skip before the first row (FRED's offset), 0 to 100000 (default 0). Expected: a whole number from 0 to 100000. */
+        offset?: number;
+      };
+      header?: {
+        /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
+        'If-None-Match'?: string;
+        /** @description The X-Snapshot-Id of a response this client had before: the answer comes from that snapshot or a newer one, from whichever instance. An instance that is behind waits for it up to MMDS_SNAPSHOT_WAIT_MS (5 s by default), then answers 503 `unavailable` with Retry-After: 1. An id that is not a snapshot of this service, or malformed: 400. */
+        'X-Snapshot-Id'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The payload. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Snapshot-Id': components['headers']['X-Snapshot-Id'];
+          ETag: components['headers']['ETag'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description Matches, best first (score, then name, then key), offset and limit applied. */
+            data: {
+              /** @description Series key `<source>.<native id>`. */
+              key: string;
+              /** @description Series slug (/api/v1/series/{slug}). */
+              slug: string;
+              /** @description Title of the series. */
+              name: string;
+              /** @description Catalog source id. */
+              source: string;
+              /** @enum {string} */
+              frequency: 'daily' | 'weekly' | 'monthly' | 'quarterly' | 'annual';
+              unit: string;
+              /** @description ISO 3166-1 alpha-2 code. */
+              country: string | null;
+              /** @description UN M49 code. */
+              region: string | null;
+              seasonal_adjustment: string | null;
+              /** @description The FRED series id of the same data, where the catalog names one. */
+              fred_id: string | null;
+              /** @description The catalog's description of the series. */
+              notes: string | null;
+              /** @description Rank score: per word the weight of the best field it matches, summed (higher first). */
+              score: number;
+              latest: {
+                period: string;
+                /** @description Latest value in force. */
+                value: number;
+                /**
+                 * Format: date-time
+                 * @description When it became known.
+                 */
+                observed_at: string;
+              } | null;
+              /** @description Public history, JSON (/api/v1/series/{slug}). */
+              history_url: string | null;
+              /** @description Public history, CSV. */
+              history_csv_url: string | null;
+            }[];
+            meta: {
+              /**
+               * @description Always `v1`.
+               * @constant
+               */
+              api_version: 'v1';
+              /** @description Id of the published snapshot the payload was computed from. */
+              snapshot: string;
+              /**
+               * Format: date-time
+               * @description When the payload was rendered (for pre-rendered files: the build time). Not part of the ETag.
+               */
+              generated_at: string;
+              /** @description Number of items in `data`. */
+              count: number;
+              /** @description The search text as asked. */
+              search_text: string;
+              /** @description How many series match, before offset and limit. */
+              matches: number;
+              /** @description Matches skipped before the first row. */
+              offset: number;
+              /** @description Rows per page. */
+              limit: number;
+              /** @description The offset of the next page; null on the last. */
+              next_offset: number | null;
+            };
+          };
+        };
+      };
+      304: components['responses']['304'];
+      400: components['responses']['400'];
+      401: components['responses']['401'];
+      429: components['responses']['429'];
+      500: components['responses']['500'];
+      503: components['responses']['503'];
+    };
+  };
+  getSeriesVintagedates: {
     parameters: {
       query?: {
-        /** @description Response format: json (default) or csv (RFC 4180 with a header row, the rows of data only); no key needed. Expected: json or csv. `csv` is the same request as GET `/api/v1/series/{slug}.csv` (operation getSeriesHistoryCsv), where its `text/csv` response is described; this operation's 200 is described as `application/json` only, so that generated clients can type it. */
-        format?: 'json' | 'csv';
+        /** @description Start of the real-time period (ALFRED's realtime_start), a day in St. Louis time: the vintages in force from this day. Default: today, or realtime_end if earlier. 1776-07-04 for every vintage. Expected: a real calendar day YYYY-MM-DD (1776-07-04 to 9999-12-31). */
+        realtime_start?: string;
+        /** @description End of the real-time period (ALFRED's realtime_end): the vintages in force up to this day. Default: today. 9999-12-31 for every vintage. Expected: a real calendar day YYYY-MM-DD (1776-07-04 to 9999-12-31). */
+        realtime_end?: string;
+        /** @description Row order (FRED's sort_order): asc (default) oldest period first, desc newest period first (the revisions of a period newest first too). With limit, desc gives the latest N; the cursor continues in the same order. Expected: asc or desc. */
+        sort_order?: 'asc' | 'desc';
       };
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
@@ -3724,7 +4066,117 @@ export interface operations {
         };
         content: {
           'application/json': {
-            /** @description One row per period, oldest period first. Earlier revisions are not listed (keyed: /api/v1/observations). */
+            /** @description Oldest first (newest first with sort_order=desc). */
+            data: {
+              /**
+               * Format: date
+               * @description A day (America/Chicago) on which a value of the series was released or revised.
+               */
+              vintage_date: string;
+              /**
+               * Format: date-time
+               * @description The knowledge time of the last record of that day: as_of from it sees the vintage.
+               */
+              observed_at: string;
+            }[];
+            meta: {
+              /**
+               * @description Always `v1`.
+               * @constant
+               */
+              api_version: 'v1';
+              /** @description Id of the published snapshot the payload was computed from. */
+              snapshot: string;
+              /**
+               * Format: date-time
+               * @description When the payload was rendered (for pre-rendered files: the build time). Not part of the ETag.
+               */
+              generated_at: string;
+              /** @description Number of items in `data`. */
+              count: number;
+              series: {
+                key: string;
+                slug: string | null;
+                name: string | null;
+                source: string | null;
+              };
+              /** Format: date */
+              realtime_start: string;
+              /** Format: date */
+              realtime_end: string;
+              realtime_zone: string;
+              /** @enum {string} */
+              sort_order: 'asc' | 'desc';
+              /** @description Attribution to show next to the data. */
+              attribution: string | null;
+              /** @description Licence of the data. */
+              licence: string | null;
+            };
+          };
+        };
+      };
+      304: components['responses']['304'];
+      400: components['responses']['400'];
+      401: components['responses']['401'];
+      403: components['responses']['403'];
+      404: components['responses']['404'];
+      429: components['responses']['429'];
+      500: components['responses']['500'];
+      503: components['responses']['503'];
+    };
+  };
+  getSeriesHistory: {
+    parameters: {
+      query?: {
+        /** @description Start of the period range (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD), from its first day: every period that has a day on or after it is included, whatever the series frequency (from=2025-06-15 on a monthly series includes 2025-06). Alias: observation_start. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
+        from?: string;
+        /** @description End of the period range (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD), to its last day: every period that has a day on or before it is included (to=2025-Q2 ends on 2025-06-30; to=2025-06-15 on a monthly series includes 2025-06). Alias: observation_end. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
+        to?: string;
+        /** @description The same as `from` (the FRED name); give one of the two. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
+        observation_start?: string;
+        /** @description The same as `to` (the FRED name); give one of the two. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
+        observation_end?: string;
+        /** @description Row order (FRED's sort_order): asc (default) oldest period first, desc newest period first (the revisions of a period newest first too). With limit, desc gives the latest N; the cursor continues in the same order. Expected: asc or desc. */
+        sort_order?: 'asc' | 'desc';
+        /** @description Rows per page, 1 to 10000 (default: every period, one page); no key needed. Expected: a whole number from 1 to 10000. */
+        limit?: number;
+        /** @description Opaque cursor from meta.next_cursor of the previous page. Expected: the opaque value of meta.next_cursor. */
+        cursor?: string;
+        /** @description Response format: json (default) or csv (RFC 4180 with a header row, the rows of data only); no key needed. Expected: json or csv. `csv` is the same request as GET `/api/v1/series/{slug}.csv` (operation getSeriesHistoryCsv), where its `text/csv` response is described; this operation's 200 is described as `application/json` only, so that generated clients can type it. */
+        format?: 'json' | 'csv';
+      };
+      header?: {
+        /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
+        'If-None-Match'?: string;
+        /** @description The X-Snapshot-Id of a response this client had before: the answer comes from that snapshot or a newer one, from whichever instance. An instance that is behind waits for it up to MMDS_SNAPSHOT_WAIT_MS (5 s by default), then answers 503 `unavailable` with Retry-After: 1. An id that is not a snapshot of this service, or malformed: 400. */
+        'X-Snapshot-Id'?: string;
+      };
+      path: {
+        /** @description Identifier of a market or series (lowercase letters, digits and hyphens). Expected: a slug of lowercase letters, digits and hyphens, at most 64 characters. */
+        slug: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The payload. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-Snapshot-Id': components['headers']['X-Snapshot-Id'];
+          ETag: components['headers']['ETag'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
+          Link: components['headers']['Link'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description One row per period, oldest period first (newest first with sort_order=desc), within from/to, limit rows a page. Earlier revisions are not listed (keyed: /api/v1/observations). */
             data: {
               period: string;
               /** @description The value in force: the latest revision of the period in the snapshot. */
@@ -3765,10 +4217,24 @@ export interface operations {
                 source: string;
                 seasonal_adjustment: string | null;
               };
-              /** @description Oldest period listed. */
+              /** @description First period listed (the oldest, or the newest with sort_order=desc). */
               first_period: string | null;
-              /** @description Newest period listed. */
+              /** @description Last period listed. */
               last_period: string | null;
+              /** @description The period range asked for (null: open). */
+              filters: {
+                /** @description from as asked. */
+                from: string | null;
+                /** @description to as asked. */
+                to: string | null;
+              };
+              /**
+               * @description Row order.
+               * @enum {string}
+               */
+              sort_order: 'asc' | 'desc';
+              /** @description Cursor of the next page (limit given and more rows), else null. */
+              next_cursor: string | null;
               /**
                * @description The source's rights class: always a redistributable one.
                * @enum {string}
@@ -3797,7 +4263,22 @@ export interface operations {
   };
   getSeriesHistoryCsv: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description Start of the period range (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD), from its first day: every period that has a day on or after it is included, whatever the series frequency (from=2025-06-15 on a monthly series includes 2025-06). Alias: observation_start. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
+        from?: string;
+        /** @description End of the period range (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD), to its last day: every period that has a day on or before it is included (to=2025-Q2 ends on 2025-06-30; to=2025-06-15 on a monthly series includes 2025-06). Alias: observation_end. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
+        to?: string;
+        /** @description The same as `from` (the FRED name); give one of the two. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
+        observation_start?: string;
+        /** @description The same as `to` (the FRED name); give one of the two. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
+        observation_end?: string;
+        /** @description Row order (FRED's sort_order): asc (default) oldest period first, desc newest period first (the revisions of a period newest first too). With limit, desc gives the latest N; the cursor continues in the same order. Expected: asc or desc. */
+        sort_order?: 'asc' | 'desc';
+        /** @description Rows per page, 1 to 10000 (default: every period, one page); no key needed. Expected: a whole number from 1 to 10000. */
+        limit?: number;
+        /** @description Opaque cursor from meta.next_cursor of the previous page. Expected: the opaque value of meta.next_cursor. */
+        cursor?: string;
+      };
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
         'If-None-Match'?: string;
@@ -3824,6 +4305,7 @@ export interface operations {
           'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           RateLimit: components['headers']['RateLimit'];
+          Link: components['headers']['Link'];
           [name: string]: unknown;
         };
         content: {

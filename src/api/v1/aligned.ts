@@ -1,9 +1,9 @@
 import type { Payload } from '../../contract/envelope.ts';
 import { insufficientScope, invalidParameter } from '../../contract/errors.ts';
-import { resolvePeriodRange } from '../../contract/period-range.ts';
 import { COT_HISTORY_SCOPE } from '../../contract/routes.ts';
 import { ALIGNED_COT_FIELDS, ALIGNED_MAX_SERIES } from '../../contract/schemas/aligned.ts';
 import type { SeriesFrequency } from '../../contract/transforms.ts';
+import { resolvePeriodRange } from '../../model/period-range.ts';
 import { FREQUENCIES } from '../../model/records.ts';
 import { readCotInForceAsOf, readCotSeriesInfo } from '../../query/aligned.ts';
 import {
@@ -20,6 +20,7 @@ import { readValuesInForceAsOf } from '../../query/transforms.ts';
 import { frequencyOfPeriod } from '../../query/transforms-compute.ts';
 import type { PayloadFunction } from './context.ts';
 import { encodeCursor } from './cursor.ts';
+import { pageByPeriod } from './history-order.ts';
 import { resolveHistoryQuery } from './observations.ts';
 
 /**
@@ -169,11 +170,8 @@ export const getAlignedObservations: PayloadFunction = async (
     fill,
     resolvePeriodRange(query.from, query.to),
   );
-  const after = query.after;
-  const selected = after ? rows.filter((row) => row.period > after.period) : rows;
-  const page = selected.slice(0, query.limit);
+  const { rows: page, more } = pageByPeriod(rows, query.order ?? 'asc', query.after, query.limit);
   const last = page.at(-1);
-  const more = selected.length > query.limit;
   return {
     data: params.query.format === 'csv' ? csvRows(keys, page) : page,
     meta: {
@@ -182,6 +180,7 @@ export const getAlignedObservations: PayloadFunction = async (
       fill,
       as_of: query.asOf,
       filters: { from: query.from, to: query.to },
+      sort_order: query.order ?? 'asc',
       next_cursor: more && last ? encodeCursor({ period: last.period, revision_number: 1 }) : null,
       max_series: ALIGNED_MAX_SERIES,
     },

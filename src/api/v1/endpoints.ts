@@ -19,7 +19,9 @@ import { getMacroRevisions, getObservationRevisions } from './revisions.ts';
 import { getSectors } from './sectors.ts';
 import { getSeriesCatalogue } from './series.ts';
 import { getSeriesHistory } from './series-history.ts';
+import { getSeriesSearch } from './series-search.ts';
 import { getStatus } from './status.ts';
+import { getSeriesVintageDates } from './vintages.ts';
 
 /** The payload function of every route: the one table the build and the server dispatch on. */
 export const PAYLOADS: Readonly<Record<RouteId, PayloadFunction>> = {
@@ -35,6 +37,8 @@ export const PAYLOADS: Readonly<Record<RouteId, PayloadFunction>> = {
   observations: getObservations,
   series: getSeriesCatalogue,
   'series-history': getSeriesHistory,
+  'series-search': getSeriesSearch,
+  'series-vintagedates': getSeriesVintageDates,
   sectors: getSectors,
   'fx-ecb': getEcbRates,
   'fx-ecb-series': getEcbRatesByPath,

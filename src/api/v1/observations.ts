@@ -13,7 +13,9 @@ import {
 import { presentObservation } from '../../query/revision-block.ts';
 import type { PayloadFunction } from './context.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
+import { requestedOrder } from './history-order.ts';
 import { presentTransformedHistory, requestedTransform } from './transforms.ts';
+import { presentVintageView, requestedVintageView } from './vintages.ts';
 
 /** Rows per page when the request names no `limit` (CONTRACT section 6). */
 export const DEFAULT_LIMIT = 1000;
@@ -23,7 +25,7 @@ export const DEFAULT_LIMIT = 1000;
  * `now`), the period range, the page size and where the previous page ended. Formats were
  * checked by parseRequest, which also moved observation_start/observation_end to from/to and
  * refused a range that starts after it ends; what is left is what needs the clock or the cursor
- * codec. The query layer turns from/to into days (contract/period-range.ts).
+ * codec. The query layer turns from/to into days (model/period-range.ts).
  */
 export function resolveHistoryQuery(params: RequestParams, now: Date): HistoryQuery {
   const { as_of: asOf, from, to, limit, cursor } = params.query;
@@ -36,6 +38,7 @@ export function resolveHistoryQuery(params: RequestParams, now: Date): HistoryQu
     to: typeof to === 'string' ? to : null,
     after: typeof cursor === 'string' ? decodeCursor(cursor) : null,
     limit: typeof limit === 'number' ? limit : DEFAULT_LIMIT,
+    order: requestedOrder(params),
   };
 }
 
@@ -48,6 +51,7 @@ export function describeHistoryPage(
   return {
     as_of: query.asOf,
     filters: { from: query.from, to: query.to },
+    sort_order: query.order ?? 'asc',
     next_cursor: more && last ? encodeCursor(last) : null,
   };
 }
@@ -98,6 +102,13 @@ export function describeSeriesHistory(
  */
 export const getObservations: PayloadFunction = async ({ db, now }, params) => {
   const key = String(params.query.series);
+  // realtime_start/realtime_end, output_type or vintage_dates: ALFRED's view (docs/api/vintages.md).
+  const vintages = requestedVintageView(params, now);
+  if (vintages) {
+    const info = await readSeriesInfo(db, key);
+    if (!info) throw notFound(`series ${key}`);
+    return presentVintageView(db, info, vintages);
+  }
   const query = resolveHistoryQuery(params, now);
   // units, frequency or aggregation: one transformed row per period (docs/api/transforms.md).
   const transform = requestedTransform(params);

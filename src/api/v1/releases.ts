@@ -1,8 +1,8 @@
 import { releaseKey, releaseOfSeries } from '../../calendar/release-names.ts';
 import { ApiError, invalidParameter } from '../../contract/errors.ts';
-import { periodDaySpan } from '../../contract/period-range.ts';
 import { FOLLOW_DAYS, findDelayedReleases } from '../../events/delayed-releases.ts';
 import { addDays, localWallTime } from '../../lib/zoned-time.ts';
+import { periodDaySpan } from '../../model/period-range.ts';
 import {
   type PastReleaseGroup,
   type ReleaseSubject,

@@ -1,7 +1,6 @@
 import type { Payload } from '../../contract/envelope.ts';
 import { invalidParameter } from '../../contract/errors.ts';
 import type { RequestParams } from '../../contract/parse-request.ts';
-import { periodDaySpan, resolvePeriodRange } from '../../contract/period-range.ts';
 import {
   ALLOWED_FREQUENCIES,
   type SeriesFrequency,
@@ -13,6 +12,7 @@ import {
   type TransformNote,
   type TransformUnits,
 } from '../../contract/transforms.ts';
+import { periodDaySpan, resolvePeriodRange } from '../../model/period-range.ts';
 import { FREQUENCIES } from '../../model/records.ts';
 import type { HistoryQuery, SeriesInfo } from '../../query/history.ts';
 import type { SnapshotDb } from '../../query/snapshot-db.ts';
@@ -25,6 +25,7 @@ import {
   transformSeries,
 } from '../../query/transforms-compute.ts';
 import { encodeCursor } from './cursor.ts';
+import { pageByPeriod } from './history-order.ts';
 
 /**
  * The transformed view of endpoints 5 and 8 (docs/api/transforms.md): with units, frequency or
@@ -78,7 +79,7 @@ function summarizeNotes(rows: readonly TransformedRow[]) {
 
 /**
  * Reads the values in force at as_of, transforms the whole series, then keeps the periods of
- * from/to after the cursor (so the first row of a range still has its lag) and pages them.
+ * from/to (so the first row of a range still has its lag) and pages them in the order asked.
  */
 export async function presentTransformedHistory(
   db: SnapshotDb,
@@ -94,7 +95,6 @@ export async function presentTransformedHistory(
   const transformed = transformSeries(rows, source, spec);
   const range = resolvePeriodRange(query.from, query.to);
   const selected = transformed.filter((row) => {
-    if (query.after && row.period <= query.after.period) return false;
     const span =
       spec.frequency === 'w' ? { first: weekStart(row.period), last: row.period } : periodDaySpan(row.period);
     if (!span) return false;
@@ -103,8 +103,7 @@ export async function presentTransformedHistory(
       (range.lastDay === null || span.first <= range.lastDay)
     );
   });
-  const page = selected.slice(0, query.limit);
-  const more = selected.length > query.limit;
+  const { rows: page, more } = pageByPeriod(selected, query.order ?? 'asc', query.after, query.limit);
   const last = page.at(-1);
   const output = outputFrequency(source, spec.frequency);
   return {
@@ -121,6 +120,7 @@ export async function presentTransformedHistory(
       },
       as_of: query.asOf,
       filters: { from: query.from, to: query.to },
+      sort_order: query.order ?? 'asc',
       next_cursor: more && last ? encodeCursor({ period: last.period, revision_number: 1 }) : null,
       licence: series.licence,
       attribution: series.attribution,

@@ -120,6 +120,7 @@ export const ALIGNED_BODY: JsonSchema = createEnvelope(
     fill: oneOfText(['ffill', 'none'], 'How periods without a value of their own were filled.'),
     as_of: SERIES_HISTORY.meta.as_of,
     filters: SERIES_HISTORY.meta.filters,
+    sort_order: SERIES_HISTORY.meta.sort_order,
     next_cursor: SERIES_HISTORY.meta.next_cursor,
     max_series: integer(`The bound on series per request (${ALIGNED_MAX_SERIES}).`, { minimum: 1 }),
   },

@@ -341,6 +341,7 @@ const COT_MARKET_HISTORY_META = createMeta(
     window: window(true, 'What this page covers.'),
     as_of: nullable(timestamp('The as_of asked for.')),
     filters: object({ from: nullable(text()), to: nullable(text()) }, 'from and to as asked for.'),
+    sort_order: oneOfText(['asc', 'desc'], 'Row order: asc oldest report first, desc newest first.'),
     next_cursor: nullable(text('Cursor of the next page; null on the last page.')),
     ...SINGLE_SOURCE_TERMS,
   },

@@ -63,6 +63,12 @@ export const OBSERVATION_COMPONENTS: Record<string, JsonSchema> = {
 };
 
 /** Endpoints 5 and 8: one page of revision records, sorted by period then revision. */
+/** `meta.sort_order` of the history endpoints. */
+export const SORT_ORDER = oneOfText(
+  ['asc', 'desc'],
+  'Row order: asc oldest period first, desc newest first (sort_order; default asc).',
+);
+
 export const SERIES_HISTORY = {
   data: arrayOf(ref('Observation')),
   meta: {
@@ -79,6 +85,7 @@ export const SERIES_HISTORY = {
     ),
     as_of: nullable(timestamp('The as_of asked for.')),
     filters: object({ from: nullable(text()), to: nullable(text()) }, 'from and to as asked for.'),
+    sort_order: SORT_ORDER,
     next_cursor: nullable(text('Cursor of the next page; null on the last page.')),
     ...SINGLE_SOURCE_TERMS,
   },

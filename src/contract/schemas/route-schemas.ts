@@ -30,8 +30,10 @@ import {
 import { RELEASES_DATA, RELEASES_ICS_BODY, RELEASES_META } from './releases.ts';
 import { REVISIONS_BODY, REVISIONS_COMPONENTS } from './revisions.ts';
 import { SERIES_HISTORY_DATA, SERIES_HISTORY_META } from './series-history.ts';
+import { SERIES_SEARCH_BODY } from './series-search.ts';
 import { STATUS_DATA } from './status.ts';
 import { SERIES_HISTORY_BODY, TRANSFORM_COMPONENTS } from './transforms.ts';
+import { VINTAGE_COMPONENTS, VINTAGE_DATES_BODY } from './vintages.ts';
 
 /** Every named schema the route bodies refer to (`#/components/schemas/<name>`). */
 export const SCHEMA_COMPONENTS: Record<string, JsonSchema> = {
@@ -41,6 +43,7 @@ export const SCHEMA_COMPONENTS: Record<string, JsonSchema> = {
   ...REFERENCE_COMPONENTS,
   ...TRANSFORM_COMPONENTS,
   ...REVISIONS_COMPONENTS,
+  ...VINTAGE_COMPONENTS,
 };
 
 /**
@@ -61,6 +64,8 @@ export const ROUTE_BODIES: Readonly<Record<RouteId, readonly JsonSchema[]>> = {
   observations: [SERIES_HISTORY_BODY],
   series: [createEnvelope(SERIES_DATA, SERIES_META)],
   'series-history': [createEnvelope(SERIES_HISTORY_DATA, SERIES_HISTORY_META)],
+  'series-search': [SERIES_SEARCH_BODY],
+  'series-vintagedates': [VINTAGE_DATES_BODY],
   sectors: [createEnvelope(SECTORS_DATA, SECTORS_META)],
   'fx-ecb': [createEnvelope(FX_ECB_DATA, FX_ECB_META)],
   'fx-ecb-series': [createEnvelope(FX_ECB_DATA, FX_ECB_META)],

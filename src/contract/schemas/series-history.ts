@@ -20,7 +20,8 @@ export const SERIES_HISTORY_DATA: JsonSchema = arrayOf(
     revision_number: integer('Revision of the value in force (1 = first release).', { minimum: 1 }),
     observed_at: timestamp('When this revision became known.'),
   }),
-  'One row per period, oldest period first. Earlier revisions are not listed (keyed: /api/v1/observations).',
+  'One row per period, oldest period first (newest first with sort_order=desc), within from/to, limit rows ' +
+    'a page. Earlier revisions are not listed (keyed: /api/v1/observations).',
 );
 
 /** Endpoint 15 meta. */
@@ -37,8 +38,14 @@ export const SERIES_HISTORY_META: Record<string, JsonSchema> = {
     },
     'The series from the catalog.',
   ),
-  first_period: nullable(period('Oldest period listed.')),
-  last_period: nullable(period('Newest period listed.')),
+  first_period: nullable(period('First period listed (the oldest, or the newest with sort_order=desc).')),
+  last_period: nullable(period('Last period listed.')),
+  filters: object(
+    { from: nullable(text('from as asked.')), to: nullable(text('to as asked.')) },
+    'The period range asked for (null: open).',
+  ),
+  sort_order: oneOfText(['asc', 'desc'], 'Row order.'),
+  next_cursor: nullable(text('Cursor of the next page (limit given and more rows), else null.')),
   rights: oneOfText(REDISTRIBUTABLE_RIGHTS, "The source's rights class: always a redistributable one."),
   licence: text('Licence of the data.'),
   licence_url: nullable(text(undefined, { format: 'uri' })),

@@ -188,7 +188,7 @@ export const TRANSFORM_COMPONENTS: Record<string, JsonSchema> = {
  */
 export const SERIES_HISTORY_BODY: JsonSchema = {
   description:
-    'A oneOf of two bodies told apart by meta.view. meta.view `revisions`: every revision record (SeriesHistoryRevisions, Observation rows). meta.view `transformed` (units, frequency or aggregation given): one row per period (SeriesHistoryTransformed, TransformedValue rows).',
-  oneOf: Object.values(HISTORY_VIEWS).map(({ body }) => ref(body)),
+    'A oneOf of two bodies told apart by meta.view. meta.view `revisions`: every revision record (SeriesHistoryRevisions, Observation rows). meta.view `transformed` (units, frequency or aggregation given): one row per period (SeriesHistoryTransformed, TransformedValue rows). meta.view `vintages` (ALFRED real-time parameters given): values with their real-time periods (SeriesHistoryVintages, VintageValue rows).',
+  oneOf: [...Object.values(HISTORY_VIEWS).map(({ body }) => ref(body)), ref('SeriesHistoryVintages')],
   [TAGGED_BY]: 'meta.view',
 };

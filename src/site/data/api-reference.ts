@@ -151,6 +151,8 @@ function chooseExample(
   // A macro series is a catalogued series of a redistributable source: its slug names it here too.
   if (route.id === 'series-history')
     return subjects.macroSlug ? { slug: subjects.macroSlug, query: {} } : null;
+  // The search needs a text: words of the macro series' name would do, but a plain word shows the ranking.
+  if (route.id === 'series-search') return { slug: null, query: { search_text: 'nonfarm', limit: '3' } };
   // The bulk listings are written by the build after the pages (src/build/bulk-files.ts); /bulk/ shows them.
   if (route.prerender === 'build') return null;
   // Any other endpoint with a path parameter has no example subject yet.

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest'
 import { parse as parseYaml } from 'yaml';
 import {
   createClient,
+  isRevisionsView,
   isTransformedView,
   MmdsApiError,
   type PageRow,
@@ -202,14 +203,16 @@ describe('the typed TypeScript client (clients/typescript) against the real serv
       expect(transformed.data.length).toBeGreaterThan(0);
       for (const row of transformed.data) expect(typeof row.complete).toBe('boolean');
     }
-    if (!isTransformedView(revisions)) {
+    if (isRevisionsView(revisions)) {
       expectTypeOf(revisions.data[0]!.in_force).toEqualTypeOf<boolean>();
       expect(revisions.data.length).toBeGreaterThan(0);
       for (const row of revisions.data) expect(typeof row.in_force).toBe('boolean');
     }
     // The rows of paginate are either kind: the guard is for the body.
     expectTypeOf<PageRow<'/api/v1/macro/{slug}'>>().toEqualTypeOf<
-      components['schemas']['Observation'] | components['schemas']['TransformedValue']
+      | components['schemas']['Observation']
+      | components['schemas']['TransformedValue']
+      | components['schemas']['VintageValue']
     >();
   });
 

@@ -115,6 +115,11 @@ describe('MCP server over Streamable HTTP (POST /mcp) and stdio (mmds mcp)', () 
     const client = await httpClient();
     for (const [name, args, path] of [
       ['list_series', { country: 'US' }, '/api/v1/series?country=US'],
+      [
+        'search_series',
+        { search_text: 'euro dollar', limit: 2 },
+        '/api/v1/series/search?search_text=euro%20dollar&limit=2',
+      ],
       ['get_fx_rates', { currency: 'USD,JPY', base: 'GBP' }, '/api/v1/fx/ecb?currency=USD,JPY&base=GBP'],
       ['get_cot_summary', {}, '/api/v1/markets/cot'],
       ['get_cot_market', { slug: 'gold' }, '/api/v1/markets/cot/gold'],

@@ -78,8 +78,28 @@ describe('keyed tier over HTTP: who gets what', () => {
       path: '/api/v1/markets/cot/gold?from=2025-01-01',
       scope: 'cot:history',
     },
+    {
+      name: '3 /markets/cot/gold?sort_order=desc',
+      path: '/api/v1/markets/cot/gold?sort_order=desc&limit=2',
+      scope: 'cot:history',
+    },
     { name: '5 /macro/<slug>', path: `/api/v1/macro/${readMacroSlug(PAYROLLS)}`, scope: 'macro:history' },
     { name: '8 /observations', path: `/api/v1/observations?series=${PAYROLLS}`, scope: 'observations:read' },
+    {
+      name: '5 /macro/<slug>?output_type=4',
+      path: `/api/v1/macro/${readMacroSlug(PAYROLLS)}?output_type=4&realtime_start=1776-07-04&realtime_end=9999-12-31`,
+      scope: 'macro:history',
+    },
+    {
+      name: '8 /observations?vintage_dates=',
+      path: `/api/v1/observations?series=${PAYROLLS}&output_type=2&vintage_dates=2025-08-01,2026-10-02`,
+      scope: 'observations:read',
+    },
+    {
+      name: '27 /series/<slug>/vintagedates',
+      path: `/api/v1/series/${readMacroSlug(PAYROLLS)}/vintagedates`,
+      scope: 'observations:read',
+    },
     {
       name: '17 /macro/<slug>/revisions',
       path: `/api/v1/macro/${readMacroSlug(PAYROLLS)}/revisions`,
@@ -97,11 +117,18 @@ describe('keyed tier over HTTP: who gets what', () => {
     },
   ];
   const publicPaths = [
-    ...ROUTES.filter((route) => route.access.kind === 'public' && !route.path.includes(':slug')).map(
-      (route) => route.path,
-    ),
+    ...ROUTES.filter(
+      (route) =>
+        route.access.kind === 'public' && !route.path.includes(':slug') && route.prerender !== 'none',
+    ).map((route) => route.path),
     '/api/v1/markets/cot/gold',
     '/api/v1/series/eur-usd',
+  ];
+  /** Public requests the server renders (no file): the series search, the public history's range and order. */
+  const publicRendered = [
+    '/api/v1/series/search?search_text=euro%20dollar',
+    '/api/v1/series/eur-usd?sort_order=desc&limit=3',
+    '/api/v1/series/eur-usd?observation_start=2025-01-01&observation_end=2025-01-31',
   ];
 
   const issue = async (args: string[]): Promise<IssuedKey> => {
@@ -159,7 +186,11 @@ describe('keyed tier over HTTP: who gets what', () => {
    * right secret that no longer works (revoked, expired, rotated out) is told why (`reason`).
    */
   const expectRefusedEverywhere = async (authorization: string, reason?: RegExp) => {
-    for (const path of [...keyedEndpoints.map((endpoint) => endpoint.path), ...publicPaths]) {
+    for (const path of [
+      ...keyedEndpoints.map((endpoint) => endpoint.path),
+      ...publicPaths,
+      ...publicRendered,
+    ]) {
       const { response, body } = await call(path, authorization);
       expect(response.status, `${path} with ${authorization.slice(0, 20)}`).toBe(401);
       expect(response.headers.get('www-authenticate')).toBe('Bearer');
@@ -224,6 +255,20 @@ describe('keyed tier over HTTP: who gets what', () => {
           full_history: false,
         });
       }
+    }
+  });
+
+  it('answers the rendered public requests without a key and with any valid key alike', async () => {
+    const { key } = await issue(['--scopes', 'bulk:read']);
+    for (const path of publicRendered) {
+      const anonymous = await call(path);
+      expect(anonymous.response.status, path).toBe(200);
+      const keyed = await call(path, bearer(key));
+      expect(keyed.response.status, path).toBe(200);
+      expect((keyed.body as { data: unknown }).data, path).toEqual(
+        (anonymous.body as { data: unknown }).data,
+      );
+      expect((anonymous.body as { data: unknown[] }).data.length, path).toBeGreaterThan(0);
     }
   });
 
