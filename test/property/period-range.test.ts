@@ -1,8 +1,8 @@
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isEmptyRange, resolvePeriodRange } from '../../src/model/period-range.ts';
 import { openDuckDb, readRows } from '../../src/db/duckdb.ts';
+import { isEmptyRange, resolvePeriodRange } from '../../src/model/period-range.ts';
 import { bindPeriodRange, periodRangeSql } from '../../src/query/history.ts';
 
 /**

@@ -2,6 +2,8 @@ import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/contract/errors.ts';
 import { parseRequest } from '../../src/contract/parse-request.ts';
+import { ROUTES, type RouteId } from '../../src/contract/routes.ts';
+import { openDuckDb, readRows } from '../../src/db/duckdb.ts';
 import {
   isEmptyRange,
   isRealPeriod,
@@ -9,8 +11,6 @@ import {
   periodsHoldingDay,
   resolvePeriodRange,
 } from '../../src/model/period-range.ts';
-import { ROUTES, type RouteId } from '../../src/contract/routes.ts';
-import { openDuckDb, readRows } from '../../src/db/duckdb.ts';
 import { bindPeriodRange, periodRangeSql } from '../../src/query/history.ts';
 
 const route = (id: RouteId) => ROUTES.find((r) => r.id === id)!;
