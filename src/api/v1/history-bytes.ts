@@ -2,12 +2,14 @@ import { type Meta, successMeta } from '../../contract/envelope.ts';
 import { notFound } from '../../contract/errors.ts';
 import type { RequestParams } from '../../contract/parse-request.ts';
 import type { RouteDefinition } from '../../contract/routes.ts';
+import { VINTAGE_PARAM_NAMES } from '../../contract/vintage-params.ts';
 import { readMacroSeries, readSeriesInfo, type SeriesInfo } from '../../query/history.ts';
 import { presentedRowOf, type RevisionBlock } from '../../query/revision-block.ts';
 import { type CachedPage, deriveFromBlock, readCachedObservationPage } from '../../query/revision-cache.ts';
 import type { SnapshotDb } from '../../query/snapshot-db.ts';
 import { renderCsv } from './csv.ts';
 import { csvColumnsOf } from './csv-columns.ts';
+import { requestedOrder } from './history-order.ts';
 import { describeSeriesHistory, resolveHistoryQuery } from './observations.ts';
 import { generatedAtOf } from './render.ts';
 import { requestedTransform } from './transforms.ts';
@@ -38,6 +40,9 @@ export async function readHistoryPageBytes(
   now: Date,
 ): Promise<HistoryPageBytes | null> {
   if (route.id !== 'observations' && route.id !== 'macro-series') return null;
+  // ALFRED's view and newest-first pages are the payload's (api/v1/vintages.ts, history-order.ts).
+  if (VINTAGE_PARAM_NAMES.some((name) => params.query[name] !== undefined)) return null;
+  if (requestedOrder(params) === 'desc') return null;
   // In the order of getObservations and getMacroHistory, so that a refusal is the same.
   const query = resolveHistoryQuery(params, now);
   let series: SeriesInfo | null;
