@@ -78,8 +78,8 @@ export interface CallerView {
  * Renders the body of an endpoint request (no cache, no built file): the payload in the JSON
  * envelope, or its rows as CSV or iCalendar, with its ETag and Link. A page of endpoints 5 and 8
  * is put together from row bytes (api/v1/history-bytes.ts). The ETag comes from what the body is
- * a function of (etagOf), not from its bytes, so a request whose If-None-Match names it gets a
- * representation without a body (respondWith answers it 304) and nothing is rendered.
+ * a function of (etagOf), not from its bytes; for a series page a request whose If-None-Match names it
+ * gets a representation without a body (respondWith answers it 304) and nothing is rendered.
  */
 export async function renderRepresentation(
   route: RouteDefinition,
@@ -106,9 +106,8 @@ export async function renderRepresentation(
     CLOCK_ROUTES.has(route.id) || route.id === 'status'
       ? null
       : etagOf(route, params, view, `${db.id}${logEnd(route, db)}`);
-  // A paginated route's 304 carries the next page's Link, known only from the payload.
-  if (identity !== null && !route.query.includes('cursor') && namesExactly(ifNoneMatch, identity))
-    return withoutBody(identity, contentType, null);
+  // No 304 before the payload here: a payload may still refuse the request (a COT report date
+  // beyond the public window without cot:history), and a refusal must not become a 304.
   const envelope = await renderPayload(db, route, params, {
     now,
     ...view,
