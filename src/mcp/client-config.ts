@@ -50,10 +50,13 @@ export interface McpLaunchInput {
 
 /** The command, arguments and environment that start `mmds mcp` from anywhere. */
 export function mcpLaunch(input: McpLaunchInput, client: McpClientName): McpLaunch {
-  const env: Record<string, string> = { MMDS_DATA_DIR: input.dataDir };
-  env.MMDS_API_KEY = input.apiKey ?? (client === 'vscode' ? `\${input:${VSCODE_KEY_INPUT}}` : '');
-  if (input.storage !== 'file') env.MMDS_STORAGE = input.storage;
-  if (input.keyPepper !== null) env.MMDS_KEY_PEPPER = input.keyPepper;
+  // The client's environment, written here (not read: the settings table is what mmds reads).
+  const env: Record<string, string> = {
+    MMDS_DATA_DIR: input.dataDir,
+    MMDS_API_KEY: input.apiKey ?? (client === 'vscode' ? `\${input:${VSCODE_KEY_INPUT}}` : ''),
+    ...(input.storage === 'file' ? {} : { MMDS_STORAGE: input.storage }),
+    ...(input.keyPepper === null ? {} : { MMDS_KEY_PEPPER: input.keyPepper }),
+  };
   return { command: input.node, args: [MMDS_BIN, 'mcp', ...input.flags], env };
 }
 
