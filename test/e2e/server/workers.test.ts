@@ -75,6 +75,8 @@ describe('mmds serve --workers 2', () => {
         },
       );
       request.on('error', reject);
+      // A request that hangs fails as itself, not as the test's time-out.
+      request.setTimeout(30_000, () => request.destroy(new Error(`no answer to GET ${path} within 30 s`)));
       request.end();
     });
 
@@ -158,8 +160,9 @@ describe('mmds serve --workers 2', () => {
     const ok = answers.filter((answer) => answer.status === 200);
     expect(ok).toHaveLength(limit);
     expect(answers.filter((answer) => answer.status === 429)).toHaveLength(30 - limit);
-    // Both workers answered some of the accepted ones: the count was shared, not per worker.
-    expect(new Set(ok.map((answer) => answer.worker))).toEqual(new Set([1, 2]));
+    // Both workers answered: had each counted on its own, the limit would have been passed.
+    // (Which of them accepted and which refused is the scheduler's: not asserted.)
+    expect(new Set(answers.map((answer) => answer.worker))).toEqual(new Set([1, 2]));
     const remaining = ok
       .map((answer) => Number(answer.headers['x-ratelimit-remaining']))
       .sort((a, b) => a - b);
@@ -173,7 +176,7 @@ describe('mmds serve --workers 2', () => {
     const ok = answers.filter((answer) => answer.status === 200);
     expect(ok).toHaveLength(60);
     expect(answers.filter((answer) => answer.status === 429)).toHaveLength(15);
-    expect(new Set(ok.map((answer) => answer.worker))).toEqual(new Set([1, 2]));
+    expect(new Set(answers.map((answer) => answer.worker))).toEqual(new Set([1, 2]));
   });
 
   it('refuses a revoked key on every worker within a second, and never accepts it again', async () => {
