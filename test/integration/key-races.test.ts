@@ -115,7 +115,7 @@ describe.each(Object.keys(backends))('rotate and revoke raced (%s store)', (kind
     }
     console.log(`key races (${kind}): ${JSON.stringify(outcomes)} in ${ROUNDS} rounds, 0 revocations lost`);
     expect(outcomes.rotated_then_revoked + outcomes.rotation_refused).toBe(ROUNDS);
-  }, 120_000);
+  });
 });
 
 describe('key files', () => {

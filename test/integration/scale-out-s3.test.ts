@@ -311,5 +311,5 @@ describe('three mmds serve --from instances, one bucket, one Redis', () => {
     await publishTimed(PUBLISHES + 3);
     const newest = (await readLogEntry(store, PUBLISHES + 3)).snapshot_id;
     await switchTimes(newest, SWITCH_BOUND_MS);
-  }, 120_000);
+  });
 });

@@ -119,7 +119,7 @@ describe('uploading dist/ to a bucket a CDN uses as its origin', () => {
     expect(rulesBefore[0]!.toString()).toContain(
       '/api/v1/observations  /api/v1/_errors/unauthorized.json  401',
     );
-  }, 120_000);
+  });
 
   it('uploads the extensionless request paths as their files, so a CDN needs no rewrite for them', async () => {
     const status = readFileSync(join(fixture.distDir, 'api/v1/status/index.json'));

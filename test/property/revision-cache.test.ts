@@ -240,5 +240,5 @@ describe('revision cache against DuckDB', () => {
     } finally {
       await manager.close();
     }
-  }, 60_000);
+  });
 });

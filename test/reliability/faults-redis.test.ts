@@ -134,5 +134,5 @@ describe('Redis killed during load and restarted', () => {
       // The Redis client's own errors are logged once per outage, not once per reconnect attempt.
       expect(server.logs.filter((entry) => entry.event === 'redis_error')).toHaveLength(1);
     }
-  }, 60_000);
+  });
 });

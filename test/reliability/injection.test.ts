@@ -228,7 +228,7 @@ describe('injection through every parameter and slug', () => {
     expect(outcomes.refused).toBeGreaterThan(0);
     expect(outcomes.baseline).toBeGreaterThan(0);
     console.info(`injection: ${bodies.length} requests, ${JSON.stringify(outcomes)}`);
-  }, 120_000);
+  });
 
   it('answers each payload as a bearer token with the same 401 as an unknown key', async () => {
     const target = '/api/v1/observations?series=ecb.USD';

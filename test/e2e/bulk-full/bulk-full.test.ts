@@ -367,7 +367,7 @@ describe('the keyed full store: /api/v1/bulk/full and its files', () => {
     expect(older.status).toBe(200);
     expect(older.headers.get('x-snapshot-id')).toBe(second);
     expect(sha256(Buffer.from(await older.arrayBuffer()))).toBe(kept.sha256);
-  }, 120_000);
+  });
 
   it('includes licensed data, which no public file holds (the key holder is trusted for it)', async () => {
     expect(third).toBeDefined();

@@ -336,7 +336,7 @@ describe('event log over HTTP: SSE with resume, JSON pages, rights, limits', () 
     const ids = anonymous.events.map((e) => e.id);
     expect(new Set(ids).size).toBe(ids.length);
     anonymous.source.close();
-  }, 120_000);
+  });
 
   it('announces a release the calendar expected and that has not landed (release.delayed) once, over two servers, between snapshots', async () => {
     // Only the clock is mocked: the real calendars expect the ECB reference rates of Thursday
@@ -427,7 +427,7 @@ describe('event log over HTTP: SSE with resume, JSON pages, rights, limits', () 
     } finally {
       for (const target of servers) await target.close();
     }
-  }, 120_000);
+  });
 
   it('answers 410 in the error envelope, linking to /changes, for an id older than the log or unknown', async () => {
     for (const after of ['20200101T000000Z-00000000:1', `${first}:99999`]) {
@@ -499,7 +499,7 @@ describe('event log over HTTP: SSE with resume, JSON pages, rights, limits', () 
     // Reconnecting with either key is refused.
     for (const token of [revoked.key, expiring.key])
       expect((await get('/api/v1/events', token, { Accept: 'text/event-stream' })).status).toBe(401);
-  }, 60_000);
+  });
 
   it('sends heartbeats, limits open streams per address and per key (429), and frees a slot when a stream closes', async () => {
     const openStream = async (token: string | null = null) => {

@@ -243,7 +243,7 @@ describe('event streams: keys that stop being usable, the instance cap, clients 
     const next = await readEventStream(streamUrl(), null);
     expect(next.status).toBe(200);
     next.close();
-  }, 120_000);
+  });
 });
 
 /** A stream request on a raw socket that reads nothing: its buffers fill, then the server's. */

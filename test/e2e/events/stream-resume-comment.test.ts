@@ -31,7 +31,7 @@ describe('the opening comment of a resumed event stream', () => {
     }
     snapshot = readCurrentId(resolveLayout(dataDir))!;
     server = await startTestServer({ dataDir, distDir: join(temp.dir, 'no-dist'), pollMs: 100 });
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await server?.close();

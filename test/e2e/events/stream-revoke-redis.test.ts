@@ -121,5 +121,5 @@ describe('a revoked key ends its streams on every instance (Redis key store)', (
         expect.objectContaining({ event: 'event_stream_ended', key_id: id, reason: 'key_revoked' }),
       );
     }
-  }, 120_000);
+  });
 });

@@ -481,7 +481,7 @@ describe('MCP server over Streamable HTTP (POST /mcp) and stdio (mmds mcp)', () 
     const summary = run.stdout.slice(run.stdout.indexOf('=== SUMMARY ==='));
     expect('code' in run ? run.code : 0, `${summary}\n${failed.join('\n')}\n${run.stderr}`).toBe(0);
     expect(summary).toMatch(/Total: \d+ passed/);
-  }, 120_000);
+  });
   // Last: it publishes into the data directory the server above serves.
   it("notifies stdio subscribers after a publish: per subscribed URI, within the key's rights", async () => {
     /** An mmds mcp session with a key, recording resource updates and its log lines. */

@@ -186,7 +186,7 @@ describe('the Python example (pandas) against the real server', () => {
         ? /rebuilt from the full store .*identical/
         : /sha256 verified; as_of rebuild skipped/,
     );
-  }, 120_000);
+  });
 
   it('prints a short report, and skips the full store for a key without bulk:read', async () => {
     // MMDS_API_KEY, the name older docs used, is read when MMDS_KEY is not set.
@@ -197,7 +197,7 @@ describe('the Python example (pandas) against the real server', () => {
     expect(run.stdout).toContain(`as_of ${AS_OF}:`);
     expect(run.stdout).toMatch(/known then, \d+ in force today/);
     expect(run.stdout).toContain('full store: skipped: the key lacks bulk:read');
-  }, 120_000);
+  });
 
   it('exits 1 when a download does not match its listed sha256, or the key is refused', async () => {
     // A proxy in front of the server that changes one byte of every bulk file it passes on.
@@ -243,7 +243,7 @@ describe('the Python example (pandas) against the real server', () => {
     );
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('unauthorized');
-  }, 120_000);
+  });
 
   it('exits 1 with one line, no traceback, when the server is down or no key is set', async () => {
     const closed = createServer();
@@ -266,5 +266,5 @@ describe('the Python example (pandas) against the real server', () => {
     expect(keyless.stderr.trim()).toMatch(
       /^ERROR: \/api\/v1\/observations\?.* needs an API key: set MMDS_KEY$/,
     );
-  }, 120_000);
+  });
 });

@@ -55,7 +55,7 @@ describe('monotonic reads: never an answer from a snapshot older than the one th
     expect(second > first).toBe(true);
     await setCurrent(first);
     server = await startTestServer({ dataDir, snapshotWaitMs: WAIT_MS, pollMs: 100 });
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await server?.close();

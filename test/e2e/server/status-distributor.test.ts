@@ -61,7 +61,7 @@ describe('the status of a distributor (FRED)', () => {
       pollMs: 100,
       now: () => new Date('2025-08-20T00:00:00Z'),
     });
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await server?.close();

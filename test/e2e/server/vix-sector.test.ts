@@ -33,7 +33,7 @@ describe('the sector of VIX futures', () => {
       expect(result.code, `${argv.join(' ')}: ${result.stderr}`).toBe(0);
     }
     server = await startTestServer({ dataDir, distDir: join(temp.dir, 'no-dist') });
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await server?.close();

@@ -539,7 +539,7 @@ describe('the documentation site, built from the sample data (plus a licensed te
     }
     expect(problems).toEqual([]);
     expect(scrolled).toBeGreaterThan(0);
-  }, 120_000);
+  });
 
   it('shows the snapshot id on the status page and serves pages as cacheable HTML', async () => {
     const page = await browser.context.newPage();

@@ -25,7 +25,7 @@ describe('reference endpoints over HTTP on the real lists', () => {
     fixture = await createRealSnapshot(STEPS);
     dataDir = fixture.dataDir;
     server = await startTestServer({ dataDir });
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await server?.close();

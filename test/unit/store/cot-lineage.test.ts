@@ -98,7 +98,7 @@ describe('contract lineage on the real disaggregated files of 2017 and 2019', ()
         byHand.set(fields[code]!, entry);
       }
     }
-  }, 120_000);
+  });
 
   const linksOf = () =>
     [...markets.values()].flatMap((market) =>
