@@ -9,7 +9,7 @@ import { type CallToolResult, ResourceUpdatedNotificationSchema } from '@modelco
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openEventLog, readAllAfter } from '../../../src/events/event-log.ts';
 import { RESOURCE_PAGE_SIZE } from '../../../src/mcp/resources.ts';
-import { countTokens, DEFAULT_TOKEN_BUDGET, downloadPath } from '../../../src/mcp/server.ts';
+import { countTokens, DEFAULT_TOKEN_BUDGET, downloadPath } from '../../../src/mcp/tool-budget.ts';
 import { MCP_TOOLS } from '../../../src/mcp/tools.ts';
 import { resolveLayout } from '../../../src/store/layout.ts';
 import { readCurrentId } from '../../../src/store/manifest.ts';
