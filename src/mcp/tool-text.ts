@@ -165,6 +165,7 @@ export const TOOL_PARAM_TEXT: Readonly<Record<string, Readonly<Record<string, st
       'position; COT columns need cot:history).',
     frequency: 'The calendar of the rows: w (weeks ending Friday) or m (months).',
   },
+  get_vintage_dates: { sort_order: 'asc (default) oldest first, desc newest first.' },
   get_cot_reports: {
     report_type: 'COT report (default legacy): futures only, _combined with options, or cit.',
   },

@@ -81,6 +81,19 @@ describe('the MCP tools as tools/list shows them', () => {
     }
   });
 
+  it("describes each argument without naming another tool's arguments", () => {
+    // The names an agent would take for arguments: with an underscore, or limit and cursor.
+    const every = new Set(MCP_TOOLS.flatMap((tool) => tool.route.query as readonly string[]));
+    const names = [...every].filter((name) => name.includes('_') || name === 'limit' || name === 'cursor');
+    for (const tool of MCP_TOOLS) {
+      const shown = properties(listed(tool.name));
+      for (const [argument, property] of Object.entries(shown))
+        for (const name of names)
+          if (new RegExp(`\\b${name}\\b`).test(property.description ?? ''))
+            expect(name in shown, `${tool.name}.${argument} names ${name}`).toBe(true);
+    }
+  });
+
   it('lists the value set of a closed parameter as an enum, the values the REST validation accepts', () => {
     const expected: Record<string, readonly string[]> = {
       units: TRANSFORM_UNITS,
