@@ -8,7 +8,8 @@ import {
   type ReadResourceResult,
   type Resource,
 } from '@modelcontextprotocol/sdk/types.js';
-import { answer, downloadPath, type McpContext, refusalOf, renderRoute } from './server.ts';
+import { type McpContext, refusalOf, renderRoute } from './server.ts';
+import { answer, downloadPath } from './tool-budget.ts';
 import { MCP_TOOLS, type McpTool } from './tools.ts';
 
 /** Resources of one resources/list page. */
@@ -129,7 +130,8 @@ async function readResource(uri: string, context: McpContext): Promise<ReadResou
   try {
     const search = new URLSearchParams();
     const { params, envelope } = await renderRoute(kind.read.route, slug, search, context);
-    result = answer(kind.read, params, envelope, context, downloadPath(kind.read.route, slug, search));
+    const download = downloadPath(kind.read.route, slug, search);
+    result = answer(kind.read, params, envelope, context, download, 'resource');
   } catch (error) {
     throw protocolError(error, context, uri);
   }

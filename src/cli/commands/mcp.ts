@@ -11,9 +11,10 @@ import {
   mcpClientConfig,
   mcpLaunch,
 } from '../../mcp/client-config.ts';
-import { createMcpServer, DEFAULT_TOKEN_BUDGET, type McpContext } from '../../mcp/server.ts';
+import { createMcpServer, type McpContext } from '../../mcp/server.ts';
 import { StdioTransport } from '../../mcp/stdio-transport.ts';
 import { offerSubscriptions } from '../../mcp/subscriptions.ts';
+import { DEFAULT_TOKEN_BUDGET } from '../../mcp/tool-budget.ts';
 import { openSnapshotDb } from '../../query/snapshot-db.ts';
 import type { Caller } from '../../server/handler-deps.ts';
 import { describeKeyRefusal } from '../../server/key-refusal.ts';

@@ -9,7 +9,13 @@ import { type CallToolResult, ResourceUpdatedNotificationSchema } from '@modelco
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openEventLog, readAllAfter } from '../../../src/events/event-log.ts';
 import { RESOURCE_PAGE_SIZE } from '../../../src/mcp/resources.ts';
-import { countTokens, DEFAULT_TOKEN_BUDGET, downloadPath } from '../../../src/mcp/server.ts';
+import {
+  countTokens,
+  DEFAULT_TOKEN_BUDGET,
+  downloadPath,
+  OVER_BUDGET,
+  resultTokens,
+} from '../../../src/mcp/tool-budget.ts';
 import { MCP_TOOLS } from '../../../src/mcp/tools.ts';
 import { resolveLayout } from '../../../src/store/layout.ts';
 import { readCurrentId } from '../../../src/store/manifest.ts';
@@ -109,6 +115,18 @@ describe('MCP server over Streamable HTTP (POST /mcp) and stdio (mmds mcp)', () 
     const observations = tools.find((tool) => tool.name === 'get_observations')!;
     expect(Object.keys(observations.inputSchema.properties ?? {})).toContain('as_of');
     expect(observations.inputSchema.required).toEqual(['series']);
+  });
+
+  it('answers tools/list in at most 40 KB (the JSON-RPC result as POST /mcp sends it)', async () => {
+    const response = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+    });
+    expect(response.status).toBe(200);
+    const { result } = (await response.json()) as { result: { tools: { name: string }[] } };
+    expect(result.tools).toHaveLength(MCP_TOOLS.length);
+    expect(Buffer.byteLength(JSON.stringify(result))).toBeLessThanOrEqual(40_000);
   });
 
   it('answers public tools anonymously with the REST body', async () => {
@@ -254,7 +272,9 @@ describe('MCP server over Streamable HTTP (POST /mcp) and stdio (mmds mcp)', () 
     const large = await callTool(client, 'get_observations', { series: PAYROLLS });
     expect(large.isError).toBeFalsy();
     const text = (large.content as { text: string }[]).map((part) => part.text).join('');
-    expect(Math.ceil(text.length / 4)).toBeLessThanOrEqual(2000);
+    // Everything the result sends counts: the text items and structuredContent.
+    expect(resultTokens(large)).toBeLessThanOrEqual(2000);
+    expect(resultTokens(small)).toBeLessThanOrEqual(2000);
     const structured = large.structuredContent as {
       data: unknown;
       summary: { rows: number; how_to_page: string; download: string };
@@ -267,6 +287,34 @@ describe('MCP server over Streamable HTTP (POST /mcp) and stdio (mmds mcp)', () 
     expect(text).toContain('no public URL is configured');
     expect(large.content.some((part) => part.type === 'resource_link')).toBe(false);
     JSON.parse((large.content as { text: string }[])[1]!.text);
+    // A page whose body alone fits but whose body sent twice (text and structuredContent) does not.
+    let limit = 1;
+    let body: Body | null = null;
+    for (; limit < 200; limit++) {
+      const page = await rest(`/api/v1/observations?series=${PAYROLLS}&limit=${limit}`, observationsKey);
+      const tokens = countTokens(JSON.stringify(page.body));
+      if (tokens > 1100 && tokens < 1800) {
+        body = page.body;
+        break;
+      }
+    }
+    expect(body, 'a page of 1100 to 1800 tokens').not.toBeNull();
+    const twice = await callTool(client, 'get_observations', { series: PAYROLLS, limit });
+    expect((twice.structuredContent as { data: unknown }).data).toBeNull();
+    expect(resultTokens(twice)).toBeLessThanOrEqual(2000);
+    // get_cot_reports does not page: over the budget, a tool error saying how to narrow it.
+    const reports = await callTool(client, 'get_cot_reports', {});
+    expect(reports.isError).toBe(true);
+    const refusal = JSON.parse((reports.content as { text: string }[])[0]!.text) as {
+      error: { code: string; message: string };
+      rows: number;
+      answer_tokens: number;
+    };
+    expect(refusal.error.code).toBe(OVER_BUDGET);
+    expect(refusal.error.message).toMatch(/report_type.*get_cot_market/);
+    expect(refusal.rows).toBe(((await rest('/api/v1/markets/cot/reports')).body.data as unknown[]).length);
+    expect(refusal.answer_tokens).toBeGreaterThan(2000);
+    expect(resultTokens(reports)).toBeLessThanOrEqual(2000);
   });
 
   it('links the CSV over stdio on the origin of --public-url, and refuses a --public-url that is no origin', async () => {
