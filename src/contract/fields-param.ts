@@ -23,7 +23,7 @@ export function splitFields(value: string): string[] {
 export const FIELDS_PARAMS = {
   fields: {
     description:
-      "The row fields to return, comma-separated (fields=period,value,observed_at): each row keeps these of its fields, in the row's own order, with their types; meta is unchanged. JSON: the keys of each row of data; CSV: the header's columns (a dotted column such as categories.noncommercial.long goes with its first name, categories). A name the rows do not have is a 400 listing those they have; a name given twice, or an empty list, is a 400. Order does not matter: the same set is the same request (ETag).",
+      "The row fields to return, comma-separated (period,value,observed_at): each row keeps these, in the row's own order, with their types; meta is unchanged. CSV: the header's columns (a dotted column goes with its first name). Any order, each name once; a name the rows do not have is a 400 listing theirs.",
     schema: z
       .string()
       .max(20_000)
@@ -33,8 +33,7 @@ export const FIELDS_PARAMS = {
         return names.length <= FIELDS_MAX && new Set(names).size === names.length;
       })
       .transform((text) => splitFields(text).sort().join(',')),
-    expected:
-      "a comma-separated list of the rows' field names, each once, such as period,value (docs/api/fields.md)",
+    expected: "a comma-separated list of the rows' field names, each once, such as period,value",
     openapi: { type: 'string', pattern: FIELD_LIST.source, examples: ['period,value,observed_at'] },
   },
 } satisfies Record<string, ParamSpec>;
