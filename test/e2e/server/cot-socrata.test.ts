@@ -306,7 +306,7 @@ describe('COT by CFTC code and by report date, on the whole 2004 legacy file', (
     const reports = doc.paths['/api/v1/markets/cot/reports']!.get.parameters.filter(
       (p) => p.in === 'query',
     ).map((p) => p.name);
-    expect(reports).toEqual(['report_date', 'report_type']);
+    expect(reports).toEqual(['report_date', 'report_type', 'fields']);
     const conf = renderNginxConf({
       manifest: { snapshot: 's', generated_at: 'now', routes: [], bulk: [] } as never,
       errors: listStaticErrors(),
