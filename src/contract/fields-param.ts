@@ -23,7 +23,7 @@ export function splitFields(value: string): string[] {
 export const FIELDS_PARAMS = {
   fields: {
     description:
-      "The row fields to return, comma-separated (period,value,observed_at): each row keeps these, in the row's own order, with their types; meta is unchanged. CSV: the header's columns (a dotted column goes with its first name). Any order, each name once; a name the rows do not have is a 400 listing theirs.",
+      "Row fields to return, comma-separated (period,value): each row keeps these, in the row's order; CSV: header columns (categories keeps categories.*). Unknown names: 400 listing the row's.",
     schema: z
       .string()
       .max(20_000)
@@ -33,7 +33,7 @@ export const FIELDS_PARAMS = {
         return names.length <= FIELDS_MAX && new Set(names).size === names.length;
       })
       .transform((text) => splitFields(text).sort().join(',')),
-    expected: "a comma-separated list of the rows' field names, each once, such as period,value",
+    expected: "the rows' field names, comma-separated, each once",
     openapi: { type: 'string', pattern: FIELD_LIST.source, examples: ['period,value,observed_at'] },
   },
 } satisfies Record<string, ParamSpec>;

@@ -2485,7 +2485,7 @@ export interface operations {
         sort_order?: 'asc' | 'desc';
         /** @description Response format: json (default) or csv (RFC 4180 with a header row). Expected: json or csv. Only with a key holding `cot:history` (without one: 401, with another key: 403). `csv` is the same request as GET `/api/v1/markets/cot/{slug}.csv` (operation getCotMarketCsv), where its `text/csv` response is described; this operation's 200 is described as `application/json` only, so that generated clients can type it. */
         format?: 'json' | 'csv';
-        /** @description The row fields to return, comma-separated (period,value,observed_at): each row keeps these, in the row's own order, with their types; meta is unchanged. CSV: the header's columns (a dotted column goes with its first name). Any order, each name once; a name the rows do not have is a 400 listing theirs. Expected: a comma-separated list of the rows' field names, each once, such as period,value. */
+        /** @description Row fields to return, comma-separated (period,value): each row keeps these, in the row's order; CSV: header columns (categories keeps categories.*). Unknown names: 400 listing the row's. Expected: the rows' field names, comma-separated, each once. */
         fields?: string;
       };
       header?: {
@@ -2565,7 +2565,7 @@ export interface operations {
         cursor?: string;
         /** @description Row order (FRED's sort_order): asc (default) oldest period first, desc newest period first (the revisions of a period newest first too). With limit, desc gives the latest N; the cursor continues in the same order. Expected: asc or desc. Only with a key holding `cot:history` (without one: 401, with another key: 403). */
         sort_order?: 'asc' | 'desc';
-        /** @description The row fields to return, comma-separated (period,value,observed_at): each row keeps these, in the row's own order, with their types; meta is unchanged. CSV: the header's columns (a dotted column goes with its first name). Any order, each name once; a name the rows do not have is a 400 listing theirs. Expected: a comma-separated list of the rows' field names, each once, such as period,value. */
+        /** @description Row fields to return, comma-separated (period,value): each row keeps these, in the row's order; CSV: header columns (categories keeps categories.*). Unknown names: 400 listing the row's. Expected: the rows' field names, comma-separated, each once. */
         fields?: string;
       };
       header?: {
@@ -2625,7 +2625,7 @@ export interface operations {
           | 'disaggregated_combined'
           | 'tff_combined'
           | 'cit';
-        /** @description The row fields to return, comma-separated (period,value,observed_at): each row keeps these, in the row's own order, with their types; meta is unchanged. CSV: the header's columns (a dotted column goes with its first name). Any order, each name once; a name the rows do not have is a 400 listing theirs. Expected: a comma-separated list of the rows' field names, each once, such as period,value. */
+        /** @description Row fields to return, comma-separated (period,value): each row keeps these, in the row's order; CSV: header columns (categories keeps categories.*). Unknown names: 400 listing the row's. Expected: the rows' field names, comma-separated, each once. */
         fields?: string;
       };
       header?: {
@@ -2876,7 +2876,7 @@ export interface operations {
         sort_order?: 'asc' | 'desc';
         /** @description Response format: json (default) or csv (RFC 4180 with a header row). Expected: json or csv. `csv` is the same request as GET `/api/v1/macro/{slug}.csv` (operation getMacroSeriesCsv), where its `text/csv` response is described; this operation's 200 is described as `application/json` only, so that generated clients can type it. */
         format?: 'json' | 'csv';
-        /** @description The row fields to return, comma-separated (period,value,observed_at): each row keeps these, in the row's own order, with their types; meta is unchanged. CSV: the header's columns (a dotted column goes with its first name). Any order, each name once; a name the rows do not have is a 400 listing theirs. Expected: a comma-separated list of the rows' field names, each once, such as period,value. */
+        /** @description Row fields to return, comma-separated (period,value): each row keeps these, in the row's order; CSV: header columns (categories keeps categories.*). Unknown names: 400 listing the row's. Expected: the rows' field names, comma-separated, each once. */
         fields?: string;
         /** @description FRED's units transformation of the values in force at as_of, after any aggregation (docs/api/transforms.md): lin levels (default), chg change, ch1 change from a year ago, pch percent change, pc1 percent change from a year ago, pca compounded annual rate, cch continuously compounded rate, cca continuously compounded annual rate, log natural log. With units, frequency or aggregation the reply is one row per period (not every revision); a value that cannot be computed (no earlier period, zero or negative base) is null with a note. Expected: lin, chg, ch1, pch, pc1, pca, cch, cca, log. */
         units?: 'lin' | 'chg' | 'ch1' | 'pch' | 'pc1' | 'pca' | 'cch' | 'cca' | 'log';
@@ -2958,7 +2958,7 @@ export interface operations {
         cursor?: string;
         /** @description Row order (FRED's sort_order): asc (default) oldest period first, desc newest period first (the revisions of a period newest first too). With limit, desc gives the latest N; the cursor continues in the same order. Expected: asc or desc. */
         sort_order?: 'asc' | 'desc';
-        /** @description The row fields to return, comma-separated (period,value,observed_at): each row keeps these, in the row's own order, with their types; meta is unchanged. CSV: the header's columns (a dotted column goes with its first name). Any order, each name once; a name the rows do not have is a 400 listing theirs. Expected: a comma-separated list of the rows' field names, each once, such as period,value. */
+        /** @description Row fields to return, comma-separated (period,value): each row keeps these, in the row's order; CSV: header columns (categories keeps categories.*). Unknown names: 400 listing the row's. Expected: the rows' field names, comma-separated, each once. */
         fields?: string;
         /** @description FRED's units transformation of the values in force at as_of, after any aggregation (docs/api/transforms.md): lin levels (default), chg change, ch1 change from a year ago, pch percent change, pc1 percent change from a year ago, pca compounded annual rate, cch continuously compounded rate, cca continuously compounded annual rate, log natural log. With units, frequency or aggregation the reply is one row per period (not every revision); a value that cannot be computed (no earlier period, zero or negative base) is null with a note. Expected: lin, chg, ch1, pch, pc1, pca, cch, cca, log. */
         units?: 'lin' | 'chg' | 'ch1' | 'pch' | 'pc1' | 'pca' | 'cch' | 'cca' | 'log';
@@ -3039,7 +3039,7 @@ export interface operations {
         sort_order?: 'asc' | 'desc';
         /** @description Response format: json (default) or csv (RFC 4180 with a header row). Expected: json or csv. `csv` is the same request as GET `/api/v1/macro/{slug}/revisions.csv` (operation getMacroRevisionsCsv), where its `text/csv` response is described; this operation's 200 is described as `application/json` only, so that generated clients can type it. */
         format?: 'json' | 'csv';
-        /** @description The row fields to return, comma-separated (period,value,observed_at): each row keeps these, in the row's own order, with their types; meta is unchanged. CSV: the header's columns (a dotted column goes with its first name). Any order, each name once; a name the rows do not have is a 400 listing theirs. Expected: a comma-separated list of the rows' field names, each once, such as period,value. */
+        /** @description Row fields to return, comma-separated (period,value): each row keeps these, in the row's order; CSV: header columns (categories keeps categories.*). Unknown names: 400 listing the row's. Expected: the rows' field names, comma-separated, each once. */
         fields?: string;
         /** @description Layout of the revisions endpoints (docs/api/revisions.md): list (default) one row per period with its first release, every later revision with its change, and the latest; triangle one row per period with one value per vintage (meta.vintages), the value in force at that vintage. At most 500 vintages in a triangle: more is a 400 asking for a narrower from/to or an earlier as_of. Expected: list or triangle. */
         shape?: 'list' | 'triangle';
@@ -3110,7 +3110,7 @@ export interface operations {
         cursor?: string;
         /** @description Row order (FRED's sort_order): asc (default) oldest period first, desc newest period first (the revisions of a period newest first too). With limit, desc gives the latest N; the cursor continues in the same order. Expected: asc or desc. */
         sort_order?: 'asc' | 'desc';
-        /** @description The row fields to return, comma-separated (period,value,observed_at): each row keeps these, in the row's own order, with their types; meta is unchanged. CSV: the header's columns (a dotted column goes with its first name). Any order, each name once; a name the rows do not have is a 400 listing theirs. Expected: a comma-separated list of the rows' field names, each once, such as period,value. */
+        /** @description Row fields to return, comma-separated (period,value): each row keeps these, in the row's order; CSV: header columns (categories keeps categories.*). Unknown names: 400 listing the row's. Expected: the rows' field names, comma-separated, each once. */
         fields?: string;
         /** @description Layout of the revisions endpoints (docs/api/revisions.md): list (default) one row per period with its first release, every later revision with its change, and the latest; triangle one row per period with one value per vintage (meta.vintages), the value in force at that vintage. At most 500 vintages in a triangle: more is a 400 asking for a narrower from/to or an earlier as_of. Expected: list or triangle. */
         shape?: 'list' | 'triangle';
@@ -3337,7 +3337,7 @@ export interface operations {
         sort_order?: 'asc' | 'desc';
         /** @description Response format: json (default) or csv (RFC 4180 with a header row). Expected: json or csv. `csv` is the same request as GET `/api/v1/observations.csv` (operation getObservationsCsv), where its `text/csv` response is described; this operation's 200 is described as `application/json` only, so that generated clients can type it. */
         format?: 'json' | 'csv';
-        /** @description The row fields to return, comma-separated (period,value,observed_at): each row keeps these, in the row's own order, with their types; meta is unchanged. CSV: the header's columns (a dotted column goes with its first name). Any order, each name once; a name the rows do not have is a 400 listing theirs. Expected: a comma-separated list of the rows' field names, each once, such as period,value. */
+        /** @description Row fields to return, comma-separated (period,value): each row keeps these, in the row's order; CSV: header columns (categories keeps categories.*). Unknown names: 400 listing the row's. Expected: the rows' field names, comma-separated, each once. */
         fields?: string;
         /** @description FRED's units transformation of the values in force at as_of, after any aggregation (docs/api/transforms.md): lin levels (default), chg change, ch1 change from a year ago, pch percent change, pc1 percent change from a year ago, pca compounded annual rate, cch continuously compounded rate, cca continuously compounded annual rate, log natural log. With units, frequency or aggregation the reply is one row per period (not every revision); a value that cannot be computed (no earlier period, zero or negative base) is null with a note. Expected: lin, chg, ch1, pch, pc1, pca, cch, cca, log. */
         units?: 'lin' | 'chg' | 'ch1' | 'pch' | 'pc1' | 'pca' | 'cch' | 'cca' | 'log';
@@ -3418,7 +3418,7 @@ export interface operations {
         cursor?: string;
         /** @description Row order (FRED's sort_order): asc (default) oldest period first, desc newest period first (the revisions of a period newest first too). With limit, desc gives the latest N; the cursor continues in the same order. Expected: asc or desc. */
         sort_order?: 'asc' | 'desc';
-        /** @description The row fields to return, comma-separated (period,value,observed_at): each row keeps these, in the row's own order, with their types; meta is unchanged. CSV: the header's columns (a dotted column goes with its first name). Any order, each name once; a name the rows do not have is a 400 listing theirs. Expected: a comma-separated list of the rows' field names, each once, such as period,value. */
+        /** @description Row fields to return, comma-separated (period,value): each row keeps these, in the row's order; CSV: header columns (categories keeps categories.*). Unknown names: 400 listing the row's. Expected: the rows' field names, comma-separated, each once. */
         fields?: string;
         /** @description FRED's units transformation of the values in force at as_of, after any aggregation (docs/api/transforms.md): lin levels (default), chg change, ch1 change from a year ago, pch percent change, pc1 percent change from a year ago, pca compounded annual rate, cch continuously compounded rate, cca continuously compounded annual rate, log natural log. With units, frequency or aggregation the reply is one row per period (not every revision); a value that cannot be computed (no earlier period, zero or negative base) is null with a note. Expected: lin, chg, ch1, pch, pc1, pca, cch, cca, log. */
         units?: 'lin' | 'chg' | 'ch1' | 'pch' | 'pc1' | 'pca' | 'cch' | 'cca' | 'log';
@@ -3498,7 +3498,7 @@ export interface operations {
         sort_order?: 'asc' | 'desc';
         /** @description Response format: json (default) or csv (RFC 4180 with a header row). Expected: json or csv. `csv` is the same request as GET `/api/v1/observations/revisions.csv` (operation getObservationsRevisionsCsv), where its `text/csv` response is described; this operation's 200 is described as `application/json` only, so that generated clients can type it. */
         format?: 'json' | 'csv';
-        /** @description The row fields to return, comma-separated (period,value,observed_at): each row keeps these, in the row's own order, with their types; meta is unchanged. CSV: the header's columns (a dotted column goes with its first name). Any order, each name once; a name the rows do not have is a 400 listing theirs. Expected: a comma-separated list of the rows' field names, each once, such as period,value. */
+        /** @description Row fields to return, comma-separated (period,value): each row keeps these, in the row's order; CSV: header columns (categories keeps categories.*). Unknown names: 400 listing the row's. Expected: the rows' field names, comma-separated, each once. */
         fields?: string;
         /** @description Layout of the revisions endpoints (docs/api/revisions.md): list (default) one row per period with its first release, every later revision with its change, and the latest; triangle one row per period with one value per vintage (meta.vintages), the value in force at that vintage. At most 500 vintages in a triangle: more is a 400 asking for a narrower from/to or an earlier as_of. Expected: list or triangle. */
         shape?: 'list' | 'triangle';
@@ -3568,7 +3568,7 @@ export interface operations {
         cursor?: string;
         /** @description Row order (FRED's sort_order): asc (default) oldest period first, desc newest period first (the revisions of a period newest first too). With limit, desc gives the latest N; the cursor continues in the same order. Expected: asc or desc. */
         sort_order?: 'asc' | 'desc';
-        /** @description The row fields to return, comma-separated (period,value,observed_at): each row keeps these, in the row's own order, with their types; meta is unchanged. CSV: the header's columns (a dotted column goes with its first name). Any order, each name once; a name the rows do not have is a 400 listing theirs. Expected: a comma-separated list of the rows' field names, each once, such as period,value. */
+        /** @description Row fields to return, comma-separated (period,value): each row keeps these, in the row's order; CSV: header columns (categories keeps categories.*). Unknown names: 400 listing the row's. Expected: the rows' field names, comma-separated, each once. */
         fields?: string;
         /** @description Layout of the revisions endpoints (docs/api/revisions.md): list (default) one row per period with its first release, every later revision with its change, and the latest; triangle one row per period with one value per vintage (meta.vintages), the value in force at that vintage. At most 500 vintages in a triangle: more is a 400 asking for a narrower from/to or an earlier as_of. Expected: list or triangle. */
         shape?: 'list' | 'triangle';
@@ -3640,7 +3640,7 @@ export interface operations {
         sort_order?: 'asc' | 'desc';
         /** @description Response format: json (default) or csv (RFC 4180 with a header row). Expected: json or csv. `csv` is the same request as GET `/api/v1/observations/aligned.csv` (operation getObservationsAlignedCsv), where its `text/csv` response is described; this operation's 200 is described as `application/json` only, so that generated clients can type it. */
         format?: 'json' | 'csv';
-        /** @description The row fields to return, comma-separated (period,value,observed_at): each row keeps these, in the row's own order, with their types; meta is unchanged. CSV: the header's columns (a dotted column goes with its first name). Any order, each name once; a name the rows do not have is a 400 listing theirs. Expected: a comma-separated list of the rows' field names, each once, such as period,value. */
+        /** @description Row fields to return, comma-separated (period,value): each row keeps these, in the row's order; CSV: header columns (categories keeps categories.*). Unknown names: 400 listing the row's. Expected: the rows' field names, comma-separated, each once. */
         fields?: string;
       };
       header?: {
@@ -3791,7 +3791,7 @@ export interface operations {
         cursor?: string;
         /** @description Row order (FRED's sort_order): asc (default) oldest period first, desc newest period first (the revisions of a period newest first too). With limit, desc gives the latest N; the cursor continues in the same order. Expected: asc or desc. */
         sort_order?: 'asc' | 'desc';
-        /** @description The row fields to return, comma-separated (period,value,observed_at): each row keeps these, in the row's own order, with their types; meta is unchanged. CSV: the header's columns (a dotted column goes with its first name). Any order, each name once; a name the rows do not have is a 400 listing theirs. Expected: a comma-separated list of the rows' field names, each once, such as period,value. */
+        /** @description Row fields to return, comma-separated (period,value): each row keeps these, in the row's order; CSV: header columns (categories keeps categories.*). Unknown names: 400 listing the row's. Expected: the rows' field names, comma-separated, each once. */
         fields?: string;
       };
       header?: {
@@ -4061,7 +4061,7 @@ export interface operations {
         realtime_end?: string;
         /** @description Row order (FRED's sort_order): asc (default) oldest period first, desc newest period first (the revisions of a period newest first too). With limit, desc gives the latest N; the cursor continues in the same order. Expected: asc or desc. */
         sort_order?: 'asc' | 'desc';
-        /** @description The row fields to return, comma-separated (period,value,observed_at): each row keeps these, in the row's own order, with their types; meta is unchanged. CSV: the header's columns (a dotted column goes with its first name). Any order, each name once; a name the rows do not have is a 400 listing theirs. Expected: a comma-separated list of the rows' field names, each once, such as period,value. */
+        /** @description Row fields to return, comma-separated (period,value): each row keeps these, in the row's order; CSV: header columns (categories keeps categories.*). Unknown names: 400 listing the row's. Expected: the rows' field names, comma-separated, each once. */
         fields?: string;
       };
       header?: {
@@ -4172,7 +4172,7 @@ export interface operations {
         cursor?: string;
         /** @description Response format: json (default) or csv (RFC 4180 with a header row, the rows of data only); no key needed. Expected: json or csv. `csv` is the same request as GET `/api/v1/series/{slug}.csv` (operation getSeriesHistoryCsv), where its `text/csv` response is described; this operation's 200 is described as `application/json` only, so that generated clients can type it. */
         format?: 'json' | 'csv';
-        /** @description The row fields to return, comma-separated (period,value,observed_at): each row keeps these, in the row's own order, with their types; meta is unchanged. CSV: the header's columns (a dotted column goes with its first name). Any order, each name once; a name the rows do not have is a 400 listing theirs. Expected: a comma-separated list of the rows' field names, each once, such as period,value. */
+        /** @description Row fields to return, comma-separated (period,value): each row keeps these, in the row's order; CSV: header columns (categories keeps categories.*). Unknown names: 400 listing the row's. Expected: the rows' field names, comma-separated, each once. */
         fields?: string;
       };
       header?: {
@@ -4308,7 +4308,7 @@ export interface operations {
         limit?: number;
         /** @description Opaque cursor from meta.next_cursor of the previous page. Expected: the opaque value of meta.next_cursor. */
         cursor?: string;
-        /** @description The row fields to return, comma-separated (period,value,observed_at): each row keeps these, in the row's own order, with their types; meta is unchanged. CSV: the header's columns (a dotted column goes with its first name). Any order, each name once; a name the rows do not have is a 400 listing theirs. Expected: a comma-separated list of the rows' field names, each once, such as period,value. */
+        /** @description Row fields to return, comma-separated (period,value): each row keeps these, in the row's order; CSV: header columns (categories keeps categories.*). Unknown names: 400 listing the row's. Expected: the rows' field names, comma-separated, each once. */
         fields?: string;
       };
       header?: {
@@ -4458,7 +4458,7 @@ export interface operations {
         from?: string;
         /** @description Last day of the time series (YYYY-MM-DD; default: the latest reference date). Needs from. Expected: a real calendar day YYYY-MM-DD, not after today (UTC). */
         to?: string;
-        /** @description The row fields to return, comma-separated (period,value,observed_at): each row keeps these, in the row's own order, with their types; meta is unchanged. CSV: the header's columns (a dotted column goes with its first name). Any order, each name once; a name the rows do not have is a 400 listing theirs. Expected: a comma-separated list of the rows' field names, each once, such as period,value. */
+        /** @description Row fields to return, comma-separated (period,value): each row keeps these, in the row's order; CSV: header columns (categories keeps categories.*). Unknown names: 400 listing the row's. Expected: the rows' field names, comma-separated, each once. */
         fields?: string;
       };
       header?: {
@@ -4635,7 +4635,7 @@ export interface operations {
         base?: string;
         /** @description Units of base to convert (default 1): every rate is amount x EUR->quote / EUR->base, computed exactly and rounded half away from zero to 6 significant digits (meta.rounding). Expected: a positive decimal number such as 100 or 12.5 (at most 12 digits before the point and 6 after). */
         amount?: string;
-        /** @description The row fields to return, comma-separated (period,value,observed_at): each row keeps these, in the row's own order, with their types; meta is unchanged. CSV: the header's columns (a dotted column goes with its first name). Any order, each name once; a name the rows do not have is a 400 listing theirs. Expected: a comma-separated list of the rows' field names, each once, such as period,value. */
+        /** @description Row fields to return, comma-separated (period,value): each row keeps these, in the row's order; CSV: header columns (categories keeps categories.*). Unknown names: 400 listing the row's. Expected: the rows' field names, comma-separated, each once. */
         fields?: string;
       };
       header?: {
@@ -5301,7 +5301,7 @@ export interface operations {
         since: string;
         /** @description Response format: json (default) or csv (RFC 4180 with a header row, the rows of data only); no key needed. Expected: json or csv. `csv` is the same request as GET `/api/v1/changes.csv` (operation getChangesCsv), where its `text/csv` response is described; this operation's 200 is described as `application/json` only, so that generated clients can type it. */
         format?: 'json' | 'csv';
-        /** @description The row fields to return, comma-separated (period,value,observed_at): each row keeps these, in the row's own order, with their types; meta is unchanged. CSV: the header's columns (a dotted column goes with its first name). Any order, each name once; a name the rows do not have is a 400 listing theirs. Expected: a comma-separated list of the rows' field names, each once, such as period,value. */
+        /** @description Row fields to return, comma-separated (period,value): each row keeps these, in the row's order; CSV: header columns (categories keeps categories.*). Unknown names: 400 listing the row's. Expected: the rows' field names, comma-separated, each once. */
         fields?: string;
       };
       header?: {
@@ -5435,7 +5435,7 @@ export interface operations {
       query: {
         /** @description Snapshot id of the change feed (docs/api/changes.md): what changed from that snapshot to the one in service. Keep meta.current.id of each answer and ask again with it. The ids the store still holds are listed in /api/v1/status (snapshots); an unknown or pruned id is a 400 that lists them. Expected: a snapshot id such as 20261123T120000Z-0123abcd that the store still holds. */
         since: string;
-        /** @description The row fields to return, comma-separated (period,value,observed_at): each row keeps these, in the row's own order, with their types; meta is unchanged. CSV: the header's columns (a dotted column goes with its first name). Any order, each name once; a name the rows do not have is a 400 listing theirs. Expected: a comma-separated list of the rows' field names, each once, such as period,value. */
+        /** @description Row fields to return, comma-separated (period,value): each row keeps these, in the row's order; CSV: header columns (categories keeps categories.*). Unknown names: 400 listing the row's. Expected: the rows' field names, comma-separated, each once. */
         fields?: string;
       };
       header?: {
