@@ -19,7 +19,7 @@ export const COT_REPORTS_ROUTE: RouteDefinition = {
     "public window (each market's 12 most recent reports); an older date needs a key holding cot:history " +
     '(401 without a key, 403 with another key), as every COT report does. Rendered by the server.',
   access: { kind: 'public-or-scope', scope: 'cot:history' },
-  query: ['report_date', 'report_type'],
+  query: ['report_date', 'report_type', 'fields'],
   maxAge: 300,
   prerender: 'none',
   params: {

@@ -35,7 +35,7 @@ export const FX_ROUTES: readonly RouteDefinition[] = [
       'ranges and amounts are rendered by the server, with the same envelope and caching. The same time ' +
       'series by path: /api/v1/fx/ecb/{dates}.',
     access: { kind: 'public' },
-    query: ['currency', 'symbols', 'base', 'amount', 'date', 'from', 'to'],
+    query: ['currency', 'symbols', 'base', 'amount', 'date', 'from', 'to', 'fields'],
     maxAge: FX_MAX_AGE,
     prerender: 'filters',
     params: { currency: FX_CURRENCY_PARAM, ...FX_RANGE_PARAMS },
@@ -52,7 +52,7 @@ export const FX_ROUTES: readonly RouteDefinition[] = [
       `latest reference date), \`latest\` the latest rates; the same body. ${RATES_DESCRIPTION} Rendered by ` +
       'the server (static hosts proxy it).',
     access: { kind: 'public' },
-    query: ['currency', 'symbols', 'base', 'amount'],
+    query: ['currency', 'symbols', 'base', 'amount', 'fields'],
     maxAge: FX_MAX_AGE,
     prerender: 'none',
     params: { currency: FX_CURRENCY_PARAM, slug: FX_DATES_PARAM },

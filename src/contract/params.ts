@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { EVENT_TYPES } from '../events/event.ts';
 import { isRealPeriod, PERIOD_FILTER_FORMS } from '../model/period-range.ts';
 import { COT_PARAMS } from './cot-params.ts';
+import { FIELDS_PARAMS } from './fields-param.ts';
 import { DAY, FX_MAX_CURRENCIES, FX_PARAMS } from './fx-params.ts';
 import { INSTANT_FORMS, INSTANT_PATTERN, isRealDay, normaliseInstant } from './instant.ts';
 import type { ParamSpec } from './param-spec.ts';
@@ -257,6 +258,7 @@ export const PARAMS = {
   ...COT_PARAMS,
   ...SEARCH_PARAMS,
   ...VINTAGE_PARAMS,
+  ...FIELDS_PARAMS,
 } satisfies Record<string, ParamSpec>;
 
 /**

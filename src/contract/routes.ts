@@ -29,6 +29,7 @@ const HISTORY: readonly ParamName[] = [
   'cursor',
   'sort_order',
   'format',
+  'fields',
 ];
 /** The transforms of endpoints 5 and 8 (docs/api/transforms.md). */
 const TRANSFORMS: readonly ParamName[] = ['units', 'frequency', 'aggregation'];
@@ -53,7 +54,7 @@ const REVISIONS_DESCRIPTION =
 const VINTAGES_DESCRIPTION =
   'With realtime_start/realtime_end, output_type or vintage_dates (ALFRED, docs/api/vintages.md): meta.view = ' +
   'vintages, rows of period, value, realtime_start, realtime_end (days in St. Louis time); one page, from/to ' +
-  'and sort_order apply; as_of, units/frequency/aggregation, limit, cursor and format=csv do not combine with them (400 naming both).';
+  'and sort_order apply; format=csv gives the same rows as period,value,realtime_start,realtime_end; as_of, units/frequency/aggregation, limit and cursor do not combine with them (400 naming both).';
 const LATEST_MAX_AGE = 300;
 
 /** Keyed-only history parameters made public on a route (endpoint 15's range, order and paging). */
@@ -241,7 +242,17 @@ export const ROUTES: readonly RouteDefinition[] = [
       'Without a key too: from/to (FRED: observation_start/observation_end), sort_order=desc (newest first) and limit with cursor (limit=1&sort_order=desc: the latest value); the plain path is a pre-rendered file, a request with parameters is answered by the server. ' +
       'The slug is the series slug of /api/v1/series (history_url). Licensed or proprietary series, and series without data, are 404. Every revision, as_of and units (transforms) stay keyed: /api/v1/macro/{slug} and /api/v1/observations.',
     access: { kind: 'public' },
-    query: ['from', 'to', 'observation_start', 'observation_end', 'sort_order', 'limit', 'cursor', 'format'],
+    query: [
+      'from',
+      'to',
+      'observation_start',
+      'observation_end',
+      'sort_order',
+      'limit',
+      'cursor',
+      'format',
+      'fields',
+    ],
     maxAge: LATEST_MAX_AGE,
     prerender: 'per-slug',
     // The public history is public with its range, order and paging, and in CSV too: no key here.
@@ -361,7 +372,7 @@ export const ROUTES: readonly RouteDefinition[] = [
       'the catalog holds, so no paging. since = the current id answers no changes. Not pre-rendered: the ' +
       'server answers it (static hosts proxy it). Incremental sync: docs/api/changes.md.',
     access: { kind: 'public-or-scope', scope: 'observations:read' },
-    query: ['since', 'format'],
+    query: ['since', 'format', 'fields'],
     maxAge: 60,
     prerender: 'none',
     // The feed is public in CSV too: no key for format here.

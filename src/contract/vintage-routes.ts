@@ -17,7 +17,7 @@ export const VINTAGE_DATES_ROUTE: RouteDefinition = {
     '/api/v1/macro/{slug}), within realtime_start/realtime_end (default: every one), oldest first or ' +
     'newest first with sort_order=desc. A series the catalog does not list is 404. Keyed: observations:read.',
   access: { kind: 'scope', scope: 'observations:read' },
-  query: ['realtime_start', 'realtime_end', 'sort_order'],
+  query: ['realtime_start', 'realtime_end', 'sort_order', 'fields'],
   maxAge: 0,
   prerender: 'none',
 };

@@ -30,6 +30,11 @@ export function presentObservation(row: ObservationRow) {
   };
 }
 
+/** The fields of a presented revision, in their order: in_force last, the one a page decides. */
+export const OBSERVATION_FIELDS = Object.keys(
+  presentObservation({ in_force: false } as ObservationRow),
+) as ReadonlyArray<keyof ReturnType<typeof presentObservation>>;
+
 /** A series' revisions in (period, revision_number) order. */
 export interface RevisionBlock {
   count: number;

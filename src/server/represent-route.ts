@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { eventLogOf } from '../api/v1/events.ts';
+import { selectFields } from '../api/v1/field-selection.ts';
 import { historyCsvBody, historyJsonBody, readHistoryPageBytes } from '../api/v1/history-bytes.ts';
 import { renderReleasesIcs } from '../api/v1/releases-ics.ts';
 import { renderDataCsv, renderPayload } from '../api/v1/render.ts';
@@ -98,7 +99,7 @@ export async function renderRepresentation(
     const etag = etagOf(route, params, view, chosen.content);
     const link = nextLink(url, chosen.meta.next_cursor);
     if (namesExactly(ifNoneMatch, etag)) return withoutBody(etag, contentType, link);
-    const body = csv ? historyCsvBody(db, route, chosen) : historyJsonBody(chosen);
+    const body = csv ? historyCsvBody(db, route, chosen) : historyJsonBody(db, chosen);
     return { body, ...compressBody(body), etag, contentType, link };
   }
   // The clock routes' bodies change within the hour they are cached for: their ETag is their bytes'.
@@ -108,12 +109,17 @@ export async function renderRepresentation(
       : etagOf(route, params, view, `${db.id}${logEnd(route, db)}`);
   // No 304 before the payload here: a payload may still refuse the request (a COT report date
   // beyond the public window without cot:history), and a refusal must not become a 304.
-  const envelope = await renderPayload(db, route, params, {
-    now,
-    ...view,
-    authenticated: view.authenticated ?? false,
-    replica,
-  });
+  // `fields` selects from the payload's rows before they are serialised (field-selection.ts).
+  const { envelope, fields } = selectFields(
+    route,
+    params,
+    await renderPayload(db, route, params, {
+      now,
+      ...view,
+      authenticated: view.authenticated ?? false,
+      replica,
+    }),
+  );
   if (route.mediaType === 'text/calendar') {
     const body = Buffer.from(renderReleasesIcs(envelope));
     return {
@@ -126,7 +132,7 @@ export async function renderRepresentation(
   }
   const body = Buffer.from(
     csv
-      ? renderDataCsv(route, envelope)
+      ? renderDataCsv(route, envelope, fields)
       : `{"data":${JSON.stringify(envelope.data) ?? 'null'},"meta":${JSON.stringify(envelope.meta)}}`,
   );
   return {

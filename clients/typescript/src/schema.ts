@@ -166,7 +166,7 @@ export interface paths {
     };
     /**
      * History of one macro series, with every revision record
-     * @description Every revision of every period, oldest period first; as_of reconstructs what was known at an instant. With units, frequency or aggregation (FRED-style transforms, docs/api/transforms.md): one row per period of the values in force at as_of, aggregated, then transformed (meta.view = transformed). With realtime_start/realtime_end, output_type or vintage_dates (ALFRED, docs/api/vintages.md): meta.view = vintages, rows of period, value, realtime_start, realtime_end (days in St. Louis time); one page, from/to and sort_order apply; as_of, units/frequency/aggregation, limit, cursor and format=csv do not combine with them (400 naming both).
+     * @description Every revision of every period, oldest period first; as_of reconstructs what was known at an instant. With units, frequency or aggregation (FRED-style transforms, docs/api/transforms.md): one row per period of the values in force at as_of, aggregated, then transformed (meta.view = transformed). With realtime_start/realtime_end, output_type or vintage_dates (ALFRED, docs/api/vintages.md): meta.view = vintages, rows of period, value, realtime_start, realtime_end (days in St. Louis time); one page, from/to and sort_order apply; format=csv gives the same rows as period,value,realtime_start,realtime_end; as_of, units/frequency/aggregation, limit and cursor do not combine with them (400 naming both).
      *
      *     Needs a key with scope `macro:history`. Responses are never cached (`private, no-store`). Endpoint 5 of the interface specification.
      */
@@ -188,7 +188,7 @@ export interface paths {
     };
     /**
      * History of one macro series, with every revision record (CSV)
-     * @description Every revision of every period, oldest period first; as_of reconstructs what was known at an instant. With units, frequency or aggregation (FRED-style transforms, docs/api/transforms.md): one row per period of the values in force at as_of, aggregated, then transformed (meta.view = transformed). With realtime_start/realtime_end, output_type or vintage_dates (ALFRED, docs/api/vintages.md): meta.view = vintages, rows of period, value, realtime_start, realtime_end (days in St. Louis time); one page, from/to and sort_order apply; as_of, units/frequency/aggregation, limit, cursor and format=csv do not combine with them (400 naming both).
+     * @description Every revision of every period, oldest period first; as_of reconstructs what was known at an instant. With units, frequency or aggregation (FRED-style transforms, docs/api/transforms.md): one row per period of the values in force at as_of, aggregated, then transformed (meta.view = transformed). With realtime_start/realtime_end, output_type or vintage_dates (ALFRED, docs/api/vintages.md): meta.view = vintages, rows of period, value, realtime_start, realtime_end (days in St. Louis time); one page, from/to and sort_order apply; format=csv gives the same rows as period,value,realtime_start,realtime_end; as_of, units/frequency/aggregation, limit and cursor do not combine with them (400 naming both).
      *
      *     The CSV form of getMacroSeries: the same request as `/api/v1/macro/{slug}?format=csv` (the interface specification's form, which answers the same response), with the same parameters but `format` (400 here: the path asks for CSV). Needs a key with scope `macro:history`. Responses are never cached (`private, no-store`). Endpoint 5 of the interface specification.
      */
@@ -298,7 +298,7 @@ export interface paths {
     };
     /**
      * Raw observations with full provenance and all revisions
-     * @description Every revision of every period of one series with its provenance; with as_of, only what had been observed by then, the revision in force marked in_force. With units, frequency or aggregation (FRED-style transforms, docs/api/transforms.md): one row per period of the values in force at as_of, aggregated, then transformed (meta.view = transformed). With realtime_start/realtime_end, output_type or vintage_dates (ALFRED, docs/api/vintages.md): meta.view = vintages, rows of period, value, realtime_start, realtime_end (days in St. Louis time); one page, from/to and sort_order apply; as_of, units/frequency/aggregation, limit, cursor and format=csv do not combine with them (400 naming both).
+     * @description Every revision of every period of one series with its provenance; with as_of, only what had been observed by then, the revision in force marked in_force. With units, frequency or aggregation (FRED-style transforms, docs/api/transforms.md): one row per period of the values in force at as_of, aggregated, then transformed (meta.view = transformed). With realtime_start/realtime_end, output_type or vintage_dates (ALFRED, docs/api/vintages.md): meta.view = vintages, rows of period, value, realtime_start, realtime_end (days in St. Louis time); one page, from/to and sort_order apply; format=csv gives the same rows as period,value,realtime_start,realtime_end; as_of, units/frequency/aggregation, limit and cursor do not combine with them (400 naming both).
      *
      *     Needs a key with scope `observations:read`. Responses are never cached (`private, no-store`). Endpoint 8 of the interface specification.
      */
@@ -320,7 +320,7 @@ export interface paths {
     };
     /**
      * Raw observations with full provenance and all revisions (CSV)
-     * @description Every revision of every period of one series with its provenance; with as_of, only what had been observed by then, the revision in force marked in_force. With units, frequency or aggregation (FRED-style transforms, docs/api/transforms.md): one row per period of the values in force at as_of, aggregated, then transformed (meta.view = transformed). With realtime_start/realtime_end, output_type or vintage_dates (ALFRED, docs/api/vintages.md): meta.view = vintages, rows of period, value, realtime_start, realtime_end (days in St. Louis time); one page, from/to and sort_order apply; as_of, units/frequency/aggregation, limit, cursor and format=csv do not combine with them (400 naming both).
+     * @description Every revision of every period of one series with its provenance; with as_of, only what had been observed by then, the revision in force marked in_force. With units, frequency or aggregation (FRED-style transforms, docs/api/transforms.md): one row per period of the values in force at as_of, aggregated, then transformed (meta.view = transformed). With realtime_start/realtime_end, output_type or vintage_dates (ALFRED, docs/api/vintages.md): meta.view = vintages, rows of period, value, realtime_start, realtime_end (days in St. Louis time); one page, from/to and sort_order apply; format=csv gives the same rows as period,value,realtime_start,realtime_end; as_of, units/frequency/aggregation, limit and cursor do not combine with them (400 naming both).
      *
      *     The CSV form of getObservations: the same request as `/api/v1/observations?format=csv` (the interface specification's form, which answers the same response), with the same parameters but `format` (400 here: the path asks for CSV). Needs a key with scope `observations:read`. Responses are never cached (`private, no-store`). Endpoint 8 of the interface specification.
      */
@@ -2485,6 +2485,8 @@ export interface operations {
         sort_order?: 'asc' | 'desc';
         /** @description Response format: json (default) or csv (RFC 4180 with a header row). Expected: json or csv. Only with a key holding `cot:history` (without one: 401, with another key: 403). `csv` is the same request as GET `/api/v1/markets/cot/{slug}.csv` (operation getCotMarketCsv), where its `text/csv` response is described; this operation's 200 is described as `application/json` only, so that generated clients can type it. */
         format?: 'json' | 'csv';
+        /** @description Row fields to return, comma-separated (period,value): each row keeps these, in the row's order; CSV: header columns (categories keeps categories.*). Unknown names: 400 listing the row's. Expected: the rows' field names, comma-separated, each once. */
+        fields?: string;
       };
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
@@ -2563,6 +2565,8 @@ export interface operations {
         cursor?: string;
         /** @description Row order (FRED's sort_order): asc (default) oldest period first, desc newest period first (the revisions of a period newest first too). With limit, desc gives the latest N; the cursor continues in the same order. Expected: asc or desc. Only with a key holding `cot:history` (without one: 401, with another key: 403). */
         sort_order?: 'asc' | 'desc';
+        /** @description Row fields to return, comma-separated (period,value): each row keeps these, in the row's order; CSV: header columns (categories keeps categories.*). Unknown names: 400 listing the row's. Expected: the rows' field names, comma-separated, each once. */
+        fields?: string;
       };
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
@@ -2621,6 +2625,8 @@ export interface operations {
           | 'disaggregated_combined'
           | 'tff_combined'
           | 'cit';
+        /** @description Row fields to return, comma-separated (period,value): each row keeps these, in the row's order; CSV: header columns (categories keeps categories.*). Unknown names: 400 listing the row's. Expected: the rows' field names, comma-separated, each once. */
+        fields?: string;
       };
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
@@ -2870,6 +2876,8 @@ export interface operations {
         sort_order?: 'asc' | 'desc';
         /** @description Response format: json (default) or csv (RFC 4180 with a header row). Expected: json or csv. `csv` is the same request as GET `/api/v1/macro/{slug}.csv` (operation getMacroSeriesCsv), where its `text/csv` response is described; this operation's 200 is described as `application/json` only, so that generated clients can type it. */
         format?: 'json' | 'csv';
+        /** @description Row fields to return, comma-separated (period,value): each row keeps these, in the row's order; CSV: header columns (categories keeps categories.*). Unknown names: 400 listing the row's. Expected: the rows' field names, comma-separated, each once. */
+        fields?: string;
         /** @description FRED's units transformation of the values in force at as_of, after any aggregation (docs/api/transforms.md): lin levels (default), chg change, ch1 change from a year ago, pch percent change, pc1 percent change from a year ago, pca compounded annual rate, cch continuously compounded rate, cca continuously compounded annual rate, log natural log. With units, frequency or aggregation the reply is one row per period (not every revision); a value that cannot be computed (no earlier period, zero or negative base) is null with a note. Expected: lin, chg, ch1, pch, pc1, pca, cch, cca, log. */
         units?: 'lin' | 'chg' | 'ch1' | 'pch' | 'pc1' | 'pca' | 'cch' | 'cca' | 'log';
         /** @description Aggregate the values in force at as_of to a coarser frequency before units: w (weeks ending Friday, for daily series), m (monthly, for daily and weekly series), q (quarterly), a (annual); only frequencies coarser than the series' own (docs/api/transforms.md). Expected: w, m, q, a, coarser than the series' own frequency. */
@@ -2950,6 +2958,8 @@ export interface operations {
         cursor?: string;
         /** @description Row order (FRED's sort_order): asc (default) oldest period first, desc newest period first (the revisions of a period newest first too). With limit, desc gives the latest N; the cursor continues in the same order. Expected: asc or desc. */
         sort_order?: 'asc' | 'desc';
+        /** @description Row fields to return, comma-separated (period,value): each row keeps these, in the row's order; CSV: header columns (categories keeps categories.*). Unknown names: 400 listing the row's. Expected: the rows' field names, comma-separated, each once. */
+        fields?: string;
         /** @description FRED's units transformation of the values in force at as_of, after any aggregation (docs/api/transforms.md): lin levels (default), chg change, ch1 change from a year ago, pch percent change, pc1 percent change from a year ago, pca compounded annual rate, cch continuously compounded rate, cca continuously compounded annual rate, log natural log. With units, frequency or aggregation the reply is one row per period (not every revision); a value that cannot be computed (no earlier period, zero or negative base) is null with a note. Expected: lin, chg, ch1, pch, pc1, pca, cch, cca, log. */
         units?: 'lin' | 'chg' | 'ch1' | 'pch' | 'pc1' | 'pca' | 'cch' | 'cca' | 'log';
         /** @description Aggregate the values in force at as_of to a coarser frequency before units: w (weeks ending Friday, for daily series), m (monthly, for daily and weekly series), q (quarterly), a (annual); only frequencies coarser than the series' own (docs/api/transforms.md). Expected: w, m, q, a, coarser than the series' own frequency. */
@@ -3029,6 +3039,8 @@ export interface operations {
         sort_order?: 'asc' | 'desc';
         /** @description Response format: json (default) or csv (RFC 4180 with a header row). Expected: json or csv. `csv` is the same request as GET `/api/v1/macro/{slug}/revisions.csv` (operation getMacroRevisionsCsv), where its `text/csv` response is described; this operation's 200 is described as `application/json` only, so that generated clients can type it. */
         format?: 'json' | 'csv';
+        /** @description Row fields to return, comma-separated (period,value): each row keeps these, in the row's order; CSV: header columns (categories keeps categories.*). Unknown names: 400 listing the row's. Expected: the rows' field names, comma-separated, each once. */
+        fields?: string;
         /** @description Layout of the revisions endpoints (docs/api/revisions.md): list (default) one row per period with its first release, every later revision with its change, and the latest; triangle one row per period with one value per vintage (meta.vintages), the value in force at that vintage. At most 500 vintages in a triangle: more is a 400 asking for a narrower from/to or an earlier as_of. Expected: list or triangle. */
         shape?: 'list' | 'triangle';
       };
@@ -3098,6 +3110,8 @@ export interface operations {
         cursor?: string;
         /** @description Row order (FRED's sort_order): asc (default) oldest period first, desc newest period first (the revisions of a period newest first too). With limit, desc gives the latest N; the cursor continues in the same order. Expected: asc or desc. */
         sort_order?: 'asc' | 'desc';
+        /** @description Row fields to return, comma-separated (period,value): each row keeps these, in the row's order; CSV: header columns (categories keeps categories.*). Unknown names: 400 listing the row's. Expected: the rows' field names, comma-separated, each once. */
+        fields?: string;
         /** @description Layout of the revisions endpoints (docs/api/revisions.md): list (default) one row per period with its first release, every later revision with its change, and the latest; triangle one row per period with one value per vintage (meta.vintages), the value in force at that vintage. At most 500 vintages in a triangle: more is a 400 asking for a narrower from/to or an earlier as_of. Expected: list or triangle. */
         shape?: 'list' | 'triangle';
       };
@@ -3323,6 +3337,8 @@ export interface operations {
         sort_order?: 'asc' | 'desc';
         /** @description Response format: json (default) or csv (RFC 4180 with a header row). Expected: json or csv. `csv` is the same request as GET `/api/v1/observations.csv` (operation getObservationsCsv), where its `text/csv` response is described; this operation's 200 is described as `application/json` only, so that generated clients can type it. */
         format?: 'json' | 'csv';
+        /** @description Row fields to return, comma-separated (period,value): each row keeps these, in the row's order; CSV: header columns (categories keeps categories.*). Unknown names: 400 listing the row's. Expected: the rows' field names, comma-separated, each once. */
+        fields?: string;
         /** @description FRED's units transformation of the values in force at as_of, after any aggregation (docs/api/transforms.md): lin levels (default), chg change, ch1 change from a year ago, pch percent change, pc1 percent change from a year ago, pca compounded annual rate, cch continuously compounded rate, cca continuously compounded annual rate, log natural log. With units, frequency or aggregation the reply is one row per period (not every revision); a value that cannot be computed (no earlier period, zero or negative base) is null with a note. Expected: lin, chg, ch1, pch, pc1, pca, cch, cca, log. */
         units?: 'lin' | 'chg' | 'ch1' | 'pch' | 'pc1' | 'pca' | 'cch' | 'cca' | 'log';
         /** @description Aggregate the values in force at as_of to a coarser frequency before units: w (weeks ending Friday, for daily series), m (monthly, for daily and weekly series), q (quarterly), a (annual); only frequencies coarser than the series' own (docs/api/transforms.md). Expected: w, m, q, a, coarser than the series' own frequency. */
@@ -3402,6 +3418,8 @@ export interface operations {
         cursor?: string;
         /** @description Row order (FRED's sort_order): asc (default) oldest period first, desc newest period first (the revisions of a period newest first too). With limit, desc gives the latest N; the cursor continues in the same order. Expected: asc or desc. */
         sort_order?: 'asc' | 'desc';
+        /** @description Row fields to return, comma-separated (period,value): each row keeps these, in the row's order; CSV: header columns (categories keeps categories.*). Unknown names: 400 listing the row's. Expected: the rows' field names, comma-separated, each once. */
+        fields?: string;
         /** @description FRED's units transformation of the values in force at as_of, after any aggregation (docs/api/transforms.md): lin levels (default), chg change, ch1 change from a year ago, pch percent change, pc1 percent change from a year ago, pca compounded annual rate, cch continuously compounded rate, cca continuously compounded annual rate, log natural log. With units, frequency or aggregation the reply is one row per period (not every revision); a value that cannot be computed (no earlier period, zero or negative base) is null with a note. Expected: lin, chg, ch1, pch, pc1, pca, cch, cca, log. */
         units?: 'lin' | 'chg' | 'ch1' | 'pch' | 'pc1' | 'pca' | 'cch' | 'cca' | 'log';
         /** @description Aggregate the values in force at as_of to a coarser frequency before units: w (weeks ending Friday, for daily series), m (monthly, for daily and weekly series), q (quarterly), a (annual); only frequencies coarser than the series' own (docs/api/transforms.md). Expected: w, m, q, a, coarser than the series' own frequency. */
@@ -3480,6 +3498,8 @@ export interface operations {
         sort_order?: 'asc' | 'desc';
         /** @description Response format: json (default) or csv (RFC 4180 with a header row). Expected: json or csv. `csv` is the same request as GET `/api/v1/observations/revisions.csv` (operation getObservationsRevisionsCsv), where its `text/csv` response is described; this operation's 200 is described as `application/json` only, so that generated clients can type it. */
         format?: 'json' | 'csv';
+        /** @description Row fields to return, comma-separated (period,value): each row keeps these, in the row's order; CSV: header columns (categories keeps categories.*). Unknown names: 400 listing the row's. Expected: the rows' field names, comma-separated, each once. */
+        fields?: string;
         /** @description Layout of the revisions endpoints (docs/api/revisions.md): list (default) one row per period with its first release, every later revision with its change, and the latest; triangle one row per period with one value per vintage (meta.vintages), the value in force at that vintage. At most 500 vintages in a triangle: more is a 400 asking for a narrower from/to or an earlier as_of. Expected: list or triangle. */
         shape?: 'list' | 'triangle';
       };
@@ -3548,6 +3568,8 @@ export interface operations {
         cursor?: string;
         /** @description Row order (FRED's sort_order): asc (default) oldest period first, desc newest period first (the revisions of a period newest first too). With limit, desc gives the latest N; the cursor continues in the same order. Expected: asc or desc. */
         sort_order?: 'asc' | 'desc';
+        /** @description Row fields to return, comma-separated (period,value): each row keeps these, in the row's order; CSV: header columns (categories keeps categories.*). Unknown names: 400 listing the row's. Expected: the rows' field names, comma-separated, each once. */
+        fields?: string;
         /** @description Layout of the revisions endpoints (docs/api/revisions.md): list (default) one row per period with its first release, every later revision with its change, and the latest; triangle one row per period with one value per vintage (meta.vintages), the value in force at that vintage. At most 500 vintages in a triangle: more is a 400 asking for a narrower from/to or an earlier as_of. Expected: list or triangle. */
         shape?: 'list' | 'triangle';
       };
@@ -3618,6 +3640,8 @@ export interface operations {
         sort_order?: 'asc' | 'desc';
         /** @description Response format: json (default) or csv (RFC 4180 with a header row). Expected: json or csv. `csv` is the same request as GET `/api/v1/observations/aligned.csv` (operation getObservationsAlignedCsv), where its `text/csv` response is described; this operation's 200 is described as `application/json` only, so that generated clients can type it. */
         format?: 'json' | 'csv';
+        /** @description Row fields to return, comma-separated (period,value): each row keeps these, in the row's order; CSV: header columns (categories keeps categories.*). Unknown names: 400 listing the row's. Expected: the rows' field names, comma-separated, each once. */
+        fields?: string;
       };
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
@@ -3767,6 +3791,8 @@ export interface operations {
         cursor?: string;
         /** @description Row order (FRED's sort_order): asc (default) oldest period first, desc newest period first (the revisions of a period newest first too). With limit, desc gives the latest N; the cursor continues in the same order. Expected: asc or desc. */
         sort_order?: 'asc' | 'desc';
+        /** @description Row fields to return, comma-separated (period,value): each row keeps these, in the row's order; CSV: header columns (categories keeps categories.*). Unknown names: 400 listing the row's. Expected: the rows' field names, comma-separated, each once. */
+        fields?: string;
       };
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
@@ -4035,6 +4061,8 @@ export interface operations {
         realtime_end?: string;
         /** @description Row order (FRED's sort_order): asc (default) oldest period first, desc newest period first (the revisions of a period newest first too). With limit, desc gives the latest N; the cursor continues in the same order. Expected: asc or desc. */
         sort_order?: 'asc' | 'desc';
+        /** @description Row fields to return, comma-separated (period,value): each row keeps these, in the row's order; CSV: header columns (categories keeps categories.*). Unknown names: 400 listing the row's. Expected: the rows' field names, comma-separated, each once. */
+        fields?: string;
       };
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
@@ -4144,6 +4172,8 @@ export interface operations {
         cursor?: string;
         /** @description Response format: json (default) or csv (RFC 4180 with a header row, the rows of data only); no key needed. Expected: json or csv. `csv` is the same request as GET `/api/v1/series/{slug}.csv` (operation getSeriesHistoryCsv), where its `text/csv` response is described; this operation's 200 is described as `application/json` only, so that generated clients can type it. */
         format?: 'json' | 'csv';
+        /** @description Row fields to return, comma-separated (period,value): each row keeps these, in the row's order; CSV: header columns (categories keeps categories.*). Unknown names: 400 listing the row's. Expected: the rows' field names, comma-separated, each once. */
+        fields?: string;
       };
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
@@ -4278,6 +4308,8 @@ export interface operations {
         limit?: number;
         /** @description Opaque cursor from meta.next_cursor of the previous page. Expected: the opaque value of meta.next_cursor. */
         cursor?: string;
+        /** @description Row fields to return, comma-separated (period,value): each row keeps these, in the row's order; CSV: header columns (categories keeps categories.*). Unknown names: 400 listing the row's. Expected: the rows' field names, comma-separated, each once. */
+        fields?: string;
       };
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
@@ -4426,6 +4458,8 @@ export interface operations {
         from?: string;
         /** @description Last day of the time series (YYYY-MM-DD; default: the latest reference date). Needs from. Expected: a real calendar day YYYY-MM-DD, not after today (UTC). */
         to?: string;
+        /** @description Row fields to return, comma-separated (period,value): each row keeps these, in the row's order; CSV: header columns (categories keeps categories.*). Unknown names: 400 listing the row's. Expected: the rows' field names, comma-separated, each once. */
+        fields?: string;
       };
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
@@ -4601,6 +4635,8 @@ export interface operations {
         base?: string;
         /** @description Units of base to convert (default 1): every rate is amount x EUR->quote / EUR->base, computed exactly and rounded half away from zero to 6 significant digits (meta.rounding). Expected: a positive decimal number such as 100 or 12.5 (at most 12 digits before the point and 6 after). */
         amount?: string;
+        /** @description Row fields to return, comma-separated (period,value): each row keeps these, in the row's order; CSV: header columns (categories keeps categories.*). Unknown names: 400 listing the row's. Expected: the rows' field names, comma-separated, each once. */
+        fields?: string;
       };
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
@@ -5265,6 +5301,8 @@ export interface operations {
         since: string;
         /** @description Response format: json (default) or csv (RFC 4180 with a header row, the rows of data only); no key needed. Expected: json or csv. `csv` is the same request as GET `/api/v1/changes.csv` (operation getChangesCsv), where its `text/csv` response is described; this operation's 200 is described as `application/json` only, so that generated clients can type it. */
         format?: 'json' | 'csv';
+        /** @description Row fields to return, comma-separated (period,value): each row keeps these, in the row's order; CSV: header columns (categories keeps categories.*). Unknown names: 400 listing the row's. Expected: the rows' field names, comma-separated, each once. */
+        fields?: string;
       };
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */
@@ -5397,6 +5435,8 @@ export interface operations {
       query: {
         /** @description Snapshot id of the change feed (docs/api/changes.md): what changed from that snapshot to the one in service. Keep meta.current.id of each answer and ask again with it. The ids the store still holds are listed in /api/v1/status (snapshots); an unknown or pruned id is a 400 that lists them. Expected: a snapshot id such as 20261123T120000Z-0123abcd that the store still holds. */
         since: string;
+        /** @description Row fields to return, comma-separated (period,value): each row keeps these, in the row's order; CSV: header columns (categories keeps categories.*). Unknown names: 400 listing the row's. Expected: the rows' field names, comma-separated, each once. */
+        fields?: string;
       };
       header?: {
         /** @description An ETag of an earlier response: 304 Not Modified when it still matches. */

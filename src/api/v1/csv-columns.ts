@@ -30,10 +30,26 @@ export function csvColumnsOf(routeId: RouteId, meta: Record<string, unknown>): s
       ? ['period', ...((meta.vintages as string[] | undefined) ?? [])]
       : [...REVISION_CSV_COLUMNS];
   }
+  const items = rowSchemaOf(routeId, meta);
+  return items ? columnsOf(items, '') : [];
+}
+
+/**
+ * The names of the fields of a route's JSON rows as its OpenAPI body declares them, in their
+ * order, for the view and shape of the answer (meta.view, meta.shape); empty when `data` is not
+ * a list of objects.
+ */
+export function listRowFields(routeId: RouteId, meta: Record<string, unknown>): string[] {
+  const items = rowSchemaOf(routeId, meta);
+  return items ? Object.keys(properties(resolve(items))) : [];
+}
+
+/** The schema of one row of a route's `data` for the answer's view and shape, or null (not a list). */
+function rowSchemaOf(routeId: RouteId, meta: Record<string, unknown>): JsonSchema | null {
   const body = pickView(resolve(ROUTE_BODIES[routeId][0]!), meta.view);
   const data = resolve(properties(body).data ?? {});
-  if (data.type !== 'array' || !data.items) return [];
-  return columnsOf(pickShape(resolve(data.items as JsonSchema), meta), '');
+  if (data.type !== 'array' || !data.items) return null;
+  return pickShape(resolve(data.items as JsonSchema), meta);
 }
 
 /** A `$ref` to its component, a described one-member allOf to its member. */

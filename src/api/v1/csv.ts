@@ -45,6 +45,14 @@ export function renderCsv(data: unknown[], columnsIfEmpty: readonly string[] = [
   return lines.map((fields) => fields.join(',') + CRLF).join('');
 }
 
+/**
+ * One field of a data line as renderCsv writes a scalar or list value (quoted and neutralised
+ * alike): what a page put together from cells (history-field-bytes.ts) writes per field.
+ */
+export function renderCsvCell(value: unknown): string {
+  return renderField(formatScalar(value));
+}
+
 /** The CSV columns one row gives (its fields flattened as renderCsv names them), in order. */
 export function listCsvColumns(row: unknown): string[] {
   return [...flattenRow(row).keys()];

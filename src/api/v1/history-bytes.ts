@@ -8,10 +8,11 @@ import { presentedRowOf, type RevisionBlock } from '../../query/revision-block.t
 import { type CachedPage, deriveFromBlock, readCachedObservationPage } from '../../query/revision-cache.ts';
 import type { SnapshotDb } from '../../query/snapshot-db.ts';
 import { renderCsv } from './csv.ts';
-import { csvColumnsOf } from './csv-columns.ts';
+import { checkFields } from './field-selection.ts';
+import { fieldsCsvBody, fieldsJsonBody, selectedFieldIndices } from './history-field-bytes.ts';
 import { requestedOrder } from './history-order.ts';
 import { describeSeriesHistory, resolveHistoryQuery } from './observations.ts';
-import { generatedAtOf } from './render.ts';
+import { generatedAtOf, renderDataCsv } from './render.ts';
 import { requestedTransform } from './transforms.ts';
 
 /**
@@ -30,6 +31,8 @@ export interface HistoryPageBytes {
   meta: Meta;
   /** What the body depends on besides the route and the request: the series' data and description. */
   content: string;
+  /** The fields the rows keep (`fields=`, checked), or null for every field. */
+  fields: ReadonlySet<string> | null;
 }
 
 /** Reads the page of an endpoint 5 or 8 request from the revision cache, or null when it cannot. Throws ApiErrors. */
@@ -65,10 +68,12 @@ export async function readHistoryPageBytes(
       ? undefined
       : { period: page.block.periods[lastIndex]!, revision_number: page.block.revisions[lastIndex]! };
   const own = describeSeriesHistory(series, query, last, page.more);
+  const meta = successMeta(own, page.indices.length, db.id, generatedAtOf(now));
   return {
     page,
-    meta: successMeta(own, page.indices.length, db.id, generatedAtOf(now)),
+    meta,
     content: `${page.block.contentHash} ${JSON.stringify(series)}`,
+    fields: checkFields(route, params, meta),
   };
 }
 
@@ -78,9 +83,10 @@ const JSON_TRUE = Buffer.from('true}');
 const JSON_FALSE = Buffer.from('false}');
 
 /** The JSON envelope of a page: `{"data":[rows],"meta":{…}}`, as JSON.stringify writes it. */
-export function historyJsonBody(chosen: HistoryPageBytes): Buffer {
+export function historyJsonBody(db: SnapshotDb, chosen: HistoryPageBytes): Buffer {
   const { block, indices, inForce } = chosen.page;
   const meta = JSON.stringify(chosen.meta);
+  if (chosen.fields) return fieldsJsonBody(db, chosen.page, selectedFieldIndices(chosen.fields), meta);
   return joinRows(
     block.json,
     block.starts,
@@ -107,7 +113,9 @@ const CSV_FALSE = Buffer.from('false\r\n');
 /** The CSV of a page (renderDataCsv of its rows): the header row, then one line per row. */
 export function historyCsvBody(db: SnapshotDb, route: RouteDefinition, chosen: HistoryPageBytes): Buffer {
   const { indices, inForce } = chosen.page;
-  if (indices.length === 0) return Buffer.from(renderCsv([], csvColumnsOf(route.id, chosen.meta)));
+  if (indices.length === 0)
+    return Buffer.from(renderDataCsv(route, { data: [], meta: chosen.meta }, chosen.fields));
+  if (chosen.fields) return fieldsCsvBody(db, chosen.page, selectedFieldIndices(chosen.fields));
   const lines = deriveFromBlock(db, chosen.page, 'csv', makeCsvLines);
   return joinRows(lines.bytes, lines.starts, indices, inForce, lines.header, CSV_TRUE, CSV_FALSE, '', '');
 }

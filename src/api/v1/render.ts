@@ -6,6 +6,7 @@ import type { ReplicaStatus } from '../../store/object-store/follow-store.ts';
 import { renderCsv } from './csv.ts';
 import { csvColumnsOf } from './csv-columns.ts';
 import { PAYLOADS } from './endpoints.ts';
+import { keepsColumn } from './field-selection.ts';
 import { renderReleasesIcs } from './releases-ics.ts';
 import type { StaticRequest } from './static-requests.ts';
 
@@ -65,10 +66,18 @@ export async function renderStaticBody(db: SnapshotDb, request: StaticRequest, n
   return request.query.format === 'csv' ? renderDataCsv(request.route, envelope) : JSON.stringify(envelope);
 }
 
-/** The `data` of an envelope as CSV: with its header row even when there are no rows. */
-export function renderDataCsv(route: RouteDefinition, envelope: Success): string {
+/**
+ * The `data` of an envelope as CSV: with its header row even when there are no rows (of the
+ * selected `fields` only, when the rows were selected: field-selection.ts).
+ */
+export function renderDataCsv(
+  route: RouteDefinition,
+  envelope: Success,
+  fields: ReadonlySet<string> | null = null,
+): string {
+  const columns = csvColumnsOf(route.id, envelope.meta as Record<string, unknown>);
   return renderCsv(
     envelope.data as unknown[],
-    csvColumnsOf(route.id, envelope.meta as Record<string, unknown>),
+    fields === null ? columns : columns.filter((column) => keepsColumn(column, fields)),
   );
 }

@@ -40,15 +40,7 @@ export interface VintageRequest {
 }
 
 /** Parameters that do not combine with the vintage parameters: each refused naming both. */
-const CONFLICTS: readonly ParamName[] = [
-  'as_of',
-  'units',
-  'frequency',
-  'aggregation',
-  'limit',
-  'cursor',
-  'format',
-];
+const CONFLICTS: readonly ParamName[] = ['as_of', 'units', 'frequency', 'aggregation', 'limit', 'cursor'];
 
 const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
@@ -63,7 +55,7 @@ export function requestedVintageView(params: RequestParams, now: Date): VintageR
     if (params.query[name] !== undefined)
       throw invalidParameter(
         name,
-        `no ${name} together with ${given[0]} (one form per request: ${name === 'as_of' ? 'as_of, or the ALFRED real-time parameters' : `the vintage view is one page of JSON without ${name}`}; docs/api/vintages.md)`,
+        `no ${name} together with ${given[0]} (one form per request: ${name === 'as_of' ? 'as_of, or the ALFRED real-time parameters' : `the vintage view is one page, without ${name}`}; docs/api/vintages.md)`,
       );
   const query = params.query;
   const vintageDates = text(query.vintage_dates)?.split(',') ?? null;

@@ -195,6 +195,32 @@ describe('COT by CFTC code and by report date, on the whole 2004 legacy file', (
     const rows = keyed.body.data as Row[];
     expect(rows.map((row) => row.code).sort()).toEqual([...byDate.get(dates[0]!)!.keys()].sort());
     for (const row of rows) expect(row.report.open_interest).toBe(byDate.get(dates[0]!)!.get(row.code)!.oi);
+    // fields= changes no rights: the same refusals, and with the scope the rows keep those fields.
+    expect(
+      (await get(`/api/v1/markets/cot/reports?report_date=${outside}&fields=slug,report`)).response.status,
+    ).toBe(401);
+    expect(
+      (await get(`/api/v1/markets/cot/reports?report_date=${outside}&fields=slug`, otherKey)).response.status,
+    ).toBe(403);
+    const selected = await get(
+      `/api/v1/markets/cot/reports?report_date=${dates[0]}&fields=code,slug`,
+      historyKey,
+    );
+    expect(selected.response.status).toBe(200);
+    expect(JSON.stringify(selected.body.data)).toBe(
+      JSON.stringify(rows.map((row) => ({ slug: row.slug, code: row.code }))),
+    );
+    // On a market: public fields of the public window; a keyed parameter beside fields still needs the key.
+    const window = await get('/api/v1/markets/cot/088691?fields=open_interest,report_date');
+    expect(window.response.status).toBe(200);
+    expect(window.body.data).toEqual(
+      dates
+        .slice(-12)
+        .map((date) => ({ report_date: date, open_interest: byDate.get(date)!.get('088691')!.oi })),
+    );
+    expect((await get('/api/v1/markets/cot/088691?from=2004-01-01&fields=report_date')).response.status).toBe(
+      401,
+    );
   });
 
   it('answers a date without a report with an empty list, and refuses bad values', async () => {
@@ -247,6 +273,21 @@ describe('COT by CFTC code and by report date, on the whole 2004 legacy file', (
       })) as CallToolResult;
       expect(refused.isError).toBe(true);
       expect(JSON.stringify(refused.content)).toContain('cot:history');
+      // The tools take fields= as the REST paths do, with the same refusal beyond the public window.
+      const selected = (await client.callTool({
+        name: 'get_cot_reports',
+        arguments: { report_date: dates.at(-2)!, fields: 'slug,code' },
+      })) as CallToolResult;
+      expect(selected.isError ?? false).toBe(false);
+      expect((selected.structuredContent as unknown as Body).data).toEqual(
+        (await get(`/api/v1/markets/cot/reports?report_date=${dates.at(-2)}&fields=slug,code`)).body.data,
+      );
+      const beyond = (await client.callTool({
+        name: 'get_cot_reports',
+        arguments: { report_date: dates[0]!, fields: 'slug' },
+      })) as CallToolResult;
+      expect(beyond.isError).toBe(true);
+      expect(JSON.stringify(beyond.content)).toContain('cot:history');
     } finally {
       await client.close();
     }
@@ -265,7 +306,7 @@ describe('COT by CFTC code and by report date, on the whole 2004 legacy file', (
     const reports = doc.paths['/api/v1/markets/cot/reports']!.get.parameters.filter(
       (p) => p.in === 'query',
     ).map((p) => p.name);
-    expect(reports).toEqual(['report_date', 'report_type']);
+    expect(reports).toEqual(['report_date', 'report_type', 'fields']);
     const conf = renderNginxConf({
       manifest: { snapshot: 's', generated_at: 'now', routes: [], bulk: [] } as never,
       errors: listStaticErrors(),

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, SHARED_DATA } from '../../helpers/paths.ts';
 import { runMmds } from '../../helpers/run-cli.ts';
+import { parseCsv } from '../../helpers/series-history-csv.ts';
 import { startTestServer, type TestServer } from '../../helpers/server-fixture.ts';
 import { createTempDir } from '../../helpers/temp-dir.ts';
 
@@ -148,6 +149,52 @@ describe('ALFRED vintages of PAYEMS: realtime_start/realtime_end, output_type, v
       keys['macro:history'],
     );
     expect(macro.body.data).toEqual([...first.body.data].reverse());
+  });
+
+  it('answers the vintage view in CSV: the same rows, every file value in place, and fields= on them', async () => {
+    const text = async (path: string) => {
+      const response = await fetch(new URL(path, server.url), {
+        headers: { Authorization: `Bearer ${keys['observations:read']}` },
+      });
+      return { response, text: await response.text() };
+    };
+    const query = `output_type=2&vintage_dates=${V1},${V2}`;
+    for (const path of [
+      `/api/v1/observations.csv?series=bls.CES0000000001&${query}`,
+      `/api/v1/observations?series=bls.CES0000000001&${query}&format=csv`,
+    ]) {
+      const { response, text: body } = await text(path);
+      expect(response.status, path).toBe(200);
+      expect(response.headers.get('content-type')).toBe('text/csv; charset=utf-8; header=present');
+      const [header, ...lines] = parseCsv(body);
+      expect(header).toEqual(['period', 'value', 'realtime_start', 'realtime_end']);
+      expect(lines.length).toBe(months.length * 2);
+      const cell = new Map(lines.map(([period, value, start]) => [`${period} ${start}`, value]));
+      for (const month of months) {
+        // Null before the month was released is an empty field; values as the files write them.
+        expect(cell.get(`${month} ${V1}`), month).toBe(early.has(month) ? String(early.get(month)) : '');
+        expect(cell.get(`${month} ${V2}`), month).toBe(String(late.get(month) ?? early.get(month)!));
+      }
+    }
+    // Selected columns, in the row's order whatever the list's; an empty view keeps its header.
+    const selected = await text(
+      `/api/v1/observations.csv?series=bls.CES0000000001&${query}&fields=realtime_start,period`,
+    );
+    expect(parseCsv(selected.text).slice(0, 2)).toEqual([
+      ['period', 'realtime_start'],
+      [months[0]!, V1],
+    ]);
+    const empty = await text(
+      '/api/v1/observations.csv?series=bls.CES0000000001&output_type=4&from=1900&to=1900',
+    );
+    expect(empty.response.status).toBe(200);
+    expect(empty.text).toBe('period,value,realtime_start,realtime_end\r\n');
+    // The JSON view with fields: the same rows with those keys only.
+    const json = await observations(`${query}&fields=value,period`);
+    expect(json.body.data.slice(0, 2)).toEqual([
+      { period: months[0], value: early.get(months[0]!) ?? null },
+      { period: months[0], value: late.get(months[0]!) ?? early.get(months[0]!) },
+    ]);
   });
 
   it('lists the vintage dates, and refuses as_of or a second form beside the real-time parameters', async () => {
