@@ -1,0 +1,217 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SHARED_DATA } from '../../helpers/paths.ts';
+import { runMmds } from '../../helpers/run-cli.ts';
+import { startTestServer, type TestServer } from '../../helpers/server-fixture.ts';
+import { createRealSnapshot, type SnapshotFixture } from '../../helpers/snapshot-fixture.ts';
+
+/**
+ * The point-in-time panel (/api/v1/observations/aligned?as_of=row, docs/api/aligned.md) over HTTP
+ * on the real sample: PAYEMS (two FRED vintages, published 2025-08-01 and 2026-10-02), the ECB USD
+ * rates and the gold COT reports. The expected values are literals read from the publishers' files
+ * (each checked against the file here too): a row shows a vintage only from the row whose last
+ * day holds its release, a COT report only from the week it was published in.
+ */
+
+const REAL_CLOCK = () => new Date();
+const PAYROLLS = 'bls.CES0000000001';
+const USD = 'ecb.USD';
+const GOLD = 'cftc.088691.legacy';
+const EARLY_VINTAGE = join(SHARED_DATA, 'bls/fred_PAYEMS_vintage_2025-08-02.csv');
+const LATE_VINTAGE = join(SHARED_DATA, 'bls/fred_PAYEMS_vintage_latest-2026-09_trimmed_2023-07_onward.csv');
+const ECB_HISTORY = join(SHARED_DATA, 'ecb/eurofxref-hist.csv');
+const COT_LEGACY = join(SHARED_DATA, 'cftc/legacy_futures_only_2025_annual.txt');
+
+interface Row {
+  period: string;
+  as_of?: string;
+  values: Array<number | null>;
+  filled: boolean[];
+}
+interface Body {
+  data: Row[];
+  meta: Record<string, unknown>;
+}
+
+/** One line of a CSV file that starts with `prefix`, split on commas. */
+function lineOf(file: string, prefix: string): string[] {
+  const line = readFileSync(file, 'utf8')
+    .split(/\r?\n/)
+    .find((l) => l.startsWith(prefix));
+  if (!line) throw new Error(`${file}: no line starting ${prefix}`);
+  return line.split(',');
+}
+
+/** The ECB's USD rate of one day, from the history file. */
+function ecbUsd(day: string): number {
+  const header = readFileSync(ECB_HISTORY, 'utf8').split(/\r?\n/)[0]!.split(',');
+  return Number(lineOf(ECB_HISTORY, day)[header.indexOf('USD')]);
+}
+
+/** Gold's legacy report of one date: open interest and noncommercial long - short. */
+function goldReport(day: string): { oi: number; net: number } {
+  const lines = readFileSync(COT_LEGACY, 'utf8').split(/\r?\n/);
+  const names = lines[0]!.split('","').map((n) => n.replaceAll('"', '').trim());
+  const line = lines.find((l) => l.startsWith('"GOLD - COMMODITY EXCHANGE INC."') && l.includes(`,${day},`));
+  if (!line) throw new Error(`no gold report of ${day}`);
+  const cells = line.slice(line.indexOf('",') + 2).split(',');
+  const cell = (name: string) => Number(cells[names.indexOf(name) - 1]!.trim());
+  return {
+    oi: cell('Open Interest (All)'),
+    net: cell('Noncommercial Positions-Long (All)') - cell('Noncommercial Positions-Short (All)'),
+  };
+}
+
+describe('the point-in-time panel (as_of=row) on the real sample', () => {
+  let fixture: SnapshotFixture;
+  let server: TestServer;
+  let key: string;
+  let observationsOnly: string;
+
+  const get = (path: string, bearer = key) =>
+    fetch(`${server.url}${path}`, { headers: { Authorization: `Bearer ${bearer}` } });
+  const getJson = async (path: string): Promise<Body> => {
+    const response = await get(path);
+    const text = await response.text();
+    expect(response.status, `${path}: ${text}`).toBe(200);
+    return JSON.parse(text) as Body;
+  };
+  const issue = async (scopes: string) => {
+    const run = await runMmds(
+      ['--json', 'keys', 'issue', '--org', 'Panel Org', '--scopes', scopes, '--rate-limit', '100000'],
+      fixture.env,
+      REAL_CLOCK,
+    );
+    expect(run.code, run.stderr).toBe(0);
+    return (JSON.parse(run.stdout) as { key: string }).key;
+  };
+
+  beforeAll(async () => {
+    fixture = await createRealSnapshot();
+    server = await startTestServer({ dataDir: fixture.dataDir, distDir: join(fixture.dataDir, 'no-dist') });
+    key = await issue('observations:read,cot:history');
+    observationsOnly = await issue('observations:read');
+  }, 600_000);
+
+  afterAll(async () => {
+    await server?.close();
+    fixture?.remove();
+  });
+
+  it('monthly: payrolls appear in the first row whose month ends after their release, carried as filled', async () => {
+    // Read from the files: PAYEMS July 2025 in the vintage of 2025-08-02, the ECB's last USD rates of
+    // July, August and September 2025.
+    expect(lineOf(EARLY_VINTAGE, '2025-07-01')[1]).toBe('159539');
+    expect([ecbUsd('2025-07-31'), ecbUsd('2025-08-29'), ecbUsd('2025-09-30')]).toEqual([
+      1.1446, 1.1658, 1.1741,
+    ]);
+    const body = await getJson(
+      `/api/v1/observations/aligned?series=${PAYROLLS},${USD}&frequency=m&as_of=row&from=2025-07&to=2025-09`,
+    );
+    expect(body.data).toEqual([
+      // At the end of July nothing of PAYEMS was published (the first vintage came on 1 August).
+      { period: '2025-07', as_of: '2025-07-31T23:59:59Z', values: [null, 1.1446], filled: [false, false] },
+      // At the end of August: July's value, carried into August (August itself is not out yet).
+      { period: '2025-08', as_of: '2025-08-31T23:59:59Z', values: [159539, 1.1658], filled: [true, false] },
+      // At the end of September: nothing for September or August, and a value is carried one row only.
+      { period: '2025-09', as_of: '2025-09-30T23:59:59Z', values: [null, 1.1741], filled: [false, false] },
+    ]);
+    expect(body.meta).toMatchObject({ as_of: 'row', frequency: 'm', fill: 'ffill' });
+    // The same rows as of one instant (the end of August) differ: July's row then shows July.
+    const once = await getJson(
+      `/api/v1/observations/aligned?series=${PAYROLLS},${USD}&frequency=m&as_of=2025-08-31&from=2025-07&to=2025-09`,
+    );
+    expect(once.data[0]).toEqual({ period: '2025-07', values: [159539, 1.1446], filled: [false, false] });
+  });
+
+  it('weekly: the later vintage shows from the week of its release (Friday 2026-10-02) on, not before', async () => {
+    expect(lineOf(LATE_VINTAGE, '2026-09-01')[1]).toBe('159044');
+    const body = await getJson(
+      `/api/v1/observations/aligned?series=${PAYROLLS}&frequency=w&as_of=row&from=2026-09-19&to=2026-10-02`,
+    );
+    expect(body.data).toEqual([
+      { period: '2026-09-25', as_of: '2026-09-25T23:59:59Z', values: [null], filled: [false] },
+      { period: '2026-10-02', as_of: '2026-10-02T23:59:59Z', values: [159044], filled: [false] },
+    ]);
+    // Known today, the week of 2026-09-25 holds September's value: as_of=row does not look ahead.
+    const latest = await getJson(
+      `/api/v1/observations/aligned?series=${PAYROLLS}&frequency=w&from=2026-09-19&to=2026-09-25`,
+    );
+    expect(latest.data.map((row) => row.values)).toEqual([[159044]]);
+  });
+
+  it('COT: a report counts from the week it was published, its own week otherwise carried as filled', async () => {
+    const march = goldReport('2025-03-04');
+    const february = goldReport('2025-02-25');
+    expect([march.oi, march.net, february.oi]).toEqual([489270, 243261, 512179]);
+    const body = await getJson(
+      `/api/v1/observations/aligned?series=${GOLD},${GOLD}.net.noncommercial&frequency=w&as_of=row&from=2025-02-28&to=2025-03-07`,
+    );
+    // The report of Tuesday 4 March was published on Friday 7 March (15:30 New York): in that week's row.
+    expect(body.data).toEqual([
+      {
+        period: '2025-02-28',
+        as_of: '2025-02-28T23:59:59Z',
+        values: [512179, 261625],
+        filled: [false, false],
+      },
+      {
+        period: '2025-03-07',
+        as_of: '2025-03-07T23:59:59Z',
+        values: [489270, 243261],
+        filled: [false, false],
+      },
+    ]);
+  });
+
+  it('CSV: period, as_of, then one column per key', async () => {
+    const path = `/api/v1/observations/aligned.csv?series=${PAYROLLS},${USD}&frequency=m&as_of=row&from=2025-07&to=2025-08`;
+    const response = await get(path);
+    expect(response.status).toBe(200);
+    expect((await response.text()).trimEnd().split('\r\n')).toEqual([
+      `period,as_of,${PAYROLLS},${USD}`,
+      '2025-07,2025-07-31T23:59:59Z,,1.1446',
+      '2025-08,2025-08-31T23:59:59Z,159539,1.1658',
+    ]);
+  });
+
+  it('pages like the calendar without as_of, newest first with sort_order=desc', async () => {
+    const path = `/api/v1/observations/aligned?series=${USD},${PAYROLLS}&frequency=m&as_of=row&from=2025-01&to=2025-12`;
+    const whole = await getJson(path);
+    expect(whole.data.map((row) => row.period)).toEqual(
+      (await getJson(path.replace('as_of=row&', ''))).data.map((row) => row.period),
+    );
+    const rows: Row[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: Body = await getJson(`${path}&limit=5&sort_order=desc${cursor ? `&cursor=${cursor}` : ''}`);
+      rows.push(...page.data);
+      cursor = page.meta.next_cursor as string | null;
+    } while (cursor);
+    expect(rows).toEqual([...whole.data].reverse());
+  });
+
+  it('bad input and rights: 400 naming the parameter, 401, and 403 naming cot:history for COT columns', async () => {
+    const base = `/api/v1/observations/aligned?series=${USD}&frequency=m`;
+    for (const [query, parameter, accepted] of [
+      ['as_of=rows', 'as_of', 'or row (each row as known at the end of its own date)'],
+      ['as_of=row&as_of=2025-01-01', 'as_of', 'a single value'],
+      ['as_of=row&realtime_start=2025-01-01', 'realtime_start', 'as_of'],
+    ] as const) {
+      const response = await get(`${base}&${query}`);
+      const body = (await response.json()) as { error: { code: string; message: string } };
+      expect(response.status, query).toBe(400);
+      expect(body.error.code).toBe('invalid_parameter');
+      expect(body.error.message).toContain(`"${parameter}"`);
+      expect(body.error.message).toContain(accepted);
+    }
+    expect((await fetch(`${server.url}${base}&as_of=row`)).status).toBe(401);
+    const refused = await get(
+      `/api/v1/observations/aligned?series=${GOLD}&frequency=w&as_of=row`,
+      observationsOnly,
+    );
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toContain('cot:history');
+  });
+});
