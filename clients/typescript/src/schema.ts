@@ -3601,7 +3601,7 @@ export interface operations {
         /** @description How /api/v1/observations/aligned fills a period where a series has no value of its own (docs/api/aligned.md): ffill (default) carries the previous period's own value forward at most one period; none leaves null. Expected: ffill or none. */
         fill?: 'ffill' | 'none';
         /** @description Point in time: only what had been observed at or before it, with the revision then in force marked. RFC 3339 with Z or an offset, fractional seconds allowed, or a day alone (the end of that day in UTC); read as UTC whole seconds (a fraction is dropped, so never later than asked), which meta.as_of states. Or `row`: a point-in-time panel, each row with every series as known at the end of the row's last day in UTC (23:59:59Z of the week's Friday, of the month's last day), or the time of the request when that is still ahead (the current week or month), stated in the row's as_of; whatever the series' frequencies, each cell is what a request with that as_of gives for the row. The rows are those of the request without as_of. Expected: an RFC 3339 timestamp such as 2025-12-31T12:00:00Z, with fractional seconds such as 2025-12-31T12:00:00.000Z (dropped: the whole second before) or with an offset such as 2025-12-31T13:00:00+01:00 (in a URL write + as %2B), or a day such as 2025-12-31 (the end of that day in UTC, 23:59:59Z); not in the future; or row (each row as known at the end of its own date). */
-        as_of?: string | 'row';
+        as_of?: string;
         /** @description Start of the period range (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD), from its first day: every period that has a day on or after it is included, whatever the series frequency (from=2025-06-15 on a monthly series includes 2025-06). Alias: observation_start. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
         from?: string;
         /** @description End of the period range (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD), to its last day: every period that has a day on or before it is included (to=2025-Q2 ends on 2025-06-30; to=2025-06-15 on a monthly series includes 2025-06). Alias: observation_end. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
@@ -3716,7 +3716,7 @@ export interface operations {
                */
               fill: 'ffill' | 'none';
               /** @description The as_of asked for: an instant, null (everything the snapshot knows), or row (each row's own as_of). */
-              as_of: string | 'row' | null;
+              as_of: string | null;
               /** @description from and to as asked for. */
               filters: {
                 from: string | null;
@@ -3754,7 +3754,7 @@ export interface operations {
         /** @description How /api/v1/observations/aligned fills a period where a series has no value of its own (docs/api/aligned.md): ffill (default) carries the previous period's own value forward at most one period; none leaves null. Expected: ffill or none. */
         fill?: 'ffill' | 'none';
         /** @description Point in time: only what had been observed at or before it, with the revision then in force marked. RFC 3339 with Z or an offset, fractional seconds allowed, or a day alone (the end of that day in UTC); read as UTC whole seconds (a fraction is dropped, so never later than asked), which meta.as_of states. Or `row`: a point-in-time panel, each row with every series as known at the end of the row's last day in UTC (23:59:59Z of the week's Friday, of the month's last day), or the time of the request when that is still ahead (the current week or month), stated in the row's as_of; whatever the series' frequencies, each cell is what a request with that as_of gives for the row. The rows are those of the request without as_of. Expected: an RFC 3339 timestamp such as 2025-12-31T12:00:00Z, with fractional seconds such as 2025-12-31T12:00:00.000Z (dropped: the whole second before) or with an offset such as 2025-12-31T13:00:00+01:00 (in a URL write + as %2B), or a day such as 2025-12-31 (the end of that day in UTC, 23:59:59Z); not in the future; or row (each row as known at the end of its own date). */
-        as_of?: string | 'row';
+        as_of?: string;
         /** @description Start of the period range (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD), from its first day: every period that has a day on or after it is included, whatever the series frequency (from=2025-06-15 on a monthly series includes 2025-06). Alias: observation_start. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
         from?: string;
         /** @description End of the period range (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD), to its last day: every period that has a day on or before it is included (to=2025-Q2 ends on 2025-06-30; to=2025-06-15 on a monthly series includes 2025-06). Alias: observation_end. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { FREQUENCIES } from '../../model/records.ts';
+import { INSTANT_PATTERN } from '../instant.ts';
 import { PARAMS, type ParamSpec } from '../params.ts';
 import { createEnvelope, SINGLE_SOURCE_TERMS } from './envelope.ts';
 import {
@@ -78,7 +79,12 @@ export const ALIGNED_AS_OF_PARAM: ParamSpec = {
     'cell is what a request with that as_of gives for the row. The rows are those of the request without as_of.',
   schema: z.union([z.literal(ALIGNED_ROW_AS_OF), PARAMS.as_of.schema]),
   expected: `${PARAMS.as_of.expected}; or ${ALIGNED_ROW_AS_OF} (each row as known at the end of its own date)`,
-  openapi: { anyOf: [PARAMS.as_of.openapi, { type: 'string', enum: [ALIGNED_ROW_AS_OF] }] },
+  // One string schema (no union): the instant forms' pattern, or `row`.
+  openapi: {
+    type: 'string',
+    pattern: `^(?:${ALIGNED_ROW_AS_OF}|${INSTANT_PATTERN.slice(1, -1)})$`,
+    examples: [ALIGNED_ROW_AS_OF, '2025-12-31T12:00:00Z', '2025-12-31'],
+  },
 };
 
 /** `frequency` on /observations/aligned (a per-route override): the calendar, required. */
@@ -150,11 +156,14 @@ export const ALIGNED_BODY: JsonSchema = createEnvelope(
     series: arrayOf(alignedSeries, 'The columns, in the order of `series`.'),
     frequency: oneOfText(['w', 'm'], 'The calendar of the rows.'),
     fill: oneOfText(['ffill', 'none'], 'How periods without a value of their own were filled.'),
-    as_of: {
-      anyOf: [timestamp(), { type: 'string', enum: [ALIGNED_ROW_AS_OF] }, { type: 'null' }],
-      description:
+    as_of: nullable(
+      text(
         "The as_of asked for: an instant, null (everything the snapshot knows), or row (each row's own as_of).",
-    },
+        {
+          pattern: `^(?:${ALIGNED_ROW_AS_OF}|\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z)$`,
+        },
+      ),
+    ),
     filters: SERIES_HISTORY.meta.filters,
     sort_order: SERIES_HISTORY.meta.sort_order,
     next_cursor: SERIES_HISTORY.meta.next_cursor,
