@@ -1,6 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createOpenApiDocument } from '../../../src/contract/openapi.ts';
 import { SHARED_DATA } from '../../helpers/paths.ts';
 import { runMmds } from '../../helpers/run-cli.ts';
 import { startTestServer, type TestServer } from '../../helpers/server-fixture.ts';
@@ -63,7 +66,35 @@ function goldReport(day: string): { oi: number; net: number } {
   };
 }
 
+/** Closes every object schema that lists its properties, as test/e2e/openapi.test.ts does. */
+function closeObjects(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(closeObjects);
+  if (schema === null || typeof schema !== 'object') return schema;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) out[key] = closeObjects(value);
+  if ('properties' in out) out.unevaluatedProperties = false;
+  return out;
+}
+
+/** A validator of the route's documented 200 body (closed objects: no field it does not list). */
+function bodyValidator(): { validate: (body: unknown) => boolean; errors: () => unknown } {
+  // biome-ignore lint/suspicious/noExplicitAny: a walk over a JSON document whose shape the test checks
+  const doc = createOpenApiDocument() as Record<string, any>;
+  const id = 'urn:mmds:aligned-panel-components';
+  const rebase = (schema: unknown) =>
+    JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', `"${id}#/$defs/`));
+  const ajv = new Ajv2020({ strict: true, strictTypes: false, allErrors: true });
+  addFormats.default(ajv);
+  ajv.addKeyword({ keyword: 'discriminator', schemaType: 'object' });
+  ajv.addSchema({ $id: id, $defs: rebase(closeObjects(doc.components.schemas)) }, id);
+  const schema =
+    doc.paths['/api/v1/observations/aligned'].get.responses['200'].content['application/json'].schema;
+  const compiled = ajv.compile(rebase(closeObjects(schema)));
+  return { validate: (body) => compiled(body) as boolean, errors: () => compiled.errors };
+}
+
 describe('the point-in-time panel (as_of=row) on the real sample', () => {
+  const schema = bodyValidator();
   let fixture: SnapshotFixture;
   let server: TestServer;
   let key: string;
@@ -75,7 +106,9 @@ describe('the point-in-time panel (as_of=row) on the real sample', () => {
     const response = await get(path);
     const text = await response.text();
     expect(response.status, `${path}: ${text}`).toBe(200);
-    return JSON.parse(text) as Body;
+    const body = JSON.parse(text) as Body;
+    expect(schema.validate(body), `${path}: ${JSON.stringify(schema.errors())}`).toBe(true);
+    return body;
   };
   const issue = async (scopes: string) => {
     const run = await runMmds(
@@ -163,6 +196,25 @@ describe('the point-in-time panel (as_of=row) on the real sample', () => {
         filled: [false, false],
       },
     ]);
+  });
+
+  it('COT: a report released late is not in its own week (the first row of gold is empty)', async () => {
+    // The report of Tuesday 7 January 2025 came out on Monday 13 January: the CFTC was closed on the
+    // 9th (national day of mourning; data/calendars/cftc_cot_release_exceptions.csv, from the CFTC's
+    // announcement). The one of 14 January came out on its Friday, the 17th.
+    expect([goldReport('2025-01-07').oi, goldReport('2025-01-14').oi]).toEqual([477043, 526467]);
+    const body = await getJson(
+      `/api/v1/observations/aligned?series=${GOLD}&frequency=w&as_of=row&from=2025-01-04&to=2025-01-17`,
+    );
+    expect(body.data).toEqual([
+      { period: '2025-01-10', as_of: '2025-01-10T23:59:59Z', values: [null], filled: [false] },
+      { period: '2025-01-17', as_of: '2025-01-17T23:59:59Z', values: [526467], filled: [false] },
+    ]);
+    // Known today, the week of 10 January has its report.
+    const latest = await getJson(
+      `/api/v1/observations/aligned?series=${GOLD}&frequency=w&from=2025-01-04&to=2025-01-10`,
+    );
+    expect(latest.data.map((row) => row.values)).toEqual([[477043]]);
   });
 
   it('CSV: period, as_of, then one column per key', async () => {
