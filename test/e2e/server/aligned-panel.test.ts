@@ -174,7 +174,7 @@ describe('the point-in-time panel (as_of=row) on the real sample', () => {
     expect(latest.data.map((row) => row.values)).toEqual([[159044]]);
   });
 
-  it('COT: a report published on the Friday after its Tuesday counts in that week's row', async () => {
+  it('COT: a report published on the Friday after its Tuesday counts in the row of that week', async () => {
     const march = goldReport('2025-03-04');
     const february = goldReport('2025-02-25');
     expect([march.oi, march.net, february.oi]).toEqual([489270, 243261, 512179]);
