@@ -10,7 +10,7 @@ import {
   RELEASES_SERIES_PARAM,
 } from './params.ts';
 import type { RouteDefinition } from './route-definition.ts';
-import { ALIGNED_FREQUENCY_PARAM, ALIGNED_SERIES_PARAM } from './schemas/aligned.ts';
+import { ALIGNED_AS_OF_PARAM, ALIGNED_FREQUENCY_PARAM, ALIGNED_SERIES_PARAM } from './schemas/aligned.ts';
 import { EVENTS_PARAMS } from './schemas/events.ts';
 import { SERIES_SEARCH_ROUTE } from './search-routes.ts';
 import { VINTAGE_PARAM_NAMES } from './vintage-params.ts';
@@ -200,7 +200,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     id: 'observations-aligned',
     number: 23,
     path: '/api/v1/observations/aligned',
-    summary: 'Several series on one weekly or monthly calendar, as known at as_of',
+    summary: 'Several series on one weekly or monthly calendar, as known at as_of or at each row (as_of=row)',
     description:
       'One row per week ending Friday (frequency=w, labelled by the Friday) or month (m), one value per series ' +
       '(up to 50 keys, columns in the order given, meta.series), each the value in force at as_of. A series as ' +
@@ -211,12 +211,15 @@ export const ROUTES: readonly RouteDefinition[] = [
       'fill=none leaves null. COT keys give open interest, or <key>.net.<category> the net position; a COT ' +
       'column needs cot:history besides observations:read (403 insufficient_scope naming it). Rows ' +
       'run from the first to the last period holding any value, within from/to; limit and cursor page them. ' +
-      'CSV: period,<key1>,<key2>,... Details: docs/api/aligned.md.',
+      'as_of=row: a point-in-time panel, each row as known at the end of its own last day (23:59:59Z of the ' +
+      "Friday or of the month's last day; the request time for a row still ahead), stated in the row's as_of: " +
+      'the row a request with that as_of gives, for every series whatever its frequency; the rows are those ' +
+      'without as_of. CSV: period,<key1>,<key2>,... (as_of=row: period,as_of,<key1>,...). Details: docs/api/aligned.md.',
     access: { kind: 'scope', scope: 'observations:read' },
     query: ['series', 'frequency', 'fill', ...HISTORY],
     maxAge: 0,
     prerender: 'none',
-    params: { series: ALIGNED_SERIES_PARAM, frequency: ALIGNED_FREQUENCY_PARAM },
+    params: { series: ALIGNED_SERIES_PARAM, frequency: ALIGNED_FREQUENCY_PARAM, as_of: ALIGNED_AS_OF_PARAM },
   },
   {
     id: 'series',

@@ -55,6 +55,9 @@ function measure(result: CallToolResult, sent: Sent): number {
 /** What the answer is as of, in words an agent reads. */
 function knowledgeNote(tool: McpTool, params: RequestParams, snapshot: string): string {
   const asOf = params.query.as_of;
+  // The point-in-time panel of get_aligned_observations: each row has its own instant.
+  if (asOf === 'row')
+    return `Snapshot ${snapshot}, each row as known at its own as_of (the end of its last day in UTC): values first published or revised after a row's as_of are left out of that row.`;
   if (asOf !== undefined)
     return `Snapshot ${snapshot}, as known at ${asOf}: values first published or revised after that instant are left out.`;
   if (tool.readsAsOf)

@@ -123,16 +123,9 @@ export function alignSeries(
   fill: AlignedFill,
   range: { firstDay: string | null; lastDay: string | null },
 ): AlignedRow[] {
-  const extent = dataExtent(series);
-  if (!extent) return [];
-  // The periods holding a day of the data, cut to those holding a day of the range.
-  const dataFirst = targetOfDay(extent.first, frequency);
-  const dataLast = targetOfDay(extent.last, frequency);
-  const rangeFirst = range.firstDay === null ? null : targetOfDay(range.firstDay, frequency);
-  const rangeLast = range.lastDay === null ? null : targetOfDay(range.lastDay, frequency);
-  const first = rangeFirst !== null && rangeFirst > dataFirst ? rangeFirst : dataFirst;
-  const last = rangeLast !== null && rangeLast < dataLast ? rangeLast : dataLast;
-  if (first > last) return [];
+  const calendar = alignedCalendar(series, frequency, range);
+  if (!calendar) return [];
+  const { first, last } = calendar;
   const own = series.map((points) => ownValues(points, frequency));
   const rows: AlignedRow[] = [];
   for (let t = first; t <= last; t = nextTargetPeriod(t, frequency)) {
@@ -153,4 +146,25 @@ export function alignSeries(
     rows.push({ period: t, values, filled });
   }
   return rows;
+}
+
+/**
+ * The first and last rows of the calendar: the target periods holding the first and the last day
+ * of any series' values, cut to those holding a day of the range; null when no row remains.
+ */
+export function alignedCalendar(
+  series: ReadonlyArray<readonly AlignedPoint[]>,
+  frequency: AlignedFrequency,
+  range: { firstDay: string | null; lastDay: string | null },
+): { first: string; last: string } | null {
+  const extent = dataExtent(series);
+  if (!extent) return null;
+  // The periods holding a day of the data, cut to those holding a day of the range.
+  const dataFirst = targetOfDay(extent.first, frequency);
+  const dataLast = targetOfDay(extent.last, frequency);
+  const rangeFirst = range.firstDay === null ? null : targetOfDay(range.firstDay, frequency);
+  const rangeLast = range.lastDay === null ? null : targetOfDay(range.lastDay, frequency);
+  const first = rangeFirst !== null && rangeFirst > dataFirst ? rangeFirst : dataFirst;
+  const last = rangeLast !== null && rangeLast < dataLast ? rangeLast : dataLast;
+  return first > last ? null : { first, last };
 }

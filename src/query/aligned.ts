@@ -4,9 +4,11 @@ import { rfc3339 } from './sql.ts';
 
 /**
  * The reads of /api/v1/observations/aligned (docs/api/aligned.md) that the transforms do not
- * already have: the COT reports in force at as_of, and what the snapshot knows of a COT series
- * key. Observation series are read with readValuesInForceAsOf (query/transforms.ts), the same
- * as_of selection as the transforms. Bound parameters only; '' stands for "no as_of".
+ * already have: the COT reports in force at as_of, what the snapshot knows of a COT series key,
+ * and for the point-in-time panel (as_of=row) every revision of a series in one query, whatever
+ * the number of rows. Observation series at one as_of are read with readValuesInForceAsOf
+ * (query/transforms.ts), the same as_of selection as the transforms. Bound parameters only; ''
+ * stands for "no as_of".
  */
 
 /** A COT series key known to the snapshot, with the terms of its source. */
@@ -70,5 +72,68 @@ export async function readCotInForceAsOf(
     open_interest: row.open_interest === null ? null : Number(row.open_interest),
     positions: row.positions === null ? null : (JSON.parse(row.positions) as CotPosition[]),
     observed_at: row.observed_at,
+  }));
+}
+
+/** One stored revision of a period, its knowledge time in epoch microseconds (as as_of compares it). */
+export interface StoredRevision<T> {
+  period: string;
+  revision_number: number;
+  observed_us: number;
+  fields: T;
+}
+
+/** Every revision of an observation series, by period then revision number. */
+export async function readObservationRevisions(
+  db: SnapshotDb,
+  seriesKey: string,
+): Promise<Array<StoredRevision<{ value: number | null }>>> {
+  const rows = await db.query<{
+    period: string;
+    revision_number: number;
+    observed_us: bigint | number;
+    value: number | null;
+  }>(
+    `SELECT period, revision_number, epoch_us(observed_at) AS observed_us, value
+       FROM ${db.factRelation('observations', seriesKey)} AS observations
+      WHERE series_key = $series
+      ORDER BY period, revision_number`,
+    { series: seriesKey },
+  );
+  return rows.map((row) => ({
+    period: row.period,
+    revision_number: Number(row.revision_number),
+    observed_us: Number(row.observed_us),
+    fields: { value: row.value === null ? null : Number(row.value) },
+  }));
+}
+
+/** Every revision of a COT series' reports, by report date then revision number. */
+export async function readCotRevisions(
+  db: SnapshotDb,
+  seriesKey: string,
+): Promise<Array<StoredRevision<{ open_interest: number | null; positions: CotPosition[] | null }>>> {
+  const rows = await db.query<{
+    period: string;
+    revision_number: number;
+    observed_us: bigint | number;
+    open_interest: number | null;
+    positions: string | null;
+  }>(
+    `SELECT period, revision_number, epoch_us(observed_at) AS observed_us,
+            open_interest::DOUBLE AS open_interest, to_json(positions)::VARCHAR AS positions
+       FROM ${db.factRelation('cot_reports', seriesKey)} AS cot_reports
+      WHERE series_key = $series
+      ORDER BY period, revision_number`,
+    { series: seriesKey },
+  );
+  return rows.map((row) => ({
+    period: row.period,
+    revision_number: Number(row.revision_number),
+    observed_us: Number(row.observed_us),
+    fields: {
+      open_interest: row.open_interest === null ? null : Number(row.open_interest),
+      positions: row.positions === null ? null : (JSON.parse(row.positions) as CotPosition[]),
+    },
   }));
 }

@@ -385,8 +385,8 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * Several series on one weekly or monthly calendar, as known at as_of
-     * @description One row per week ending Friday (frequency=w, labelled by the Friday) or month (m), one value per series (up to 50 keys, columns in the order given, meta.series), each the value in force at as_of. A series as fine as the calendar or finer gives its last value in the period (daily ECB rates: the last rate of the week); a coarser one the value of the latest of its periods holding a day of the row (monthly BLS on weeks: the month). Alignment is by period, not by release date. fill=ffill (default) carries a series' own value of the previous row into a row without one, at most one period (filled flags it); fill=none leaves null. COT keys give open interest, or <key>.net.<category> the net position; a COT column needs cot:history besides observations:read (403 insufficient_scope naming it). Rows run from the first to the last period holding any value, within from/to; limit and cursor page them. CSV: period,<key1>,<key2>,... Details: docs/api/aligned.md.
+     * Several series on one weekly or monthly calendar, as known at as_of or at each row (as_of=row)
+     * @description One row per week ending Friday (frequency=w, labelled by the Friday) or month (m), one value per series (up to 50 keys, columns in the order given, meta.series), each the value in force at as_of. A series as fine as the calendar or finer gives its last value in the period (daily ECB rates: the last rate of the week); a coarser one the value of the latest of its periods holding a day of the row (monthly BLS on weeks: the month). Alignment is by period, not by release date. fill=ffill (default) carries a series' own value of the previous row into a row without one, at most one period (filled flags it); fill=none leaves null. COT keys give open interest, or <key>.net.<category> the net position; a COT column needs cot:history besides observations:read (403 insufficient_scope naming it). Rows run from the first to the last period holding any value, within from/to; limit and cursor page them. as_of=row: a point-in-time panel, each row as known at the end of its own last day (23:59:59Z of the Friday or of the month's last day; the request time for a row still ahead), stated in the row's as_of: the row a request with that as_of gives, for every series whatever its frequency; the rows are those without as_of. CSV: period,<key1>,<key2>,... (as_of=row: period,as_of,<key1>,...). Details: docs/api/aligned.md.
      *
      *     Needs a key with scope `observations:read`. Responses are never cached (`private, no-store`). Endpoint 23: an addition of this service to the interface specification's 14.
      */
@@ -407,8 +407,8 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * Several series on one weekly or monthly calendar, as known at as_of (CSV)
-     * @description One row per week ending Friday (frequency=w, labelled by the Friday) or month (m), one value per series (up to 50 keys, columns in the order given, meta.series), each the value in force at as_of. A series as fine as the calendar or finer gives its last value in the period (daily ECB rates: the last rate of the week); a coarser one the value of the latest of its periods holding a day of the row (monthly BLS on weeks: the month). Alignment is by period, not by release date. fill=ffill (default) carries a series' own value of the previous row into a row without one, at most one period (filled flags it); fill=none leaves null. COT keys give open interest, or <key>.net.<category> the net position; a COT column needs cot:history besides observations:read (403 insufficient_scope naming it). Rows run from the first to the last period holding any value, within from/to; limit and cursor page them. CSV: period,<key1>,<key2>,... Details: docs/api/aligned.md.
+     * Several series on one weekly or monthly calendar, as known at as_of or at each row (as_of=row) (CSV)
+     * @description One row per week ending Friday (frequency=w, labelled by the Friday) or month (m), one value per series (up to 50 keys, columns in the order given, meta.series), each the value in force at as_of. A series as fine as the calendar or finer gives its last value in the period (daily ECB rates: the last rate of the week); a coarser one the value of the latest of its periods holding a day of the row (monthly BLS on weeks: the month). Alignment is by period, not by release date. fill=ffill (default) carries a series' own value of the previous row into a row without one, at most one period (filled flags it); fill=none leaves null. COT keys give open interest, or <key>.net.<category> the net position; a COT column needs cot:history besides observations:read (403 insufficient_scope naming it). Rows run from the first to the last period holding any value, within from/to; limit and cursor page them. as_of=row: a point-in-time panel, each row as known at the end of its own last day (23:59:59Z of the Friday or of the month's last day; the request time for a row still ahead), stated in the row's as_of: the row a request with that as_of gives, for every series whatever its frequency; the rows are those without as_of. CSV: period,<key1>,<key2>,... (as_of=row: period,as_of,<key1>,...). Details: docs/api/aligned.md.
      *
      *     The CSV form of getObservationsAligned: the same request as `/api/v1/observations/aligned?format=csv` (the interface specification's form, which answers the same response), with the same parameters but `format` (400 here: the path asks for CSV). Needs a key with scope `observations:read`. Responses are never cached (`private, no-store`). Endpoint 23: an addition of this service to the interface specification's 14.
      */
@@ -3622,7 +3622,7 @@ export interface operations {
         frequency: 'w' | 'm';
         /** @description How /api/v1/observations/aligned fills a period where a series has no value of its own (docs/api/aligned.md): ffill (default) carries the previous period's own value forward at most one period; none leaves null. Expected: ffill or none. */
         fill?: 'ffill' | 'none';
-        /** @description Point in time: only what had been observed at or before it, with the revision then in force marked. RFC 3339 with Z or an offset, fractional seconds allowed, or a day alone (the end of that day in UTC); read as UTC whole seconds (a fraction is dropped, so never later than asked), which meta.as_of states. Expected: an RFC 3339 timestamp such as 2025-12-31T12:00:00Z, with fractional seconds such as 2025-12-31T12:00:00.000Z (dropped: the whole second before) or with an offset such as 2025-12-31T13:00:00+01:00 (in a URL write + as %2B), or a day such as 2025-12-31 (the end of that day in UTC, 23:59:59Z); not in the future. */
+        /** @description Point in time: only what had been observed at or before it, with the revision then in force marked. RFC 3339 with Z or an offset, fractional seconds allowed, or a day alone (the end of that day in UTC); read as UTC whole seconds (a fraction is dropped, so never later than asked), which meta.as_of states. Or `row`: a point-in-time panel, each row with every series as known at the end of the row's last day in UTC (23:59:59Z of the week's Friday, of the month's last day), or the time of the request when that is still ahead (the current week or month), stated in the row's as_of; whatever the series' frequencies, each cell is what a request with that as_of gives for the row. The rows are those of the request without as_of. Expected: an RFC 3339 timestamp such as 2025-12-31T12:00:00Z, with fractional seconds such as 2025-12-31T12:00:00.000Z (dropped: the whole second before) or with an offset such as 2025-12-31T13:00:00+01:00 (in a URL write + as %2B), or a day such as 2025-12-31 (the end of that day in UTC, 23:59:59Z); not in the future; or row (each row as known at the end of its own date). */
         as_of?: string;
         /** @description Start of the period range (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD), from its first day: every period that has a day on or after it is included, whatever the series frequency (from=2025-06-15 on a monthly series includes 2025-06). Alias: observation_start. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
         from?: string;
@@ -3675,10 +3675,15 @@ export interface operations {
             data: {
               /** @description The row: a week by its Friday (YYYY-MM-DD) or a month (YYYY-MM). */
               period: string;
-              /** @description One value per series of meta.series, in that order, as known at as_of; null when the series has none for the row (after fill). */
+              /** @description One value per series of meta.series, in that order, as known at as_of (as_of=row: at the row's as_of); null when the series has none for the row (after fill). */
               values: (number | null)[];
               /** @description One flag per series of meta.series: true when the value was carried forward from the previous row (fill=ffill). */
               filled: boolean[];
+              /**
+               * Format: date-time
+               * @description Only with as_of=row: the instant the row is as known at, the end of the row's last day in UTC (23:59:59Z of the week's Friday, of the month's last day), or the time of the request when that is still ahead (the current week or month).
+               */
+              as_of?: string;
             }[];
             meta: {
               /**
@@ -3734,10 +3739,7 @@ export interface operations {
                * @enum {string}
                */
               fill: 'ffill' | 'none';
-              /**
-               * Format: date-time
-               * @description The as_of asked for.
-               */
+              /** @description The as_of asked for: an instant, null (everything the snapshot knows), or row (each row's own as_of). */
               as_of: string | null;
               /** @description from and to as asked for. */
               filters: {
@@ -3775,7 +3777,7 @@ export interface operations {
         frequency: 'w' | 'm';
         /** @description How /api/v1/observations/aligned fills a period where a series has no value of its own (docs/api/aligned.md): ffill (default) carries the previous period's own value forward at most one period; none leaves null. Expected: ffill or none. */
         fill?: 'ffill' | 'none';
-        /** @description Point in time: only what had been observed at or before it, with the revision then in force marked. RFC 3339 with Z or an offset, fractional seconds allowed, or a day alone (the end of that day in UTC); read as UTC whole seconds (a fraction is dropped, so never later than asked), which meta.as_of states. Expected: an RFC 3339 timestamp such as 2025-12-31T12:00:00Z, with fractional seconds such as 2025-12-31T12:00:00.000Z (dropped: the whole second before) or with an offset such as 2025-12-31T13:00:00+01:00 (in a URL write + as %2B), or a day such as 2025-12-31 (the end of that day in UTC, 23:59:59Z); not in the future. */
+        /** @description Point in time: only what had been observed at or before it, with the revision then in force marked. RFC 3339 with Z or an offset, fractional seconds allowed, or a day alone (the end of that day in UTC); read as UTC whole seconds (a fraction is dropped, so never later than asked), which meta.as_of states. Or `row`: a point-in-time panel, each row with every series as known at the end of the row's last day in UTC (23:59:59Z of the week's Friday, of the month's last day), or the time of the request when that is still ahead (the current week or month), stated in the row's as_of; whatever the series' frequencies, each cell is what a request with that as_of gives for the row. The rows are those of the request without as_of. Expected: an RFC 3339 timestamp such as 2025-12-31T12:00:00Z, with fractional seconds such as 2025-12-31T12:00:00.000Z (dropped: the whole second before) or with an offset such as 2025-12-31T13:00:00+01:00 (in a URL write + as %2B), or a day such as 2025-12-31 (the end of that day in UTC, 23:59:59Z); not in the future; or row (each row as known at the end of its own date). */
         as_of?: string;
         /** @description Start of the period range (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD), from its first day: every period that has a day on or after it is included, whatever the series frequency (from=2025-06-15 on a monthly series includes 2025-06). Alias: observation_start. Expected: a real period YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, such as 2025, 2025-06, 2025-Q2 or 2025-06-15. */
         from?: string;

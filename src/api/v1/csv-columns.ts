@@ -13,10 +13,11 @@ import { listCotCsvColumns } from './cot-csv-columns.ts';
  * rows can name (a map, an object that may be null) give none.
  */
 export function csvColumnsOf(routeId: RouteId, meta: Record<string, unknown>): string[] {
-  // Aligned CSV lines: the period, then one column per requested key (aligned.ts).
+  // Aligned CSV lines: the period (as_of=row: and the row's as_of), then one column per requested key (aligned.ts).
   if (routeId === 'observations-aligned')
     return [
       'period',
+      ...(meta.as_of === 'row' ? ['as_of'] : []),
       ...((meta.series as Array<{ key: string }> | undefined) ?? []).map((column) => column.key),
     ];
   // A COT report's columns depend on its report type (its trader categories, crop years): the

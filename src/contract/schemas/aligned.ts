@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { FREQUENCIES } from '../../model/records.ts';
+import { INSTANT_PATTERN } from '../instant.ts';
 import { PARAMS, type ParamSpec } from '../params.ts';
 import { createEnvelope, SINGLE_SOURCE_TERMS } from './envelope.ts';
 import {
@@ -13,6 +14,7 @@ import {
   oneOfText,
   period,
   text,
+  timestamp,
 } from './json-schema.ts';
 import { SERIES_HISTORY } from './observations.ts';
 
@@ -57,6 +59,34 @@ export const ALIGNED_SERIES_PARAM: ParamSpec = {
   required: true,
 };
 
+/** The `as_of` value of the point-in-time panel: each row as known at the end of its own date. */
+export const ALIGNED_ROW_AS_OF = 'row';
+
+/** What "the end of a row's date" is, said once for the parameter, the row field and the docs. */
+export const ALIGNED_ROW_INSTANT =
+  "the end of the row's last day in UTC (23:59:59Z of the week's Friday, of the month's last day), or the " +
+  'time of the request when that is still ahead (the current week or month)';
+
+/**
+ * `as_of` on /observations/aligned (a per-route override): an instant as everywhere, or `row` for
+ * the point-in-time panel (docs/api/aligned.md).
+ */
+export const ALIGNED_AS_OF_PARAM: ParamSpec = {
+  ...PARAMS.as_of,
+  description:
+    `${PARAMS.as_of.description} Or \`${ALIGNED_ROW_AS_OF}\`: a point-in-time panel, each row with every series as ` +
+    `known at ${ALIGNED_ROW_INSTANT}, stated in the row's as_of; whatever the series' frequencies, each ` +
+    'cell is what a request with that as_of gives for the row. The rows are those of the request without as_of.',
+  schema: z.union([z.literal(ALIGNED_ROW_AS_OF), PARAMS.as_of.schema]),
+  expected: `${PARAMS.as_of.expected}; or ${ALIGNED_ROW_AS_OF} (each row as known at the end of its own date)`,
+  // One string schema (no union): the instant forms' pattern, or `row`.
+  openapi: {
+    type: 'string',
+    pattern: `^(?:${ALIGNED_ROW_AS_OF}|${INSTANT_PATTERN.slice(1, -1)})$`,
+    examples: [ALIGNED_ROW_AS_OF, '2025-12-31T12:00:00Z', '2025-12-31'],
+  },
+};
+
 /** `frequency` on /observations/aligned (a per-route override): the calendar, required. */
 export const ALIGNED_FREQUENCY_PARAM: ParamSpec = {
   ...PARAMS.frequency,
@@ -95,13 +125,13 @@ const alignedSeries = object(
   'One column of the aligned rows.',
 );
 
-const alignedRow = object(
+const rowFields = object(
   {
     period: period('The row: a week by its Friday (YYYY-MM-DD) or a month (YYYY-MM).'),
     values: arrayOf(
       nullable(number()),
-      'One value per series of meta.series, in that order, as known at as_of; null when the series has none ' +
-        'for the row (after fill).',
+      "One value per series of meta.series, in that order, as known at as_of (as_of=row: at the row's as_of); " +
+        'null when the series has none for the row (after fill).',
     ),
     filled: arrayOf(
       boolean(),
@@ -110,6 +140,14 @@ const alignedRow = object(
   },
   'One period of the common calendar.',
 );
+/** The row; with as_of=row also its own knowledge time (present only then, after period). */
+const alignedRow: JsonSchema = {
+  ...rowFields,
+  properties: {
+    ...(rowFields.properties as Record<string, JsonSchema>),
+    as_of: timestamp(`Only with as_of=row: the instant the row is as known at, ${ALIGNED_ROW_INSTANT}.`),
+  },
+};
 
 /** The 200 body of /api/v1/observations/aligned. */
 export const ALIGNED_BODY: JsonSchema = createEnvelope(
@@ -118,7 +156,14 @@ export const ALIGNED_BODY: JsonSchema = createEnvelope(
     series: arrayOf(alignedSeries, 'The columns, in the order of `series`.'),
     frequency: oneOfText(['w', 'm'], 'The calendar of the rows.'),
     fill: oneOfText(['ffill', 'none'], 'How periods without a value of their own were filled.'),
-    as_of: SERIES_HISTORY.meta.as_of,
+    as_of: nullable(
+      text(
+        "The as_of asked for: an instant, null (everything the snapshot knows), or row (each row's own as_of).",
+        {
+          pattern: `^(?:${ALIGNED_ROW_AS_OF}|\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z)$`,
+        },
+      ),
+    ),
     filters: SERIES_HISTORY.meta.filters,
     sort_order: SERIES_HISTORY.meta.sort_order,
     next_cursor: SERIES_HISTORY.meta.next_cursor,

@@ -212,6 +212,30 @@ describe('MCP server over Streamable HTTP (POST /mcp) and stdio (mmds mcp)', () 
     expect((result.structuredContent as { data: unknown[] }).data.length).toBeGreaterThan(0);
   });
 
+  it('answers get_aligned_observations with as_of=row (the point-in-time panel) as the REST endpoint does', async () => {
+    const client = await httpClient(observationsKey);
+    const args = {
+      series: `${PAYROLLS},ecb.USD`,
+      frequency: 'm',
+      as_of: 'row',
+      from: '2025-06',
+      to: '2025-09',
+    };
+    const result = await callTool(client, 'get_aligned_observations', args);
+    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+    const expected = await rest(`/api/v1/observations/aligned?${new URLSearchParams(args)}`, observationsKey);
+    expect(expected.status).toBe(200);
+    expect(comparable(result.structuredContent as Body)).toEqual(comparable(expected.body));
+    const rows = (result.structuredContent as { data: Array<{ period: string; as_of: string }> }).data;
+    expect(rows.map((row) => [row.period, row.as_of])).toEqual([
+      ['2025-06', '2025-06-30T23:59:59Z'],
+      ['2025-07', '2025-07-31T23:59:59Z'],
+      ['2025-08', '2025-08-31T23:59:59Z'],
+      ['2025-09', '2025-09-30T23:59:59Z'],
+    ]);
+    expect((result.content as { text: string }[])[0]!.text).toContain('each row as known at its own as_of');
+  });
+
   it("counts POST /mcp against the caller's rate limit and refuses a bad key, a foreign Origin and GET", async () => {
     const list = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} };
     const post = (headers: Record<string, string>) =>
