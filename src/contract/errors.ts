@@ -2,7 +2,7 @@
  * The API's error: a code of the envelope (CONTRACT section 1), its status and a message safe to
  * show to the caller. Codes and statuses are rows of the one code table (lib/errors.ts).
  */
-import { type ApiErrorCode, ERROR_STATUS, MmdsError } from '../lib/errors.ts';
+import { type ApiErrorCode, ERROR_STATUS, hasErrorCode, MmdsError } from '../lib/errors.ts';
 
 export { ERROR_STATUS };
 
@@ -58,4 +58,25 @@ export function insufficientScope(
 /** 503 while no snapshot can be read. */
 export function unavailable(message: string, retryAfterSeconds = 5): ApiError {
   return new ApiError('unavailable', message, { headers: { 'Retry-After': String(retryAfterSeconds) } });
+}
+
+/**
+ * Maps whatever a request (or an MCP call) threw to the error it answers with: an ApiError as is,
+ * a query past its deadline as 503, anything else as `internal_error`, whose cause is logged with
+ * the request id, never sent.
+ */
+export function toApiError(
+  error: unknown,
+  requestId: string,
+  log: (entry: Record<string, unknown>) => void,
+): ApiError {
+  if (error instanceof ApiError) return error;
+  if (hasErrorCode(error, 'query_timeout'))
+    return unavailable('the query took too long; try a narrower request', 2);
+  log({
+    event: 'internal_error',
+    request_id: requestId,
+    error: String((error as Error)?.stack ?? error),
+  });
+  return new ApiError('internal_error', 'internal error; the request id identifies it in our logs');
 }
