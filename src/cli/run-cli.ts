@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { formatSettingsHelp } from '../config/settings-text.ts';
-import { ERROR_RULES, EXIT, EXIT_ERROR_CODES, MmdsError } from '../lib/errors.ts';
+import { EXIT, EXIT_ERROR_CODES, MmdsError, ruleOf } from '../lib/errors.ts';
 import { PIPELINE_VERSION } from '../version.ts';
 import { registerBuild } from './commands/build.ts';
 import { registerDeliver } from './commands/deliver.ts';
@@ -178,9 +178,9 @@ interface Failure {
  */
 function classifyError(error: unknown): Failure {
   const fail = (code: number, message: string): Failure => ({ code, say: message, message });
-  const rule = error instanceof MmdsError ? ERROR_RULES[error.code] : null;
+  const rule = ruleOf(error);
   // A code whose row says internal goes on to the checks below, as an error without one.
-  if (error instanceof MmdsError && rule && rule.json !== 'internal') {
+  if (rule && rule.json !== 'internal' && error instanceof MmdsError) {
     const message = rule.say(error.message);
     const details = error.details();
     return details ? { code: rule.exit, details, say: message, message } : fail(rule.exit, message);
