@@ -12,6 +12,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { MmdsError } from '../lib/errors.ts';
 import { BUILD_MANIFEST_FILE, type BuildManifest } from './build-manifest.ts';
 
 /** Writes a file of the tree being built, with its folders. */
@@ -55,9 +56,9 @@ export function readExistingManifest(outDir: string): BuildManifest | null {
 }
 
 /** The output directory is something the build must not replace. */
-export class OutputDirError extends Error {
+export class OutputDirError extends MmdsError {
   constructor(message: string) {
-    super(message);
+    super('output_dir_refused', message);
     this.name = 'OutputDirError';
   }
 }

@@ -1,6 +1,6 @@
-import { failure } from '../contract/envelope.ts';
-import { ERROR_STATUS, type ErrorCode } from '../contract/errors.ts';
+import { ApiError, type ErrorCode } from '../contract/errors.ts';
 import { PARAMS } from '../contract/params.ts';
+import { renderError } from '../contract/render-error.ts';
 import { ROUTES } from '../contract/routes.ts';
 
 /** An error body the static host answers with (it cannot mint request ids: `static`). */
@@ -11,11 +11,8 @@ export interface StaticError {
 }
 
 function errorFile(name: string, code: ErrorCode, message: string): StaticError {
-  return {
-    file: `api/v1/_errors/${name}.json`,
-    status: ERROR_STATUS[code],
-    body: JSON.stringify(failure(code, message, 'static')),
-  };
+  const { status, body } = renderError(new ApiError(code, message), { kind: 'static' });
+  return { file: `api/v1/_errors/${name}.json`, status, body: body.toString('utf8') };
 }
 
 /** The not-found body for unknown paths and slugs. */

@@ -3,6 +3,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { API_INDEX_FILE, API_INDEX_MAX_AGE, API_INDEX_PATHS } from '../api/v1/api-index.ts';
 import { bulkFileCacheControl } from '../api/v1/bulk.ts';
+import { MmdsError } from '../lib/errors.ts';
 import { mapConcurrent } from '../lib/map-concurrent.ts';
 import type { ObjectStore } from '../store/object-store/object-store.ts';
 import {
@@ -65,9 +66,9 @@ export interface DistUploadResult {
 const BULK_COT_KEY = /^api\/v1\/bulk\/\d{8}T\d{6}Z-[0-9a-f]{8}\/cot_reports\.(?:parquet|csv\.gz)$/;
 
 /** dist/ cannot be uploaded as it is (no build, a site-only build, a file changed since the build). */
-export class DistUploadError extends Error {
+export class DistUploadError extends MmdsError {
   constructor(message: string) {
-    super(message);
+    super('dist_upload_failed', message);
     this.name = 'DistUploadError';
   }
 }

@@ -1,7 +1,9 @@
+import { MmdsError } from '../lib/errors.ts';
+
 /** The command already printed what went wrong; exit non-zero with this one line. */
-export class ReportedFailure extends Error {
+export class ReportedFailure extends MmdsError {
   constructor(message: string) {
-    super(message);
+    super('failed', message);
     this.name = 'ReportedFailure';
   }
 }

@@ -1,15 +1,6 @@
 import { Command, CommanderError } from 'commander';
-import { OutputDirError } from '../build/dist-tree.ts';
-import { ConfigError } from '../config/load-config.ts';
 import { formatSettingsHelp } from '../config/settings-text.ts';
-import { FetchError } from '../fetch/fetch-error.ts';
-import { InputError } from '../ingest/input-error.ts';
-import { StorageUnreachableError } from '../keys/create-storage.ts';
-import { RevisionRefusedError } from '../store/append-batch.ts';
-import { KnowledgeAheadError } from '../store/knowledge-ahead.ts';
-import { LockedError } from '../store/lock.ts';
-import { ObjectStoreError, type ObjectStoreFailureKind } from '../store/object-store/object-store.ts';
-import { PublishRefusedError } from '../store/publish.ts';
+import { EXIT, EXIT_ERROR_CODES, MmdsError, ruleOf } from '../lib/errors.ts';
 import { PIPELINE_VERSION } from '../version.ts';
 import { registerBuild } from './commands/build.ts';
 import { registerDeliver } from './commands/deliver.ts';
@@ -27,44 +18,11 @@ import { registerVerify } from './commands/verify.ts';
 import type { CliContext, CommandContext } from './context.ts';
 import { dataDirUse, prepareDataDir } from './data-dir.ts';
 import { describeSystemError, isServiceUnavailable } from './describe-system-error.ts';
-import { ExitStatus, ReportedFailure } from './reported-failure.ts';
+import { ExitStatus } from './reported-failure.ts';
 import { createReporter } from './reporter.ts';
-import { UsageError } from './usage-error.ts';
 
-/**
- * Exit codes of `mmds` (sysexits-style where one fits), the same for every command. `unavailable`
- * (69, EX_UNAVAILABLE) is a service we depend on failing us: a publisher's download, Redis.
- */
-export const EXIT = {
-  ok: 0,
-  failure: 1,
-  usage: 2,
-  nothingNew: 3,
-  unavailable: 69,
-  internal: 70,
-  locked: 75,
-  config: 78,
-} as const;
-
-/** Missing credentials are the operator's configuration; every other bucket failure is the service's. */
-const OBJECT_STORE_EXIT: Readonly<Record<ObjectStoreFailureKind, number>> = Object.freeze({
-  unreachable: EXIT.unavailable,
-  credentials: EXIT.config,
-  no_bucket: EXIT.unavailable,
-  denied: EXIT.unavailable,
-  no_conditional_writes: EXIT.unavailable,
-  failed: EXIT.unavailable,
-});
-
-/** The `error.code` of the --json error document for each failing exit code. */
-export const EXIT_ERROR_CODES: Readonly<Record<number, string>> = Object.freeze({
-  [EXIT.failure]: 'failed',
-  [EXIT.usage]: 'usage',
-  [EXIT.unavailable]: 'unavailable',
-  [EXIT.internal]: 'internal',
-  [EXIT.locked]: 'locked',
-  [EXIT.config]: 'config',
-});
+/** Exit codes and the --json codes of each: rows of the one code table (lib/errors.ts). */
+export { EXIT, EXIT_ERROR_CODES };
 
 /** The exit-code table of `mmds --help` (docs/cli.md has the same table). */
 export const EXIT_CODE_HELP = `Exit codes (the same for every command):
@@ -213,30 +171,27 @@ interface Failure {
   details?: string;
 }
 
+/**
+ * An MmdsError ends the run as its code's row of lib/errors.ts says (exit code, message); a few
+ * values without a code are read here: commander's own errors, a documented exit status, errors
+ * of the environment, DuckDB's memory limit, and anything else as an internal error.
+ */
 function classifyError(error: unknown): Failure {
   const fail = (code: number, message: string): Failure => ({ code, say: message, message });
+  const rule = ruleOf(error);
+  // A code whose row says internal goes on to the checks below, as an error without one.
+  if (rule && rule.json !== 'internal' && error instanceof MmdsError) {
+    const message = rule.say(error.message);
+    const details = error.details();
+    return details ? { code: rule.exit, details, say: message, message } : fail(rule.exit, message);
+  }
   if (error instanceof CommanderError) {
     // Commander has printed help, the version or its own one-line message already.
     if (error.exitCode === 0) return { code: EXIT.ok, say: null, message: null };
     return { code: EXIT.usage, say: null, message: error.message.replace(/^error: /, '') };
   }
-  if (error instanceof UsageError || error instanceof OutputDirError) return fail(EXIT.usage, error.message);
-  if (error instanceof FetchError) return fail(EXIT.unavailable, `${error.message} (the store is unchanged)`);
-  if (error instanceof ObjectStoreError) return fail(OBJECT_STORE_EXIT[error.kind], error.message);
-  if (error instanceof StorageUnreachableError) return fail(EXIT.unavailable, error.message);
-  if (error instanceof InputError || error instanceof RevisionRefusedError)
-    return fail(EXIT.failure, `${error.message} (the store is unchanged)`);
-  if (error instanceof PublishRefusedError) {
-    const problems = error.problems.map((problem) => `  ${problem.check}: ${problem.message}\n`).join('');
-    const message = `${error.message}; CURRENT is unchanged: fix the input named above, ingest it again, then publish`;
-    return { code: EXIT.failure, details: problems, say: message, message };
-  }
-  if (error instanceof ReportedFailure || error instanceof KnowledgeAheadError)
-    return fail(EXIT.failure, error.message);
   // A documented status other than 0 without an error (mmds update: 3 nothing new).
   if (error instanceof ExitStatus) return { code: error.code, say: null, message: null };
-  if (error instanceof LockedError) return fail(EXIT.locked, error.message);
-  if (error instanceof ConfigError) return fail(EXIT.config, `configuration: ${error.message}`);
   const system = describeSystemError(error);
   if (system !== null) return fail(isServiceUnavailable(error) ? EXIT.unavailable : EXIT.failure, system);
   // DuckDB refuses a query past its memory limit: a limit of the machine, not a bug; writes are atomic.
@@ -245,8 +200,10 @@ function classifyError(error: unknown): Failure {
       EXIT.failure,
       `out of memory: ${error.message} (nothing half-written was kept; run it again with more free memory, and report the store's size if it keeps failing)`,
     );
-  return fail(
-    EXIT.internal,
-    `internal error: ${error instanceof Error ? error.message : String(error)} (please report it)`,
-  );
+  return internalError(error);
+}
+
+function internalError(error: unknown): Failure {
+  const message = `internal error: ${error instanceof Error ? error.message : String(error)} (please report it)`;
+  return { code: EXIT.internal, say: message, message };
 }

@@ -1,7 +1,9 @@
+import { MmdsError } from '../lib/errors.ts';
+
 /** A configuration value that cannot be used (the CLI exits 78 with its message). */
-export class ConfigError extends Error {
+export class ConfigError extends MmdsError {
   constructor(message: string) {
-    super(message);
+    super('config', message);
     this.name = 'ConfigError';
   }
 }

@@ -1,25 +1,17 @@
-/** The error codes of CONTRACT section 1 and the HTTP status each one answers with. */
-export const ERROR_STATUS = {
-  invalid_parameter: 400,
-  unauthorized: 401,
-  insufficient_scope: 403,
-  not_found: 404,
-  method_not_allowed: 405,
-  gone: 410,
-  payload_too_large: 413,
-  uri_too_long: 414,
-  unsupported_media_type: 415,
-  rate_limited: 429,
-  header_fields_too_large: 431,
-  internal_error: 500,
-  unavailable: 503,
-} as const;
+/**
+ * The API's error: a code of the envelope (CONTRACT section 1), its status and a message safe to
+ * show to the caller. Codes and statuses are rows of the one code table (lib/errors.ts).
+ */
+import { type ApiErrorCode, ERROR_STATUS, hasErrorCode, MmdsError } from '../lib/errors.ts';
 
-export type ErrorCode = keyof typeof ERROR_STATUS;
+export { ERROR_STATUS };
+
+/** A code of the API's error envelope. */
+export type ErrorCode = ApiErrorCode;
 
 /** An error the API answers with: code, status and a message safe to show to the caller. */
-export class ApiError extends Error {
-  readonly code: ErrorCode;
+export class ApiError extends MmdsError {
+  declare readonly code: ErrorCode;
   readonly status: number;
   /** Extra response headers (WWW-Authenticate, Retry-After, Allow). */
   readonly headers: Readonly<Record<string, string>>;
@@ -29,9 +21,8 @@ export class ApiError extends Error {
     message: string,
     options: { headers?: Record<string, string>; cause?: unknown } = {},
   ) {
-    super(message, { cause: options.cause });
+    super(code, message, { cause: options.cause });
     this.name = 'ApiError';
-    this.code = code;
     this.status = ERROR_STATUS[code];
     this.headers = options.headers ?? {};
   }
@@ -67,4 +58,25 @@ export function insufficientScope(
 /** 503 while no snapshot can be read. */
 export function unavailable(message: string, retryAfterSeconds = 5): ApiError {
   return new ApiError('unavailable', message, { headers: { 'Retry-After': String(retryAfterSeconds) } });
+}
+
+/**
+ * Maps whatever a request (or an MCP call) threw to the error it answers with: an ApiError as is,
+ * a query past its deadline as 503, anything else as `internal_error`, whose cause is logged with
+ * the request id, never sent.
+ */
+export function toApiError(
+  error: unknown,
+  requestId: string,
+  log: (entry: Record<string, unknown>) => void,
+): ApiError {
+  if (error instanceof ApiError) return error;
+  if (hasErrorCode(error, 'query_timeout'))
+    return unavailable('the query took too long; try a narrower request', 2);
+  log({
+    event: 'internal_error',
+    request_id: requestId,
+    error: String((error as Error)?.stack ?? error),
+  });
+  return new ApiError('internal_error', 'internal error; the request id identifies it in our logs');
 }

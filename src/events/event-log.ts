@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { MmdsError } from '../lib/errors.ts';
 import { type StoreLayout, snapshotDir } from '../store/layout.ts';
 import { readCurrentId, readManifest, type SnapshotManifest } from '../store/manifest.ts';
 import type { EventFeed, ReleaseEvent } from './event.ts';
@@ -6,12 +7,12 @@ import { readEventFile } from './event-file.ts';
 import { readNoticedEvents } from './noticed-events.ts';
 
 /** An event id (or a position `<snapshot id>:0`) the log does not hold: pruned, or never one of its ids. */
-export class EventGoneError extends Error {
+export class EventGoneError extends MmdsError {
   /** The oldest snapshot the log still holds (a client catches up with /changes since it), or null. */
   readonly oldest: string | null;
 
   constructor(message: string, oldest: string | null) {
-    super(message);
+    super('event_gone', message);
     this.name = 'EventGoneError';
     this.oldest = oldest;
   }

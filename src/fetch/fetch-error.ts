@@ -1,3 +1,5 @@
+import { MmdsError } from '../lib/errors.ts';
+
 /**
  * How a message tells the operator to point a source at a mirror. fetch/ does not know which
  * source it downloads for: the CLI (nameMirrorSetting in fetchAndIngest) puts the source's own
@@ -31,7 +33,7 @@ export interface FetchErrorDetails {
  * A download that did not yield a usable file. The message is one line that names the URL,
  * says what happened and what the operator can do about it.
  */
-export class FetchError extends Error {
+export class FetchError extends MmdsError {
   override readonly name = 'FetchError';
   readonly url: string;
   readonly kind: FetchErrorKind;
@@ -39,7 +41,11 @@ export class FetchError extends Error {
   readonly attempts: number;
 
   constructor(url: string, message: string, details: FetchErrorDetails) {
-    super(`${url}: ${message}`, details.cause === undefined ? undefined : { cause: details.cause });
+    super(
+      'fetch_failed',
+      `${url}: ${message}`,
+      details.cause === undefined ? undefined : { cause: details.cause },
+    );
     this.url = url;
     this.kind = details.kind;
     this.status = details.status ?? null;

@@ -1,6 +1,7 @@
 import type { Storage } from 'unstorage';
 import { compareAndSetItem, readItemText } from '../keys/atomic-item.ts';
 import { listItemKeys } from '../keys/atomic-item-batches.ts';
+import { MmdsError } from '../lib/errors.ts';
 import { isSealed, openSecret, sealSecret } from './secret-seal.ts';
 import { type HookRecord, HookRecordSchema } from './subscription-record.ts';
 
@@ -28,20 +29,21 @@ export interface HookStore {
 }
 
 /** There is no subscription of that id. */
-export class HookNotFoundError extends Error {
+export class HookNotFoundError extends MmdsError {
   constructor(id: string) {
-    super(`no webhook subscription with id ${id}`);
+    super('hook_not_found', `no webhook subscription with id ${id}`);
     this.name = 'HookNotFoundError';
   }
 }
 
 /** A stored record that does not pass validation. */
-export class HookRecordError extends Error {
+export class HookRecordError extends MmdsError {
   constructor(id: string, cause: unknown) {
     // A sealing problem says what to do; any other says the record is damaged.
     const why =
       cause instanceof Error && /MMDS_KEY_PEPPER/.test(cause.message) ? cause.message : 'is not valid';
     super(
+      'hook_record_invalid',
       `the stored record of webhook subscription ${id} ${why.startsWith('its') ? `cannot be read: ${why}` : why}`,
       { cause },
     );

@@ -1,6 +1,8 @@
 import type { EventFeed, ReleaseEvent } from '../events/event.ts';
+import type { EventGoneError } from '../events/event-log.ts';
 import { getKeyStatus, isUsableStatus } from '../keys/key-record.ts';
 import { KeyRecordError, type KeyStore } from '../keys/key-store.ts';
+import { hasErrorCode } from '../lib/errors.ts';
 
 /**
  * What one pass of the deliverer reads once however many subscriptions ask (issue 38): the log
@@ -49,8 +51,8 @@ export function createPassReads(
         read = feed.after(after, batch).then(
           (events) => ({ events }),
           (error: unknown) => {
-            const oldest = (error as { oldest?: unknown }).oldest;
-            if ((error as Error).name !== 'EventGoneError' || typeof oldest !== 'string') throw error;
+            const oldest = hasErrorCode(error, 'event_gone') ? (error as EventGoneError).oldest : null;
+            if (oldest === null) throw error;
             return { gone: oldest };
           },
         );

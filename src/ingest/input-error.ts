@@ -1,13 +1,14 @@
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
+import { MmdsError } from '../lib/errors.ts';
 
 /** Bad input in a source file: the CLI prints it as one line naming the file and line. */
-export class InputError extends Error {
+export class InputError extends MmdsError {
   readonly file: string;
   readonly line: number | null;
 
   constructor(file: string, line: number | null, message: string) {
-    super(`${basename(file)}${line === null ? '' : `:${line}`}: ${message}`);
+    super('input_refused', `${basename(file)}${line === null ? '' : `:${line}`}: ${message}`);
     this.name = 'InputError';
     this.file = file;
     this.line = line;

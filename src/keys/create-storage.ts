@@ -5,6 +5,7 @@ import fsDriver from 'unstorage/drivers/fs';
 import memoryDriver from 'unstorage/drivers/memory';
 import redisDriver from 'unstorage/drivers/redis';
 import { ConfigError } from '../config/load-config.ts';
+import { MmdsError } from '../lib/errors.ts';
 import { resolveLayout } from '../store/layout.ts';
 
 /** Namespace of every key the service writes to a shared Redis. */
@@ -67,8 +68,12 @@ export function getRedisClient(storage: Storage): Redis | Cluster | null {
 const lastRedisErrors = new WeakMap<Storage, Error>();
 
 /** Redis did not answer: the one line a command or the server prints about it. */
-export class StorageUnreachableError extends Error {
+export class StorageUnreachableError extends MmdsError {
   override readonly name = 'StorageUnreachableError';
+
+  constructor(message: string, options?: ErrorOptions) {
+    super('storage_unreachable', message, options);
+  }
 }
 
 /** `redis://host:port` of a storage URL, without credentials, path or query. */

@@ -1,4 +1,5 @@
 import type { Storage } from 'unstorage';
+import { MmdsError } from '../lib/errors.ts';
 import { compareAndSetItem, readItemText, writeItemText } from './atomic-item.ts';
 import { createEvenRecordRead } from './create-even-record-read.ts';
 import { announceKeyChange } from './key-changes.ts';
@@ -55,17 +56,17 @@ export interface KeyStore {
 }
 
 /** A stored record that does not pass validation. */
-export class KeyRecordError extends Error {
+export class KeyRecordError extends MmdsError {
   constructor(id: string, cause: unknown) {
-    super(`the stored record of key ${id} is not valid`, { cause });
+    super('key_record_invalid', `the stored record of key ${id} is not valid`, { cause });
     this.name = 'KeyRecordError';
   }
 }
 
 /** There is no record to update. */
-export class KeyNotFoundError extends Error {
+export class KeyNotFoundError extends MmdsError {
   constructor(id: string) {
-    super(`no key with id ${id}`);
+    super('key_not_found', `no key with id ${id}`);
     this.name = 'KeyNotFoundError';
   }
 }

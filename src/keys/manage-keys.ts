@@ -1,4 +1,5 @@
 import { SCOPES, type Scope } from '../contract/routes.ts';
+import { MmdsError, type MmdsErrorCode } from '../lib/errors.ts';
 import { formatTimestamp } from '../lib/zoned-time.ts';
 import { createKey, hashSecret, isKeyId } from './key-codec.ts';
 import {
@@ -42,10 +43,17 @@ export interface IssuedKey {
  * Why a key operation was refused: `invalid_input` (bad values), `not_found` (no such id),
  * `conflict` (the key's state does not allow it, such as rotating a revoked key).
  */
-export class KeyManagementError extends Error {
+export class KeyManagementError extends MmdsError {
+  /** The error code of each kind (usage for bad values or an unknown id; failed for a conflict). */
+  static readonly CODES = {
+    invalid_input: 'key_invalid_input',
+    not_found: 'key_not_found',
+    conflict: 'key_conflict',
+  } as const satisfies Record<string, MmdsErrorCode>;
+
   readonly kind: 'invalid_input' | 'not_found' | 'conflict';
   constructor(kind: KeyManagementError['kind'], message: string) {
-    super(message);
+    super(KeyManagementError.CODES[kind], message);
     this.name = 'KeyManagementError';
     this.kind = kind;
   }

@@ -1,12 +1,13 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   ClientRequestSchema,
-  ErrorCode,
   isJSONRPCRequest,
   type JSONRPCErrorResponse,
   type JSONRPCMessage,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
+import { renderRpcError } from '../contract/render-error.ts';
+import { MmdsError } from '../lib/errors.ts';
 
 /**
  * The SDK validates a request's params inside the handler it wraps, and answers a refusal there as
@@ -42,14 +43,9 @@ export function paramsRefusal(message: JSONRPCMessage): JSONRPCErrorResponse | n
   if (!parsed || parsed.success) return null;
   const [first, ...others] = parsed.error.issues;
   const more = others.length > 0 ? ` (and ${others.length} more problem${others.length > 1 ? 's' : ''})` : '';
-  return {
-    jsonrpc: '2.0',
-    id: message.id,
-    error: {
-      code: ErrorCode.InvalidParams,
-      message: `Invalid params for ${message.method}: ${first ? describeIssue(first, message) : 'refused'}${more}`,
-    },
-  };
+  const text = `Invalid params for ${message.method}: ${first ? describeIssue(first, message) : 'refused'}${more}`;
+  return renderRpcError(new MmdsError('rpc_invalid_params', text), message.id)
+    .message as JSONRPCErrorResponse;
 }
 
 /**

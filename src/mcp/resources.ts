@@ -8,6 +8,7 @@ import {
   type ReadResourceResult,
   type Resource,
 } from '@modelcontextprotocol/sdk/types.js';
+import { ERROR_RULES, RPC } from '../lib/errors.ts';
 import { type McpContext, refusalOf, renderRoute } from './server.ts';
 import { answer, downloadPath } from './tool-budget.ts';
 import { MCP_TOOLS, type McpTool } from './tools.ts';
@@ -16,7 +17,7 @@ import { MCP_TOOLS, type McpTool } from './tools.ts';
 export const RESOURCE_PAGE_SIZE = 50;
 
 /** The MCP error code of an unknown resource (MCP specification, resources: error handling). */
-const RESOURCE_NOT_FOUND = -32002;
+const RESOURCE_NOT_FOUND = RPC.resourceNotFound;
 
 /**
  * One kind of resource: a URI prefix over a REST route with a slug, listed from the rows of a
@@ -164,11 +165,14 @@ export function resourceUri(kind: 'series' | 'market', slug: string): string {
 /** A refused read as a JSON-RPC error: an unknown or unreadable resource is -32002, as MCP says. */
 function protocolError(error: unknown, context: McpContext, uri?: string): McpError {
   const refusal = refusalOf(error, context);
-  const code = refusal.status === 404 ? RESOURCE_NOT_FOUND : ErrorCode.InvalidRequest;
-  return new McpError(code, `${refusal.status} ${refusal.error.code}: ${refusal.error.message}`, {
-    ...refusal,
-    ...(uri ? { uri } : {}),
-  });
+  return new McpError(
+    ERROR_RULES[refusal.error.code].rpc,
+    `${refusal.status} ${refusal.error.code}: ${refusal.error.message}`,
+    {
+      ...refusal,
+      ...(uri ? { uri } : {}),
+    },
+  );
 }
 
 function encodeCursor(offset: number): string {

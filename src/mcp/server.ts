@@ -1,13 +1,13 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { failure, type Success } from '../contract/envelope.ts';
-import { unavailable } from '../contract/errors.ts';
+import type { Success } from '../contract/envelope.ts';
+import { toApiError, unavailable } from '../contract/errors.ts';
 import { parseRequest, type RequestParams } from '../contract/parse-request.ts';
+import { renderError, type ToolRefusal, toolRefusal } from '../contract/render-error.ts';
 import { COT_HISTORY_SCOPE, type RouteDefinition } from '../contract/routes.ts';
 import type { SnapshotDb } from '../query/snapshot-db.ts';
 import { authorise } from '../server/authorise.ts';
 import type { Caller } from '../server/handler-deps.ts';
-import { toApiError } from '../server/map-error.ts';
 import type { ReplicaStatus } from '../store/object-store/follow-store.ts';
 import { PIPELINE_VERSION } from '../version.ts';
 import { registerPrompts } from './prompts.ts';
@@ -109,8 +109,10 @@ async function callTool(
     const { params, envelope } = await renderRoute(tool.route, slug, search, context);
     return answer(tool, params, envelope, context, downloadPath(tool.route, slug, search));
   } catch (error) {
-    const body = refusalOf(error, context);
-    return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
+    const requestId = context.requestId();
+    const refusal = toApiError(error, requestId, context.log);
+    const { body } = renderError(refusal, { kind: 'tool-result', requestId });
+    return { isError: true, content: [{ type: 'text', text: body.toString('utf8') }] };
   }
 }
 
@@ -151,11 +153,7 @@ export async function renderRoute(
 }
 
 /** The REST error envelope of a refused call, with its HTTP status, as an agent reads it. */
-export function refusalOf(
-  error: unknown,
-  context: McpContext,
-): ReturnType<typeof failure> & { status: number } {
+export function refusalOf(error: unknown, context: McpContext): ToolRefusal {
   const requestId = context.requestId();
-  const refusal = toApiError(error, requestId, context.log);
-  return { ...failure(refusal.code, refusal.message, requestId), status: refusal.status };
+  return toolRefusal(toApiError(error, requestId, context.log), requestId);
 }

@@ -2,11 +2,12 @@ import type { Readable, Writable } from 'node:stream';
 import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
-  ErrorCode,
   type JSONRPCErrorResponse,
   type JSONRPCMessage,
   JSONRPCMessageSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { renderRpcError } from '../contract/render-error.ts';
+import { MmdsError, type MmdsErrorCode } from '../lib/errors.ts';
 import { paramsRefusal } from './refuse-invalid-params.ts';
 
 /** The longest message line read, in bytes without its newline: the SDK's own limit, 10 MiB. */
@@ -95,7 +96,7 @@ export class StdioTransport implements Transport {
     this.#line = [];
     this.#log({ event: 'mcp_line_refused', reason: 'too_long', max_bytes: this.#maxLineBytes });
     this.#refuse(
-      ErrorCode.InvalidRequest,
+      'rpc_invalid_request',
       `Invalid Request: a message line is at most ${this.#maxLineBytes} bytes; the rest of this one was skipped, and the request it carried gets no other answer`,
       null,
     );
@@ -113,14 +114,14 @@ export class StdioTransport implements Transport {
       value = JSON.parse(text);
     } catch {
       this.#log({ event: 'mcp_line_refused', reason: 'not_json', bytes: text.length });
-      this.#refuse(ErrorCode.ParseError, 'Parse error: the line is not JSON', null);
+      this.#refuse('rpc_parse_error', 'Parse error: the line is not JSON', null);
       return;
     }
     const parsed = JSONRPCMessageSchema.safeParse(value);
     if (!parsed.success) {
       this.#log({ event: 'mcp_line_refused', reason: 'not_a_message', bytes: text.length });
       this.#refuse(
-        ErrorCode.InvalidRequest,
+        'rpc_invalid_request',
         'Invalid Request: not a JSON-RPC 2.0 message of MCP (one object per line with "jsonrpc": "2.0" and a "method", or a response)',
         idOf(value),
       );
@@ -131,9 +132,11 @@ export class StdioTransport implements Transport {
     else this.onmessage?.(parsed.data);
   }
 
-  #refuse(code: number, message: string, id: string | number | null): void {
+  #refuse(code: MmdsErrorCode, message: string, id: string | number | null): void {
     // JSON-RPC 2.0: an error about a message whose id cannot be read carries id null.
-    void this.send({ jsonrpc: '2.0', id, error: { code, message } } as unknown as JSONRPCErrorResponse);
+    void this.send(
+      renderRpcError(new MmdsError(code, message), id).message as unknown as JSONRPCErrorResponse,
+    );
   }
 }
 

@@ -8,6 +8,7 @@ import {
   readRows,
   type SqlParams,
 } from '../db/duckdb.ts';
+import { MmdsError } from '../lib/errors.ts';
 import { DERIVED_TABLES } from '../store/derived-tables.ts';
 import { type StoreLayout, snapshotDir } from '../store/layout.ts';
 import { readManifest, SCHEMA_VERSION, type SnapshotManifest } from '../store/manifest.ts';
@@ -33,9 +34,9 @@ export interface OpenSnapshotOptions {
 }
 
 /** A query ran past its deadline and was interrupted. */
-export class QueryTimeoutError extends Error {
+export class QueryTimeoutError extends MmdsError {
   constructor(ms: number) {
-    super(`query exceeded its ${ms} ms deadline`);
+    super('query_timeout', `query exceeded its ${ms} ms deadline`);
     this.name = 'QueryTimeoutError';
   }
 }

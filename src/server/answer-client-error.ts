@@ -1,11 +1,7 @@
 import type { Duplex } from 'node:stream';
-import { failure } from '../contract/envelope.ts';
-import { ERROR_STATUS } from '../contract/errors.ts';
-import { BASE_HEADERS, NO_STORE } from '../contract/header-rules.ts';
+import { ApiError } from '../contract/errors.ts';
+import { rawHttpAnswer, renderError } from '../contract/render-error.ts';
 import { createRequestId } from './request-id.ts';
-
-/** The fields every response carries (CORS, exposed headers, nosniff), as header lines. */
-const BASE_LINES = BASE_HEADERS.map(([name, value]) => `${name}: ${value}\r\n`).join('');
 
 /**
  * Answers what Node's HTTP parser refuses before any handler runs (a NUL or raw non-ASCII byte in
@@ -30,13 +26,5 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, 
   const message = tooLarge
     ? `the request headers are larger than ${maxHeaderSize} bytes`
     : 'the request is not valid HTTP/1.1: the URL or a header holds bytes that are not allowed';
-  const body = JSON.stringify(failure(code, message, requestId));
-  const status = ERROR_STATUS[code];
-  socket.end(
-    `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
-      'Content-Type: application/json; charset=utf-8\r\n' +
-      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-      `Cache-Control: ${NO_STORE}\r\n${BASE_LINES}` +
-      `X-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
-  );
+  socket.end(rawHttpAnswer(renderError(new ApiError(code, message), { kind: 'raw-socket', requestId })));
 }

@@ -1,12 +1,11 @@
+import { toApiError } from '../contract/errors.ts';
 import type { RequestLogLine } from './access-log.ts';
 import { elapsedMs, MAX_LOGGED_PATH } from './access-log.ts';
 import { dispatchRequest } from './dispatch-request.ts';
 import type { HandlerDeps, RequestState } from './handler-deps.ts';
 import { respondWithError } from './http-response.ts';
-import { toApiError } from './map-error.ts';
 import { createRequestId } from './request-id.ts';
 import { createHeaders } from './response-headers.ts';
-import { serveRateLimitedPage } from './serve-site-extras.ts';
 
 export type { Caller, HandlerDeps, LimitDecision } from './handler-deps.ts';
 
@@ -30,9 +29,7 @@ export function createRequestHandler(
       response = await dispatchRequest(request, clientIp, headers, state, deps);
     } catch (error) {
       const refusal = toApiError(error, requestId, deps.log);
-      response =
-        serveRateLimitedPage(request, state.path, refusal, headers) ??
-        respondWithError(request, refusal, requestId, headers);
+      response = respondWithError(request, refusal, requestId, headers, state.path);
     }
     const line: RequestLogLine = {
       event: 'request',

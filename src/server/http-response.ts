@@ -2,9 +2,9 @@ import type { FileHandle } from 'node:fs/promises';
 import { STATUS_CODES } from 'node:http';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { FastResponse } from 'srvx';
-import { failure } from '../contract/envelope.ts';
 import type { ApiError } from '../contract/errors.ts';
-import { NO_STORE } from '../contract/header-rules.ts';
+import { httpErrorForm, renderError } from '../contract/render-error.ts';
+import { renderRateLimitedPage } from '../site/rate-limited-page.ts';
 import type { HeaderPairs, ResponseHeaders } from './response-headers.ts';
 
 /** A body ready to send, with its compressed forms when worth it. */
@@ -103,19 +103,34 @@ export function respondWith(
   return createResponse(200, headers.toPairs(), request.method === 'HEAD' ? null : body);
 }
 
-/** Builds an error response in the contract's envelope: never cached, never revealing internals. */
+/**
+ * Builds the response of an error, in the form the one renderer (contract/render-error.ts) picks:
+ * the contract's envelope, or for a browser refused by the rate limit on a page (`path`, never
+ * under /api/) the HTML 429 page, with the rate-limit fields already set and Retry-After. Never
+ * cached, never revealing internals.
+ */
 export function respondWithError(
-  request: Pick<Request, 'method'>,
+  request: Pick<Request, 'method'> & { headers?: Pick<Headers, 'get'> },
   error: ApiError,
   requestId: string,
   headers: ResponseHeaders,
+  path: string | null = null,
 ): Response {
-  const body = Buffer.from(JSON.stringify(failure(error.code, error.message, requestId)));
-  for (const [name, value] of Object.entries(error.headers)) headers.set(name, value);
-  headers.set('Content-Type', 'application/json; charset=utf-8');
-  headers.set('Cache-Control', NO_STORE);
-  headers.set('Content-Length', String(body.length));
-  return createResponse(error.status, headers.toPairs(), request.method === 'HEAD' ? null : body);
+  const rendered =
+    httpErrorForm(error, path, request.headers?.get('accept') ?? null) === 'html'
+      ? renderError(error, {
+          kind: 'html',
+          page: (refusal) =>
+            renderRateLimitedPage({
+              path: path!,
+              limit: Number(headers.get('x-ratelimit-limit')),
+              retryAfter: Number(refusal.headers['Retry-After']),
+              requestId,
+            }),
+        })
+      : renderError(error, { kind: 'envelope', requestId });
+  for (const [name, value] of rendered.headers) headers.set(name, value);
+  return createResponse(rendered.status, headers.toPairs(), request.method === 'HEAD' ? null : rendered.body);
 }
 
 /**

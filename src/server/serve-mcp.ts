@@ -2,7 +2,9 @@ import type { IncomingMessage } from 'node:http';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { ApiError } from '../contract/errors.ts';
 import { NO_STORE } from '../contract/header-rules.ts';
+import { renderRpcError } from '../contract/render-error.ts';
 import { MCP_PATH } from '../contract/schemas/mcp.ts';
+import { MmdsError } from '../lib/errors.ts';
 import { refuseInvalidParams } from '../mcp/refuse-invalid-params.ts';
 import { createMcpServer, type RepresentRequest } from '../mcp/server.ts';
 import type { Caller, HandlerDeps } from './handler-deps.ts';
@@ -37,16 +39,21 @@ export async function serveMcp(
         headers: { Allow: 'POST, OPTIONS' },
       },
     );
-  if (!sameOrigin(request)) return jsonRpcRefusal(403, 'the Origin header names another site', headers);
+  if (!sameOrigin(request))
+    return jsonRpcRefusal('rpc_forbidden', 'the Origin header names another site', headers);
   if (!deps.behindProxy && rebound(request))
-    return jsonRpcRefusal(403, 'a connection to a loopback address must name localhost in its Host', headers);
+    return jsonRpcRefusal(
+      'rpc_forbidden',
+      'a connection to a loopback address must name localhost in its Host',
+      headers,
+    );
   refuseEncodedBody(request);
   let parsedBody: unknown;
   try {
     parsedBody = JSON.parse(await readBody(request));
   } catch (error) {
     if (error instanceof ApiError) throw error;
-    return jsonRpcRefusal(400, 'Parse error: the body is not JSON', headers, -32700);
+    return jsonRpcRefusal('rpc_parse_error', 'Parse error: the body is not JSON', headers);
   }
   const requestId = headers.get('x-request-id') ?? '';
   const server = createMcpServer({
@@ -164,12 +171,15 @@ async function readBody(request: Request): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** A refusal in the JSON-RPC error form MCP clients read, as the SDK's transport answers its own. */
-function jsonRpcRefusal(status: number, message: string, headers: ResponseHeaders, code = -32000): Response {
-  const body = Buffer.from(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
-  headers.set('Content-Type', 'application/json; charset=utf-8');
-  headers.set('Cache-Control', NO_STORE);
-  return createResponse(status, headers.toPairs(), body);
+/** A refusal in the JSON-RPC error form MCP clients read (the one renderer's), its status and code the table's. */
+function jsonRpcRefusal(
+  code: 'rpc_forbidden' | 'rpc_parse_error',
+  message: string,
+  headers: ResponseHeaders,
+): Response {
+  const rendered = renderRpcError(new MmdsError(code, message));
+  for (const [name, value] of rendered.headers) headers.set(name, value);
+  return createResponse(rendered.status, headers.toPairs(), rendered.body);
 }
 
 /**

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { API_INDEX_FILE, API_INDEX_MAX_AGE, createApiIndex } from '../api/v1/api-index.ts';
-import { type ApiError, unavailable } from '../contract/errors.ts';
+import { unavailable } from '../contract/errors.ts';
 import { cacheControlFor, NO_STORE } from '../contract/header-rules.ts';
-import { renderRateLimitedPage } from '../site/rate-limited-page.ts';
+import { acceptsHtml } from '../contract/render-error.ts';
 import type { Caller, HandlerDeps } from './handler-deps.ts';
 import { compressBody, createResponse, type Representation, respondWith } from './http-response.ts';
 import type { ResponseHeaders } from './response-headers.ts';
@@ -65,7 +65,7 @@ export function isSiteFilePath(path: string): boolean {
 
 /** Whether a request comes from a browser navigating: it accepts HTML. */
 export function wantsHtml(request: Request): boolean {
-  return /(^|[\s,])text\/html\b/.test(request.headers.get('accept') ?? '');
+  return acceptsHtml(request.headers.get('accept'));
 }
 
 /**
@@ -84,32 +84,4 @@ export function serveNotFoundPage(
   headers.set('Cache-Control', NO_STORE);
   headers.set('Content-Length', String(page.body.length));
   return createResponse(404, headers.toPairs(), request.method === 'HEAD' ? null : page.body);
-}
-
-/**
- * The 429 as an HTML page for a browser asking for a page (never under /api/, whose 429 stays
- * the envelope), or null for any other request: the caller then answers with the envelope. The
- * rate-limit headers already set and Retry-After are kept; never cached, like every error.
- */
-export function serveRateLimitedPage(
-  request: Request,
-  path: string | null,
-  error: ApiError,
-  headers: ResponseHeaders,
-): Response | null {
-  if (error.code !== 'rate_limited' || path === null || path.startsWith('/api/') || !wantsHtml(request))
-    return null;
-  for (const [name, value] of Object.entries(error.headers)) headers.set(name, value);
-  const body = Buffer.from(
-    renderRateLimitedPage({
-      path,
-      limit: Number(headers.get('x-ratelimit-limit')),
-      retryAfter: Number(error.headers['Retry-After']),
-      requestId: headers.get('x-request-id') ?? '',
-    }),
-  );
-  headers.set('Content-Type', 'text/html; charset=utf-8');
-  headers.set('Cache-Control', NO_STORE);
-  headers.set('Content-Length', String(body.length));
-  return createResponse(429, headers.toPairs(), request.method === 'HEAD' ? null : body);
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { MmdsError } from '../lib/errors.ts';
 import { formatTimestamp } from '../lib/zoned-time.ts';
 import { countFactRows, type FactRelation, isFactRelation, type ParsedBatch } from '../model/records.ts';
 import {
@@ -32,7 +33,7 @@ export interface BatchMeta {
 export type { TableCounts };
 
 /** An ingest would have back-dated or contradicted stored knowledge: nothing was written. */
-export class RevisionRefusedError extends Error {
+export class RevisionRefusedError extends MmdsError {
   /** The first refusals in input order (not necessarily all of them). */
   readonly reasons: string[];
   /** How many candidates were refused in all. */
@@ -40,7 +41,7 @@ export class RevisionRefusedError extends Error {
 
   constructor(table: string, reasons: string[], total = reasons.length) {
     const more = total > 1 ? ` (and ${total - 1} more)` : '';
-    super(`${table}: ${reasons[0]}${more}`);
+    super('revision_refused', `${table}: ${reasons[0]}${more}`);
     this.name = 'RevisionRefusedError';
     this.reasons = reasons;
     this.total = total;

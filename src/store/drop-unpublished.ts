@@ -2,6 +2,7 @@ import { appendFileSync, mkdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { latestAcceptedTime } from '../calendar/fact-release.ts';
+import { MmdsError } from '../lib/errors.ts';
 import { formatTimestamp } from '../lib/zoned-time.ts';
 import { listBatches } from './batches.ts';
 import { fsyncPath, renameDurably } from './durable-fs.ts';
@@ -44,9 +45,9 @@ export interface DropResult {
 }
 
 /** The drop would touch a published batch, or names no batch: nothing was changed. */
-export class DropRefusedError extends Error {
+export class DropRefusedError extends MmdsError {
   constructor(message: string) {
-    super(message);
+    super('drop_refused', message);
     this.name = 'DropRefusedError';
   }
 }

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { CLOCK_SKEW_SECONDS, latestAcceptedTime } from '../calendar/fact-release.ts';
 import { quotedString, readRows } from '../db/duckdb.ts';
+import { MmdsError } from '../lib/errors.ts';
 import { formatTimestamp } from '../lib/zoned-time.ts';
 import type { Timestamp } from '../model/records.ts';
 import type { BatchRecord } from './batches.ts';
@@ -178,12 +179,12 @@ export function describeKnowledgeAhead(found: KnowledgeAhead): string {
 }
 
 /** A publish or an ingest refused because the store holds records known ahead of the clock. */
-export class KnowledgeAheadError extends Error {
+export class KnowledgeAheadError extends MmdsError {
   readonly found: KnowledgeAhead;
 
   constructor(action: 'publish' | 'ingest', found: KnowledgeAhead) {
     const unchanged = action === 'publish' ? 'CURRENT is unchanged' : 'nothing was ingested';
-    super(`${action} refused: ${describeKnowledgeAhead(found)} (${unchanged})`);
+    super('knowledge_ahead', `${action} refused: ${describeKnowledgeAhead(found)} (${unchanged})`);
     this.name = 'KnowledgeAheadError';
     this.found = found;
   }

@@ -1,10 +1,11 @@
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { MmdsError } from '../lib/errors.ts';
 
 /** Another pipeline command holds the data directory. */
-export class LockedError extends Error {
+export class LockedError extends MmdsError {
   constructor(lockFile: string, pid: string) {
-    super(`the data directory is in use by process ${pid} (${lockFile}); wait for it to finish`);
+    super('locked', `the data directory is in use by process ${pid} (${lockFile}); wait for it to finish`);
     this.name = 'LockedError';
   }
 }

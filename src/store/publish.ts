@@ -6,6 +6,7 @@ import { execute, quotedString, readRows } from '../db/duckdb.ts';
 import { writeEventFile } from '../events/event-file.ts';
 import { noticedEventsDir, noticedEventsLock } from '../events/noticed-events.ts';
 import { computeSnapshotEvents } from '../events/snapshot-events.ts';
+import { MmdsError } from '../lib/errors.ts';
 import { type BatchRecord, listBatches, listTableFiles } from './batches.ts';
 import { DERIVED_TABLES, type DerivedTable, writeDerivedTables } from './derived-tables.ts';
 import { fsyncPath, renameDurably, writeFileAtomic } from './durable-fs.ts';
@@ -49,13 +50,21 @@ export interface PublishResult {
 }
 
 /** A snapshot failed verification and was not published. */
-export class PublishRefusedError extends Error {
+export class PublishRefusedError extends MmdsError {
   readonly problems: Problem[];
 
   constructor(problems: Problem[]) {
-    super(`snapshot refused: ${problems.length} problem(s); first: ${problems[0]?.message ?? 'unknown'}`);
+    super(
+      'publish_refused',
+      `snapshot refused: ${problems.length} problem(s); first: ${problems[0]?.message ?? 'unknown'}`,
+    );
     this.name = 'PublishRefusedError';
     this.problems = problems;
+  }
+
+  /** The problems, one line each, printed on stderr before the one-line message. */
+  override details(): string {
+    return this.problems.map((problem) => `  ${problem.check}: ${problem.message}\n`).join('');
   }
 }
 

@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { copyFileSync, linkSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { MmdsError } from '../lib/errors.ts';
 import { type StoreLayout, snapshotDir } from './layout.ts';
 import type { SnapshotManifest } from './manifest.ts';
 
 /** A snapshot's file was gone when a hold was taken on it: the snapshot was pruned (or is damaged). */
-export class SnapshotGoneError extends Error {
+export class SnapshotGoneError extends MmdsError {
   readonly snapshotId: string;
   constructor(snapshotId: string) {
-    super(`snapshot ${snapshotId} is no longer in the store`);
+    super('snapshot_gone', `snapshot ${snapshotId} is no longer in the store`);
     this.name = 'SnapshotGoneError';
     this.snapshotId = snapshotId;
   }

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { BUILD_MANIFEST_FILE } from '../../build/build-manifest.ts';
 import { runStaticBuild, type StaticBuildResult } from '../../build/run-static-build.ts';
-import { DistUploadError, type DistUploadResult, uploadDist } from '../../build/upload-dist.ts';
+import { type DistUploadResult, uploadDist } from '../../build/upload-dist.ts';
 import { resolveLayout } from '../../store/layout.ts';
 import { readCurrentId } from '../../store/manifest.ts';
 import {
@@ -139,14 +139,9 @@ async function upload(
   outDir: string,
   context: CommandContext,
 ): Promise<DistUploadResult> {
-  try {
-    return await uploadDist(store, outDir, {
-      progress: (message, count) => context.reporter.progress(message, count),
-    });
-  } catch (error) {
-    if (error instanceof DistUploadError) throw new ReportedFailure(error.message);
-    throw error;
-  }
+  return await uploadDist(store, outDir, {
+    progress: (message, count) => context.reporter.progress(message, count),
+  });
 }
 
 function describeUpload(result: DistUploadResult): string {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { EVENT_TYPES } from '../../events/event.ts';
 import { parseAllowHosts } from '../../hooks/address-policy.ts';
-import { createHookStore, HookRecordError, type HookStore } from '../../hooks/hook-store.ts';
+import { createHookStore, type HookStore } from '../../hooks/hook-store.ts';
 import {
   addHook,
   pauseHook,
@@ -13,7 +13,6 @@ import {
 import { type HookRecord, signingSecrets, toPublicHook } from '../../hooks/subscription-record.ts';
 import type { KeyStore } from '../../keys/key-store.ts';
 import type { CommandContext } from '../context.ts';
-import { ReportedFailure } from '../reported-failure.ts';
 import { UsageError } from '../usage-error.ts';
 import { warnUnsealedSecrets } from '../warn-unsealed-secrets.ts';
 import { parseGrace, withKeyStore } from './keys.ts';
@@ -207,14 +206,9 @@ async function withStores(
   context: CommandContext,
   run: (stores: { hooks: HookStore; keys: KeyStore }) => Promise<void>,
 ): Promise<void> {
-  await withKeyStore(context, async (keys, storage) => {
-    try {
-      await run({ hooks: createHookStore(storage, context.config.keyPepper), keys });
-    } catch (error) {
-      if (error instanceof HookRecordError) throw new ReportedFailure(error.message);
-      throw error;
-    }
-  });
+  await withKeyStore(context, (keys, storage) =>
+    run({ hooks: createHookStore(storage, context.config.keyPepper), keys }),
+  );
 }
 
 /**

@@ -3,18 +3,10 @@ import type { Storage } from 'unstorage';
 import { SCOPES } from '../../contract/routes.ts';
 import { checkStateStorage, createStateStorage } from '../../keys/create-storage.ts';
 import { getKeyStatus, type KeyRecord, type PublicKeyRecord, toPublicRecord } from '../../keys/key-record.ts';
-import { createKeyStore, KeyRecordError, type KeyStore } from '../../keys/key-store.ts';
-import {
-  issueKey,
-  KeyManagementError,
-  listKeys,
-  MAX_GRACE_SECONDS,
-  revokeKey,
-  rotateKey,
-} from '../../keys/manage-keys.ts';
+import { createKeyStore, type KeyStore } from '../../keys/key-store.ts';
+import { issueKey, listKeys, MAX_GRACE_SECONDS, revokeKey, rotateKey } from '../../keys/manage-keys.ts';
 import { formatTimestamp } from '../../lib/zoned-time.ts';
 import type { CommandContext } from '../context.ts';
-import { ReportedFailure } from '../reported-failure.ts';
 import { UsageError } from '../usage-error.ts';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -148,7 +140,7 @@ Examples:
 
 /**
  * Runs a command over the key store (and the state storage under it, which `mmds hooks` shares):
- * Redis checked first, management errors turned into exit codes, the storage closed after.
+ * Redis checked first, the storage closed after (a refusal exits as its code says, lib/errors.ts).
  */
 export async function withKeyStore(
   context: CommandContext,
@@ -159,12 +151,6 @@ export async function withKeyStore(
     // One clear line (exit 69) when Redis is down, before any key is generated or changed.
     await checkStateStorage(storage, context.config.storage);
     await run(createKeyStore(storage), storage);
-  } catch (error) {
-    if (error instanceof KeyManagementError) {
-      throw error.kind === 'conflict' ? new ReportedFailure(error.message) : new UsageError(error.message);
-    }
-    if (error instanceof KeyRecordError) throw new ReportedFailure(error.message);
-    throw error;
   } finally {
     await storage.dispose();
   }

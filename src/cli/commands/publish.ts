@@ -10,11 +10,7 @@ import {
   type ObjectStoreLocation,
   parseObjectStoreUrl,
 } from '../../store/object-store/object-store.ts';
-import {
-  LostCommitError,
-  publishToStore,
-  type StorePublishResult,
-} from '../../store/object-store/publish-to-store.ts';
+import { publishToStore, type StorePublishResult } from '../../store/object-store/publish-to-store.ts';
 import { publishSnapshot } from '../../store/publish.ts';
 import { PIPELINE_VERSION } from '../../version.ts';
 import type { CommandContext } from '../context.ts';
@@ -153,12 +149,8 @@ async function commitRemote(
       `${bad.message}: passed over (followers skip it too); the next commit is log entry ${remote.base.seq + 1}`,
     );
   context.reporter.progress(`committing snapshot ${snapshotId} to ${remote.store.url}…`);
-  try {
-    return await publishToStore(remote.store, layout, snapshotId, remote.base, context.now());
-  } catch (error) {
-    if (error instanceof LostCommitError) throw new ReportedFailure(error.message);
-    throw error;
-  }
+  // Another publisher first is a LostCommitError: exit 1 with its line (lib/errors.ts, lost_commit).
+  return await publishToStore(remote.store, layout, snapshotId, remote.base, context.now());
 }
 
 /**

@@ -1,9 +1,8 @@
 import type { Command } from 'commander';
 import { openDuckDb, pipelineDuckDbOptions, withConnection } from '../../db/duckdb.ts';
-import { DropRefusedError, type DropResult, dropUnpublished } from '../../store/drop-unpublished.ts';
+import { type DropResult, dropUnpublished } from '../../store/drop-unpublished.ts';
 import { BATCH_ID_PATTERN, resolveLayout } from '../../store/layout.ts';
 import type { CommandContext } from '../context.ts';
-import { ReportedFailure } from '../reported-failure.ts';
 import { UsageError } from '../usage-error.ts';
 
 /** Registers `mmds store drop-unpublished`. */
@@ -62,9 +61,6 @@ Examples:
             dryRun: flags.dryRun === true,
           }),
         );
-      } catch (error) {
-        if (error instanceof DropRefusedError) throw new ReportedFailure(error.message);
-        throw error;
       } finally {
         db.closeSync();
       }

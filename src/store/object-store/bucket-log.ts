@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { MmdsError } from '../../lib/errors.ts';
 import { SNAPSHOT_ID_PATTERN } from '../layout.ts';
 import type { ObjectStore } from './object-store.ts';
 
@@ -106,9 +107,9 @@ export async function tryReadLogEntry(
 }
 
 /** A log entry that is missing or not a log entry of its sequence number. */
-export class UnreadableLogEntryError extends Error {
+export class UnreadableLogEntryError extends MmdsError {
   constructor(message: string) {
-    super(message);
+    super('bucket_log_unreadable', message);
     this.name = 'UnreadableLogEntryError';
   }
 }

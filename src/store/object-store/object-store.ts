@@ -1,3 +1,5 @@
+import { MmdsError, type MmdsErrorCode } from '../../lib/errors.ts';
+
 /**
  * What the snapshot store needs from an object store, and nothing more: the rest of the code
  * never sees an SDK. Keys are relative to the store's prefix (`s3://bucket/prefix`).
@@ -49,7 +51,8 @@ export interface ObjectHead extends ObjectHeaders {
 
 /**
  * Why an object-store request failed, as far as the operator can act on it: the CLI maps each
- * kind to its exit code once (credentials: configuration, 78; the rest: unavailable, 69).
+ * kind to its error code (BUCKET_CODES), whose row of lib/errors.ts gives the exit code
+ * (credentials: configuration, 78; the rest: unavailable, 69).
  */
 export type ObjectStoreFailureKind =
   | 'unreachable'
@@ -59,12 +62,22 @@ export type ObjectStoreFailureKind =
   | 'no_conditional_writes'
   | 'failed';
 
+/** The error code of each kind of failure (its exit code is the code's, lib/errors.ts). */
+const BUCKET_CODES = {
+  unreachable: 'bucket_unreachable',
+  credentials: 'bucket_credentials',
+  no_bucket: 'bucket_missing',
+  denied: 'bucket_denied',
+  no_conditional_writes: 'bucket_no_conditional_writes',
+  failed: 'bucket_failed',
+} as const satisfies Record<ObjectStoreFailureKind, MmdsErrorCode>;
+
 /** The object store answered with an error, or could not be reached; the message says what to do. */
-export class ObjectStoreError extends Error {
+export class ObjectStoreError extends MmdsError {
   readonly kind: ObjectStoreFailureKind;
 
   constructor(message: string, options?: { cause?: unknown; kind?: ObjectStoreFailureKind }) {
-    super(message, options);
+    super(BUCKET_CODES[options?.kind ?? 'failed'], message, options);
     this.name = 'ObjectStoreError';
     this.kind = options?.kind ?? 'failed';
   }

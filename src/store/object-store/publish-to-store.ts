@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { MmdsError } from '../../lib/errors.ts';
 import { mapConcurrent } from '../../lib/map-concurrent.ts';
 import { formatTimestamp } from '../../lib/zoned-time.ts';
 import { type StoreLayout, snapshotDir } from '../layout.ts';
@@ -30,11 +31,12 @@ export interface StorePublishResult {
 }
 
 /** Another publisher created the log entry first; nothing of this publish is current. */
-export class LostCommitError extends Error {
+export class LostCommitError extends MmdsError {
   readonly seq: number;
 
   constructor(store: ObjectStore, seq: number, winner: string | null) {
     super(
+      'lost_commit',
       `another publisher committed ${store.url}/${logKey(seq)} first` +
         `${winner ? ` (snapshot ${winner})` : ''}; this snapshot was not committed, run mmds publish --to again`,
     );

@@ -1,5 +1,6 @@
 import { existsSync, linkSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { MmdsError } from '../../lib/errors.ts';
 import { mapConcurrent } from '../../lib/map-concurrent.ts';
 import { fsyncPath, renameDurably, writeFileAtomic } from '../durable-fs.ts';
 import { SNAPSHOT_ID_PATTERN, type StoreLayout, snapshotDir } from '../layout.ts';
@@ -20,12 +21,12 @@ import type { ObjectStore } from './object-store.ts';
 const TRANSFERS = 4;
 
 /** An object (or manifest) in the bucket does not have the bytes its name or the log promise. */
-export class DamagedObjectError extends Error {
+export class DamagedObjectError extends MmdsError {
   /** When no commit could be pulled: every one passed over, newest first. */
   readonly skipped: readonly SkippedCommit[];
 
   constructor(message: string, skipped: readonly SkippedCommit[] = []) {
-    super(message);
+    super('bucket_object_damaged', message);
     this.name = 'DamagedObjectError';
     this.skipped = skipped;
   }

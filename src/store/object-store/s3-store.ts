@@ -12,6 +12,7 @@ import {
   S3Client,
   S3ServiceException,
 } from '@aws-sdk/client-s3';
+import { MmdsError } from '../../lib/errors.ts';
 import {
   type ObjectStore,
   ObjectStoreError,
@@ -168,9 +169,9 @@ export function openS3Store(location: ObjectStoreLocation, settings: S3Settings)
 }
 
 /** The server refused `If-None-Match: *`: told apart from other failures by classifyS3Error. */
-class NoConditionalWrites extends Error {
+class NoConditionalWrites extends MmdsError {
   constructor(cause: unknown) {
-    super('conditional writes not implemented', { cause });
+    super('bucket_no_conditional_writes', 'conditional writes not implemented', { cause });
     this.name = 'NoConditionalWrites';
   }
 }

@@ -7,6 +7,7 @@ import type { Storage } from 'unstorage';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/load-config.ts';
 import type { EventType, ReleaseEvent } from '../../../src/events/event.ts';
+import { EventGoneError } from '../../../src/events/event-log.ts';
 import { parseAllowHosts, STRICT_POLICY } from '../../../src/hooks/address-policy.ts';
 import { createDeliverer, type Deliverer, type DelivererOptions } from '../../../src/hooks/deliverer.ts';
 import { deliveryLeaseName } from '../../../src/hooks/delivery-shards.ts';
@@ -649,11 +650,7 @@ describe('mmds hooks', () => {
     const inner = arrayFeed(s.log);
     const feed = {
       after: async (after: string | null, limit: number) => {
-        if (after === pruned)
-          throw Object.assign(new Error(`event ${after} is not in the log`), {
-            name: 'EventGoneError',
-            oldest: SNAPSHOT,
-          });
+        if (after === pruned) throw new EventGoneError(`event ${after} is not in the log`, SNAPSHOT);
         return inner.after(after, limit);
       },
     };
