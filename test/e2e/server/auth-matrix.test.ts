@@ -115,6 +115,27 @@ describe('keyed tier over HTTP: who gets what', () => {
       path: `/api/v1/observations/aligned?series=${PAYROLLS},ecb.USD&frequency=m`,
       scope: 'observations:read',
     },
+    // Issue 35's surfaces: field selection, the point-in-time panel, the vintages view in CSV.
+    {
+      name: '8 /observations?fields=',
+      path: `/api/v1/observations?series=${PAYROLLS}&fields=period,value`,
+      scope: 'observations:read',
+    },
+    {
+      name: '3 /markets/cot/gold?fields=&from=',
+      path: '/api/v1/markets/cot/gold?from=2025-01-01&fields=report_date',
+      scope: 'cot:history',
+    },
+    {
+      name: '21 /observations/aligned?as_of=row',
+      path: `/api/v1/observations/aligned?series=${PAYROLLS},ecb.USD&frequency=m&as_of=row`,
+      scope: 'observations:read',
+    },
+    {
+      name: '8 /observations vintages as CSV',
+      path: `/api/v1/observations?series=${PAYROLLS}&output_type=4&realtime_start=1776-07-04&realtime_end=9999-12-31&format=csv`,
+      scope: 'observations:read',
+    },
   ];
   const publicPaths = [
     ...ROUTES.filter(
@@ -152,9 +173,13 @@ describe('keyed tier over HTTP: who gets what', () => {
     const headers: Record<string, string> = authorization ? { Authorization: authorization } : {};
     const response = await fetch(`${server.url}${path}`, { headers });
     const text = await response.text();
-    // The iCalendar feed (endpoint 16, releases.ics) answers text/calendar; its errors are JSON.
+    // The iCalendar feed (endpoint 16, releases.ics) answers text/calendar and a format=csv request
+    // CSV; their errors are JSON.
     const json = response.headers.get('content-type')?.startsWith('application/json') ?? false;
-    if (!json) expect(response.headers.get('content-type'), path).toBe('text/calendar; charset=utf-8');
+    if (!json)
+      expect(response.headers.get('content-type'), path).toBe(
+        path.includes('format=csv') ? 'text/csv; charset=utf-8; header=present' : 'text/calendar; charset=utf-8',
+      );
     const body = (json ? JSON.parse(text) : { data: text, meta: {} }) as Reply['body'];
     const requestId = response.headers.get('x-request-id');
     expect(requestId, path).toMatch(/^[\w-]{8,}$/);
