@@ -178,7 +178,9 @@ describe('keyed tier over HTTP: who gets what', () => {
     const json = response.headers.get('content-type')?.startsWith('application/json') ?? false;
     if (!json)
       expect(response.headers.get('content-type'), path).toBe(
-        path.includes('format=csv') ? 'text/csv; charset=utf-8; header=present' : 'text/calendar; charset=utf-8',
+        path.includes('format=csv')
+          ? 'text/csv; charset=utf-8; header=present'
+          : 'text/calendar; charset=utf-8',
       );
     const body = (json ? JSON.parse(text) : { data: text, meta: {} }) as Reply['body'];
     const requestId = response.headers.get('x-request-id');
