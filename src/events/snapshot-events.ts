@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { type ReleaseName, releaseOfSeries } from '../calendar/release-names.ts';
 import { openDuckDb, quotedString, readRows, withConnection } from '../db/duckdb.ts';
-import { type ChangedSeriesDetail, DETAIL_ITEMS, diffSnapshotDetails } from '../query/changes.ts';
+import { type ChangedSeriesDetail, DETAIL_ITEMS, diffSnapshotDetails } from '../query/changes-detail.ts';
 import { createRightsTable } from '../query/derived-tables.ts';
 import type { StoreLayout } from '../store/layout.ts';
 import type { SnapshotManifest } from '../store/manifest.ts';

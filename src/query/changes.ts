@@ -1,39 +1,21 @@
-import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { execute, openDuckDb, quotedString, readRows } from '../db/duckdb.ts';
-import { BATCH_ID_PATTERN, SNAPSHOT_ID_PATTERN, type StoreLayout, snapshotDir } from '../store/layout.ts';
-import { readManifest, type SnapshotFile, type SnapshotManifest } from '../store/manifest.ts';
-import { rangeOf, relationOf } from '../store/partitions.ts';
+import { BATCH_ID_PATTERN, type StoreLayout, snapshotDir } from '../store/layout.ts';
+import type { SnapshotManifest } from '../store/manifest.ts';
+import { relationOf } from '../store/partitions.ts';
 import { holdSnapshotFiles } from '../store/snapshot-hold.ts';
 import { TABLES } from '../store/tables.ts';
-import { publicCotWindowSql } from './cot.ts';
-
-/** A snapshot the store still holds. */
-export interface KnownSnapshot {
-  id: string;
-  created_at: string;
-}
-
-/**
- * The snapshots still in the store (the ones `since` may name), newest first. A directory whose
- * manifest cannot be read (being pruned) is left out.
- */
-export function listKnownSnapshots(layout: StoreLayout): KnownSnapshot[] {
-  if (!existsSync(layout.snapshotsDir)) return [];
-  const out: KnownSnapshot[] = [];
-  for (const name of readdirSync(layout.snapshotsDir)) {
-    if (!SNAPSHOT_ID_PATTERN.test(name)) continue;
-    try {
-      out.push({ id: name, created_at: readManifest(layout, name).created_at });
-    } catch {
-      // Pruned between the listing and the read.
-    }
-  }
-  return out.sort((a, b) =>
-    a.created_at === b.created_at ? (a.id < b.id ? 1 : -1) : a.created_at < b.created_at ? 1 : -1,
-  );
-}
+import {
+  classifiedSql,
+  compareKeys,
+  DIFF_GROUP_ROWS,
+  type DiffFile,
+  diffGroups,
+  FACT_TABLES,
+  type FactTableName,
+  mayOverlap,
+} from './diff-sql.ts';
 
 /** What changed in one series (observations) or one report series (cot_reports). */
 export interface ChangedKey {
@@ -83,8 +65,6 @@ export interface SnapshotChanges {
   reference_tables: string[];
 }
 
-const FACT_TABLES = ['observations', 'cot_reports'] as const;
-
 /**
  * Compares snapshot `since` with `current` (docs/api/changes.md). Batches are append-only and
  * a snapshot lists the batches it was made from, so when `since`'s batches are the first of
@@ -116,109 +96,6 @@ export function diffSnapshots(
 /** Diffs computed or being computed, oldest first (a few snapshots are known at a time). */
 const DIFFS = new Map<string, Promise<SnapshotChanges>>();
 const MAX_CACHED_DIFFS = 32;
-
-/** A series' (or COT report series') new and revised periods, for the event log (src/events). */
-export interface ChangedSeriesDetail {
-  table: ChangedKey['table'];
-  series_key: string;
-  market_code: string | null;
-  report_type: string | null;
-  new_count: number;
-  new_first: string | null;
-  new_last: string | null;
-  /** Whether every new period is in the public COT window of `current` (observations: true). */
-  new_in_window: boolean;
-  /**
-   * Every new period with its value and knowledge time when there are at most DETAIL_ITEMS (what
-   * an event lists); null past that (a first publish of a large store: nothing to hold in memory).
-   */
-  new_values: Array<{ period: string; value: number | null; observed_at: string }> | null;
-  revised_count: number;
-  revised_first: string | null;
-  revised_last: string | null;
-  revised_in_window: boolean;
-  /** The revised periods, as new_values: old and new value in force and their knowledge times. */
-  revised_values: null | Array<{
-    period: string;
-    old_value: number | null;
-    new_value: number | null;
-    old_observed_at: string;
-    new_observed_at: string;
-  }>;
-  /** The latest knowledge time among the new and revised records (`YYYY-MM-DDTHH:MM:SSZ`). */
-  latest_observed_at: string | null;
-}
-
-/** Periods listed one by one per series in ChangedSeriesDetail; beyond it, counts and bounds only. */
-export const DETAIL_ITEMS = 24;
-
-/** Options of diffSnapshotDetails. */
-export interface DetailOptions {
-  /**
-   * Where `current`'s files are when it is not in the snapshots directory yet: a publish's staging,
-   * under the store lock, so that `since` (its parent) cannot be pruned and is read in place.
-   */
-  currentDir?: string;
-  /** Records compared per query (DIFF_GROUP_ROWS); a test makes it small to span many groups. */
-  groupRows?: number;
-}
-
-/**
- * The per-series details of the diff of diffSnapshots (the same candidates, chains and
- * classification): for each series with new or revised periods, their counts, bounds, whether
- * they are in the public COT window, and, when there are at most DETAIL_ITEMS, the periods with
- * their values. `since` null: every period of `current` is new (the first snapshot of a store).
- */
-export async function diffSnapshotDetails(
-  layout: StoreLayout,
-  since: SnapshotManifest | null,
-  current: SnapshotManifest,
-  options: DetailOptions = {},
-): Promise<ChangedSeriesDetail[]> {
-  const empty: SnapshotManifest = { ...current, id: current.id, batches: [], tables: {}, derived: {} };
-  const out: ChangedSeriesDetail[] = [];
-  await runDiff(
-    layout,
-    since ?? empty,
-    current,
-    options.currentDir ?? null,
-    // In a publish (currentDir) the store lock keeps the parent from being pruned: no hold needed.
-    since === null || options.currentDir !== undefined,
-    options.groupRows ?? DIFF_GROUP_ROWS,
-    async (query) => {
-      const at = (column: string) => `strftime(${column}, '%Y-%m-%dT%H:%M:%SZ')`;
-      for (const name of FACT_TABLES) {
-        const cot = name === 'cot_reports';
-        const valueIn = (side: string) => (cot ? 'NULL::DOUBLE' : `${side}.latest_value`);
-        const rows = await query(
-          name,
-          `SELECT series_key, any_value(market_code) AS market_code, any_value(report_type) AS report_type,
-                count_if(kind = 'new')::INTEGER AS new_count,
-                min(period) FILTER (WHERE kind = 'new') AS new_first,
-                max(period) FILTER (WHERE kind = 'new') AS new_last,
-                coalesce(bool_and(in_window) FILTER (WHERE kind = 'new'), true) AS new_in_window,
-                CASE WHEN count_if(kind = 'new') <= ${DETAIL_ITEMS} THEN
-                coalesce(list({'period': period, 'value': ${valueIn('c')}, 'observed_at': ${at('c.latest_at')}}
-                          ORDER BY period) FILTER (WHERE kind = 'new'), []) END AS new_values,
-                count_if(kind = 'revised')::INTEGER AS revised_count,
-                min(period) FILTER (WHERE kind = 'revised') AS revised_first,
-                max(period) FILTER (WHERE kind = 'revised') AS revised_last,
-                coalesce(bool_and(in_window) FILTER (WHERE kind = 'revised'), true) AS revised_in_window,
-                CASE WHEN count_if(kind = 'revised') <= ${DETAIL_ITEMS} THEN
-                coalesce(list({'period': period, 'old_value': ${cot ? 'NULL::DOUBLE' : 'c.old_value'},
-                               'new_value': ${valueIn('c')}, 'old_observed_at': ${at('c.old_at')},
-                               'new_observed_at': ${at('c.latest_at')}}
-                          ORDER BY period) FILTER (WHERE kind = 'revised'), []) END AS revised_values,
-                ${at("max(c.latest_at) FILTER (WHERE kind IN ('new', 'revised'))")} AS latest_observed_at
-           FROM classified c WHERE kind IN ('new', 'revised')
-          GROUP BY series_key ORDER BY series_key`,
-        );
-        for (const row of rows) out.push({ table: name, ...row } as unknown as ChangedSeriesDetail);
-      }
-    },
-  );
-  return out;
-}
 
 async function computeDiff(
   layout: StoreLayout,
@@ -260,10 +137,7 @@ async function computeDiff(
 }
 
 /** Runs a query over the `classified` periods of one fact table (the WITH clause is prepended). */
-type ClassifiedQuery = (
-  table: (typeof FACT_TABLES)[number],
-  select: string,
-) => Promise<Record<string, unknown>[]>;
+type ClassifiedQuery = (table: FactTableName, select: string) => Promise<Record<string, unknown>[]>;
 
 /**
  * The one diff of two snapshots that both the change feed and the event log read: opens a DuckDB
@@ -274,7 +148,7 @@ type ClassifiedQuery = (
  * files of `current` are compared a group of key ranges at a time (diffGroups), each against the
  * files of `since` its ranges overlap, so memory is bounded by the group, not the store.
  */
-async function runDiff(
+export async function runDiff(
   layout: StoreLayout,
   since: SnapshotManifest,
   current: SnapshotManifest,
@@ -358,97 +232,4 @@ async function runDiff(
     instance?.closeSync();
     held.release();
   }
-}
-
-/** A fact file of one side of a diff: where it is read, and its manifest entry (rows, key range). */
-interface DiffFile {
-  path: string;
-  file: SnapshotFile;
-}
-
-/**
- * Records compared in one query at most (a few partitions): the diff runs range by range, so its
- * memory stays bounded whatever the size of the store (a first publish of 100M records compares
- * all of them). A file without a key range (written before partitions) puts all in one query.
- */
-const DIFF_GROUP_ROWS = 1_000_000;
-
-function diffGroups(groupRows: number, entries: readonly DiffFile[]): DiffFile[][] {
-  if (entries.some((entry) => rangeOf(entry.file) === null)) return entries.length > 0 ? [[...entries]] : [];
-  const groups: DiffFile[][] = [];
-  let rows = Infinity;
-  for (const entry of entries) {
-    if (rows + entry.file.rows > groupRows) {
-      groups.push([]);
-      rows = 0;
-    }
-    groups.at(-1)!.push(entry);
-    rows += entry.file.rows;
-  }
-  return groups;
-}
-
-/** Whether two fact files may hold a common series (unknown ranges: yes). */
-function mayOverlap(a: SnapshotFile, b: SnapshotFile): boolean {
-  const [x, y] = [rangeOf(a), rangeOf(b)];
-  if (x === null || y === null) return true;
-  if (x.source !== y.source) return false;
-  const below = (lower: string | null, upper: string | null) =>
-    lower === null || upper === null || compareKeys(lower, upper) < 0;
-  return below(x.lower, y.upper) && below(y.lower, x.upper);
-}
-
-/** Series keys in DuckDB's VARCHAR order (bytes; keys are ASCII). */
-function compareKeys(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/**
- * The query of runDiff over one group of files: `select` over `classified` (the periods of `now`
- * that may differ, with their kind and values in force on both sides).
- */
-function classifiedSql(
-  name: (typeof FACT_TABLES)[number],
-  now: string,
-  before: string,
-  newBatches: readonly string[],
-  prefix: boolean,
-  select: string,
-): string {
-  const cot = name === 'cot_reports';
-  // Keys only `before` has are never reported (a replaced store may drop series): `now`'s keys only.
-  const candidates = prefix
-    ? `SELECT DISTINCT series_key, period FROM ${now}
-        WHERE batch_id IN (${newBatches.map(quotedString).join(', ')})`
-    : `SELECT DISTINCT series_key, period FROM ${now}`;
-  const servedType = cot
-    ? `any_value(CASE WHEN report_type = 'cit' THEN 'cit'
-                      WHEN scope = 'combined' THEN report_type || '_combined' ELSE report_type END)`
-    : 'NULL::VARCHAR';
-  const market = cot ? 'any_value(market_code)' : 'NULL::VARCHAR';
-  // What a revision is compared on (tables.ts fingerprint): the value, or the report's content hash.
-  const fingerprint = cot ? 'content_hash' : 'value';
-  const latestValue = cot ? 'NULL::DOUBLE' : 'arg_max(value, revision_number)';
-  const chains = (relation: string) =>
-    `SELECT series_key, period, arg_max({'v': ${fingerprint}}, revision_number) AS latest, count(*) AS records,
-            bit_xor(hash(id)) AS ids, ${market} AS market_code, ${servedType} AS report_type,
-            ${latestValue} AS latest_value, arg_max(observed_at, revision_number) AS latest_at
-       FROM ${relation} SEMI JOIN candidates USING (series_key, period)
-      GROUP BY series_key, period`;
-  // A COT report date outside the public window of `current` is for cot:history alone.
-  const windowJoin = cot
-    ? `LEFT JOIN (${publicCotWindowSql(now)}) w ON w.series_key = n.series_key AND w.period = n.period`
-    : '';
-  return `WITH candidates AS (${candidates}),
-              now_chains AS (${chains(now)}),
-              before_chains AS (${chains(before)}),
-              classified AS (
-                SELECT n.series_key, n.period, n.market_code, n.report_type,
-                       ${cot ? 'w.series_key IS NOT NULL' : 'true'} AS in_window,
-                       n.latest_value, n.latest_at, b.latest_value AS old_value, b.latest_at AS old_at,
-                       CASE WHEN b.series_key IS NULL THEN 'new'
-                            WHEN b.latest IS DISTINCT FROM n.latest THEN 'revised'
-                            WHEN b.records <> n.records OR b.ids <> n.ids THEN 'backfilled' END AS kind
-                  FROM now_chains n LEFT JOIN before_chains b USING (series_key, period) ${windowJoin})
-         ${select}`;
 }

@@ -1,5 +1,6 @@
 import { invalidParameter } from '../../contract/errors.ts';
-import { type ChangedKey, diffSnapshots, listKnownSnapshots } from '../../query/changes.ts';
+import { type ChangedKey, diffSnapshots } from '../../query/changes.ts';
+import { listKnownSnapshots } from '../../query/known-snapshots.ts';
 import type { SnapshotDb } from '../../query/snapshot-db.ts';
 import { readManifest } from '../../store/manifest.ts';
 import { SnapshotGoneError } from '../../store/snapshot-hold.ts';

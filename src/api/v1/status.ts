@@ -1,5 +1,5 @@
-import { listKnownSnapshots } from '../../query/changes.ts';
 import { readSourceFreshness } from '../../query/freshness.ts';
+import { listKnownSnapshots } from '../../query/known-snapshots.ts';
 import type { PayloadFunction } from './context.ts';
 import { estimateNextRelease, isStale } from './freshness.ts';
 import { readNextReleases } from './releases.ts';

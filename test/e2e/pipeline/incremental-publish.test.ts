@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDuckDb, quotedString, readRows } from '../../../src/db/duckdb.ts';
-import { diffSnapshotDetails } from '../../../src/query/changes.ts';
+import { diffSnapshotDetails } from '../../../src/query/changes-detail.ts';
 import { openSnapshotDb } from '../../../src/query/snapshot-db.ts';
 import { DERIVED_TABLES } from '../../../src/store/derived-tables.ts';
 import { resolveLayout, snapshotDir } from '../../../src/store/layout.ts';
