@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startMmdsNginx } from '../../../scripts/bench/nginx.ts';
+import type { ServerProcess } from '../../../scripts/bench/processes.ts';
 import { PUBLIC_VIEW } from '../../../src/api/v1/resource-etag.ts';
 import {
   BUILD_MANIFEST_FILE,
@@ -15,6 +17,7 @@ import { FIXTURE_NOW } from '../../helpers/run-cli.ts';
 import { startTestServer, type TestServer } from '../../helpers/server-fixture.ts';
 import { type SharedSampleFixture, useSharedSample } from '../../helpers/shared-sample-build.ts';
 import { createTempDir } from '../../helpers/temp-dir.ts';
+import { HAVE_NGINX } from '../../helpers/test-prerequisites.ts';
 
 /**
  * Issue 33, item 3: a built endpoint file and the server's rendering of the same request carry
@@ -108,4 +111,48 @@ describe('the ETag of a built endpoint file is the one the server renders for it
     expect(sample.length).toBeGreaterThan(100);
     expect(mismatches).toEqual([]);
   });
+
+  it.skipIf(!HAVE_NGINX)(
+    'is sent by nginx with the generated dist/nginx.conf, which answers 304 to it',
+    async () => {
+      const nginx: ServerProcess = await startMmdsNginx(
+        join(empty.dir, 'nginx'),
+        fixture.distDir,
+        Number(new URL(server.url).port),
+      );
+      try {
+        // The JSON files nginx answers itself (the live status and CSV go to mmds serve).
+        const json = answers.filter(
+          ({ route }) => route.file.endsWith('.json') && route.route_id !== 'status',
+        );
+        const sample = json.filter((_, index) => index % 25 === 0);
+        expect(sample.length).toBeGreaterThan(40);
+        const mismatches: string[] = [];
+        for (const { target, etag } of sample) {
+          for (const encoding of ['identity', 'gzip']) {
+            const plain = await fetch(`${nginx.url}${target}`, { headers: { 'Accept-Encoding': encoding } });
+            await plain.arrayBuffer();
+            // nginx's own request id ($msec-$connection-$connection_requests): not passed to mmds serve.
+            if (!/^\d+\.\d+-\d+-\d+$/.test(plain.headers.get('x-request-id') ?? ''))
+              mismatches.push(`${target}: answered by mmds serve, not nginx`);
+            if (plain.status !== 200 || plain.headers.get('etag') !== etag)
+              mismatches.push(
+                `${target} (${encoding}): ${plain.status} ${plain.headers.get('etag')}, built ${etag}`,
+              );
+          }
+          const conditional = await fetch(`${nginx.url}${target}`, { headers: { 'If-None-Match': etag } });
+          if (conditional.status !== 304 || conditional.headers.get('etag') !== etag)
+            mismatches.push(
+              `${target}: ${conditional.status} ${conditional.headers.get('etag')} to If-None-Match`,
+            );
+          const other = await fetch(`${nginx.url}${target}`, { headers: { 'If-None-Match': '"other"' } });
+          await other.arrayBuffer();
+          if (other.status !== 200) mismatches.push(`${target}: ${other.status} to another ETag`);
+        }
+        expect(mismatches).toEqual([]);
+      } finally {
+        await nginx.stop();
+      }
+    },
+  );
 });
