@@ -9,12 +9,18 @@ export interface BuiltFile {
   /** Path under dist/, with a leading slash. */
   file: string;
   bytes: number;
-  /** Strong ETag: a hash of the bytes. */
+  /**
+   * Strong ETag: of an endpoint's answer the server's for the same request (api/v1/resource-etag.ts,
+   * from its identity, not its bytes); of any other file (pages, assets, bulk files) its bytes' hash.
+   */
   etag: string;
   content_type: string;
   gzip_bytes: number | null;
   br_bytes: number | null;
-  /** Bulk files only: SHA-256 of the bytes, lowercase hex (their ETag is this, quoted). */
+  /**
+   * SHA-256 of the bytes, lowercase hex: what `mmds upload` checks the file against (a bulk file's
+   * ETag is this, quoted). Absent in manifests written before every file had it.
+   */
   sha256?: string;
 }
 
@@ -68,8 +74,9 @@ export function listFiles(root: string, dir = root): string[] {
 
 /**
  * Writes gzip and brotli copies beside each compressible file (from the cache of copies when
- * the same bytes were compressed before) and returns every file's size, strong ETag and content
- * type for the build manifest.
+ * the same bytes were compressed before) and returns every file's size, SHA-256, strong ETag
+ * (from `endpointEtags` for an endpoint's answer, else of the bytes) and content type for the
+ * build manifest.
  */
 export async function compressAndDescribe(
   outDir: string,
@@ -77,6 +84,8 @@ export async function compressAndDescribe(
   copies: CompressedCopies,
   /** Files already described (taken unchanged from an earlier build, with their copies). */
   known: ReadonlyMap<string, BuiltFile> = new Map(),
+  /** The ETags of the endpoint files rendered, by path under dist/ (no leading slash). */
+  endpointEtags: ReadonlyMap<string, string> = new Map(),
 ): Promise<BuiltFile[]> {
   const described = listFiles(outDir).map(async (file): Promise<BuiltFile | null> => {
     const entry = known.get(file);
@@ -85,18 +94,17 @@ export async function compressAndDescribe(
     if (file.endsWith('.gz') || file.endsWith('.br') || skip.has(file)) return null;
     const path = join(outDir, file);
     const body = readFileSync(path);
-    const digest = createHash('sha256').update(body).digest();
+    const sha256 = createHash('sha256').update(body).digest('hex');
     const contentType = contentTypeOf(file);
-    const sizes = isCompressible(file, body.length)
-      ? await copies.write(path, body, digest.toString('hex'))
-      : null;
+    const sizes = isCompressible(file, body.length) ? await copies.write(path, body, sha256) : null;
     return {
       file: `/${file}`,
       bytes: body.length,
-      etag: builtFileEtag(file, digest.toString('hex')),
+      etag: endpointEtags.get(file) ?? builtFileEtag(file, sha256),
       content_type: contentType,
       gzip_bytes: sizes?.gzip ?? null,
       br_bytes: sizes?.br ?? null,
+      sha256,
     };
   });
   return (await Promise.all(described)).filter((file) => file !== null);

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { BulkSnapshot } from '../api/v1/bulk.ts';
-import { renderStaticBody } from '../api/v1/render.ts';
+import { renderStaticFile } from '../api/v1/render.ts';
 import { listStaticRequests, type RequestInputs, type StaticRequest } from '../api/v1/static-requests.ts';
 import { createOpenApiDocument, OPENAPI_MAX_AGE, OPENAPI_PATH } from '../contract/openapi.ts';
 import { CSV_PATH_SUFFIX } from '../contract/routes.ts';
@@ -128,11 +128,17 @@ export async function runStaticBuild(options: StaticBuildOptions): Promise<Stati
       reused.add(file);
       return false;
     };
+    // The ETag of each endpoint file is the server's for the same request (api/v1/resource-etag.ts).
+    const endpointEtags = new Map<string, string>();
     const files: BridgeFile[] = requests
       .filter((request) => renders(request.file, request.inputs))
       .map((request) => ({
         file: request.file,
-        render: () => renderStaticBody(db, request, options.now),
+        render: async () => {
+          const { body, etag } = await renderStaticFile(db, request, options.now);
+          endpointEtags.set(request.file, etag);
+          return body;
+        },
       }));
     files.push({ file: OPENAPI_FILE, render: async () => JSON.stringify(createOpenApiDocument()) });
     // The bulk export (DuckDB's threads, seconds on real data) runs while Astro renders the
@@ -238,6 +244,7 @@ export async function runStaticBuild(options: StaticBuildOptions): Promise<Stati
         new Set(['_headers', '_redirects']),
         copies,
         new Map([...taken, ...carriedBulkFiles(existing, options.outDir, staging)]),
+        endpointEtags,
       ),
       bulk,
       ...(options.siteOnly ? { site_only: true } : {}),

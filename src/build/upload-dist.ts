@@ -15,7 +15,6 @@ import {
 } from './build-manifest.ts';
 import { isBulkFile } from './bulk-files.ts';
 import { readExistingManifest } from './dist-tree.ts';
-import { builtFileEtag } from './finish-dist.ts';
 
 /**
  * `mmds build --to s3://bucket/prefix`: dist/ into a bucket a CDN uses as its origin
@@ -167,22 +166,28 @@ function listAliases(manifest: BuildManifest, files: ReadonlyMap<string, Planned
   return [...aliases.values()];
 }
 
-/** The file's SHA-256, checked against the ETag the build recorded (bulk files: their size; the hash is in the manifest). */
+/**
+ * The file's SHA-256, checked against the one the build recorded (an endpoint file's ETag is not of
+ * its bytes: api/v1/resource-etag.ts). A bulk file is checked by its size (the hash of gigabytes
+ * is in the manifest); a manifest from before every file had its sha256 is built again.
+ */
 function verifiedSha256(path: string, file: BuildManifest['files'][number]): string {
-  if (file.sha256 !== undefined) {
-    if (statSync(path).size !== file.bytes)
-      throw new DistUploadError(
-        `${path} is not the file ${BUILD_MANIFEST_FILE} describes (changed since the build?): run mmds build again`,
-      );
+  const changed = () =>
+    new DistUploadError(
+      `${path} is not the file ${BUILD_MANIFEST_FILE} describes (changed since the build?): run mmds build again`,
+    );
+  if (file.sha256 === undefined)
+    throw new DistUploadError(
+      `${BUILD_MANIFEST_FILE} gives no sha256 for ${file.file} (written by an older mmds build): run mmds build --force`,
+    );
+  if (isBulkFile(file.file)) {
+    if (statSync(path).size !== file.bytes) throw changed();
     return file.sha256;
   }
   const body = readFileSync(path);
-  const sha256 = createHash('sha256').update(body).digest('hex');
-  if (body.length !== file.bytes || builtFileEtag(file.file, sha256) !== file.etag)
-    throw new DistUploadError(
-      `${path} is not the file ${BUILD_MANIFEST_FILE} describes (changed since the build?): run mmds build again`,
-    );
-  return sha256;
+  if (body.length !== file.bytes || createHash('sha256').update(body).digest('hex') !== file.sha256)
+    throw changed();
+  return file.sha256;
 }
 
 /** Options of uploadDist. */

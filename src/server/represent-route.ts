@@ -1,15 +1,26 @@
-import { createHash } from 'node:crypto';
 import { eventLogOf } from '../api/v1/events.ts';
 import { selectFields } from '../api/v1/field-selection.ts';
 import { historyCsvBody, historyJsonBody, readHistoryPageBytes } from '../api/v1/history-bytes.ts';
 import { renderReleasesIcs } from '../api/v1/releases-ics.ts';
 import { renderDataCsv, renderPayload } from '../api/v1/render.ts';
+import {
+  bytesEtag,
+  type CallerView,
+  CLOCK_ROUTES,
+  canonicalParams,
+  etagIsOfBytes,
+  identityEtag,
+  normaliseQuery,
+  snapshotContent,
+} from '../api/v1/resource-etag.ts';
 import type { RequestParams } from '../contract/parse-request.ts';
 import type { RouteDefinition } from '../contract/routes.ts';
 import type { SnapshotDb } from '../query/snapshot-db.ts';
 import type { ReplicaStatus } from '../store/object-store/follow-store.ts';
 import type { HandlerDeps } from './handler-deps.ts';
 import { compressBody, matchesEtag, type Representation } from './http-response.ts';
+
+export type { CallerView } from '../api/v1/resource-etag.ts';
 
 /**
  * What the answer path reads besides the request: the built site, the response cache, the clock
@@ -67,19 +78,11 @@ export async function representRoute(
   return keep(deps, cacheKey, representation);
 }
 
-/** Who is asking, as far as it changes a body: a key of the route's scope, and cot:history. */
-export interface CallerView {
-  keyed: boolean;
-  cotHistory: boolean;
-  /** A valid key of another scope: which refusal (401 or 403), never the body, so not in the ETag. */
-  authenticated?: boolean;
-}
-
 /**
  * Renders the body of an endpoint request (no cache, no built file): the payload in the JSON
  * envelope, or its rows as CSV or iCalendar, with its ETag and Link. A page of endpoints 5 and 8
  * is put together from row bytes (api/v1/history-bytes.ts). The ETag comes from what the body is
- * a function of (etagOf), not from its bytes; for a series page a request whose If-None-Match names it
+ * a function of (api/v1/resource-etag.ts, as the build's), not from its bytes; for a series page a request whose If-None-Match names it
  * gets a representation without a body (respondWith answers it 304) and nothing is rendered.
  */
 export async function renderRepresentation(
@@ -96,17 +99,21 @@ export async function renderRepresentation(
   const contentType = csv ? 'text/csv; charset=utf-8; header=present' : 'application/json; charset=utf-8';
   const chosen = route.mediaType ? null : await readHistoryPageBytes(db, route, params, now);
   if (chosen) {
-    const etag = etagOf(route, params, view, chosen.content);
+    const etag = identityEtag(route, params, view, chosen.content);
     const link = nextLink(url, chosen.meta.next_cursor);
     if (namesExactly(ifNoneMatch, etag)) return withoutBody(etag, contentType, link);
     const body = csv ? historyCsvBody(db, route, chosen) : historyJsonBody(db, chosen);
     return { body, ...compressBody(body), etag, contentType, link };
   }
   // The clock routes' bodies change within the hour they are cached for: their ETag is their bytes'.
-  const identity =
-    CLOCK_ROUTES.has(route.id) || route.id === 'status'
-      ? null
-      : etagOf(route, params, view, `${db.id}${logEnd(route, db)}`);
+  const identity = etagIsOfBytes(route)
+    ? null
+    : identityEtag(
+        route,
+        await canonicalParams(db, route, params),
+        view,
+        snapshotContent(db.id, logEnd(route, db)),
+      );
   // No 304 before the payload here: a payload may still refuse the request (a COT report date
   // beyond the public window without cot:history), and a refusal must not become a 304.
   // `fields` selects from the payload's rows before they are serialised (field-selection.ts).
@@ -125,7 +132,7 @@ export async function renderRepresentation(
     return {
       body,
       ...compressBody(body),
-      etag: identity ?? hashEtag(body, db.id),
+      etag: identity ?? bytesEtag(body, db.id),
       contentType: `${route.mediaType}; charset=utf-8`,
       link: null,
     };
@@ -139,26 +146,10 @@ export async function renderRepresentation(
     body,
     ...compressBody(body),
     // Not over generated_at, which changes with every rendering of the same data.
-    etag: identity ?? hashEtag(csv ? body : (JSON.stringify(envelope.data) ?? 'null'), db.id),
+    etag: identity ?? bytesEtag(csv ? body : (JSON.stringify(envelope.data) ?? 'null'), db.id),
     contentType,
     link: nextLink(url, envelope.meta.next_cursor),
   };
-}
-
-/**
- * The strong ETag of a body from what it is a function of: the route, its path value, the
- * normalised query (format included), the caller's view, and `content`: what the body reads,
- * for a series page the hash of the series' revisions and its description (so a series that did
- * not change keeps its ETag across snapshots), else the snapshot's id. Not the bytes: meta's
- * generated_at and snapshot are left out, as the old hash of `data` left them out.
- */
-function etagOf(route: RouteDefinition, params: RequestParams, view: CallerView, content: string): string {
-  const identity = `${route.id}\n${params.slug ?? ''}\n${normaliseQuery(params)}\n${view.keyed ? 'k' : 'p'}${view.cotHistory ? 'c' : ''}\n${content}`;
-  return `"${createHash('sha256').update(identity).digest('base64url').slice(0, 32)}"`;
-}
-
-function hashEtag(bytes: string | Buffer, snapshot: string): string {
-  return `"${createHash('sha256').update(bytes).update(snapshot).digest('base64url').slice(0, 32)}"`;
 }
 
 /** Whether If-None-Match names this ETag (`*` does not: only a body rendered knows the resource exists). */
@@ -229,16 +220,6 @@ function nextLink(url: URL, cursor: unknown): string | null {
   next.searchParams.set('cursor', cursor);
   return `<${next.pathname}${next.search}>; rel="next"`;
 }
-
-function normaliseQuery(params: RequestParams): string {
-  return Object.entries(params.query)
-    .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([name, value]) => `${name}=${value}`)
-    .join('&');
-}
-
-/** Routes whose payload depends on the request time (past vs scheduled releases, next_release). */
-const CLOCK_ROUTES: ReadonlySet<string> = new Set(['releases', 'releases-ics', 'macro-latest']);
 
 /**
  * The release calendar splits past from scheduled at the request time, and /macro names each

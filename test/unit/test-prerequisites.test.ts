@@ -89,6 +89,7 @@ describe('tests that need what Node and npm do not bring', () => {
     expect(listTestsNeeding(byName('chromium'))).toContain('test/e2e/site/browser.test.ts');
     expect(listTestsNeeding(byName('python3-pandas'))).toEqual(['test/e2e/python/python-example.test.ts']);
     expect(listTestsNeeding(byName('nginx'))).toEqual([
+      'test/e2e/build/endpoint-etags.test.ts',
       'test/e2e/build/series-history-build.test.ts',
       'test/e2e/bulk-full/bulk-full.test.ts',
       'test/e2e/bulk/bulk-cot-window.test.ts',

@@ -1,5 +1,5 @@
 import { type Success, success } from '../../contract/envelope.ts';
-import type { RequestParams } from '../../contract/parse-request.ts';
+import { parseRequest, type RequestParams } from '../../contract/parse-request.ts';
 import type { RouteDefinition } from '../../contract/routes.ts';
 import type { SnapshotDb } from '../../query/snapshot-db.ts';
 import type { ReplicaStatus } from '../../store/object-store/follow-store.ts';
@@ -8,6 +8,14 @@ import { csvColumnsOf } from './csv-columns.ts';
 import { PAYLOADS } from './endpoints.ts';
 import { keepsColumn } from './field-selection.ts';
 import { renderReleasesIcs } from './releases-ics.ts';
+import {
+  bytesEtag,
+  canonicalParams,
+  etagIsOfBytes,
+  identityEtag,
+  PUBLIC_VIEW,
+  snapshotContent,
+} from './resource-etag.ts';
 import type { StaticRequest } from './static-requests.ts';
 
 /** When and for whom a payload is rendered. */
@@ -51,19 +59,46 @@ export function generatedAtOf(now: Date): string {
   return `${now.toISOString().slice(0, 19)}Z`;
 }
 
+/** A file the static build writes for a public request: its body and its ETag. */
+export interface StaticFile {
+  body: string;
+  /** The ETag the server gives the same request (resource-etag.ts), not a hash of the file. */
+  etag: string;
+}
+
 /**
- * The body of a file the static build writes for a public request: the JSON envelope, or for a
- * `format=csv` request (endpoint 15) the payload's `data` as CSV, as the server renders it.
+ * The file the static build writes for a public request: the JSON envelope, or for a
+ * `format=csv` request (endpoint 15) the payload's `data` as CSV, as the server renders it; with
+ * the ETag the server gives the same request in the public view of the same snapshot.
  */
-export async function renderStaticBody(db: SnapshotDb, request: StaticRequest, now: Date): Promise<string> {
-  const envelope = await renderPayload(
-    db,
+export async function renderStaticFile(
+  db: SnapshotDb,
+  request: StaticRequest,
+  now: Date,
+): Promise<StaticFile> {
+  // The request as the server reads it from its URL, so that its identity is spelled the same.
+  const params = parseRequest(
     request.route,
-    { slug: request.slug, query: request.query, keyedParams: [] },
-    { now, keyed: false },
+    request.slug,
+    new URLSearchParams(request.query as Record<string, string>),
   );
-  if (request.route.mediaType === 'text/calendar') return renderReleasesIcs(envelope);
-  return request.query.format === 'csv' ? renderDataCsv(request.route, envelope) : JSON.stringify(envelope);
+  const envelope = await renderPayload(db, request.route, params, { now, keyed: false });
+  const csv = request.query.format === 'csv';
+  const body =
+    request.route.mediaType === 'text/calendar'
+      ? renderReleasesIcs(envelope)
+      : csv
+        ? renderDataCsv(request.route, envelope)
+        : JSON.stringify(envelope);
+  const etag = etagIsOfBytes(request.route)
+    ? bytesEtag(csv || request.route.mediaType ? body : (JSON.stringify(envelope.data) ?? 'null'), db.id)
+    : identityEtag(
+        request.route,
+        await canonicalParams(db, request.route, params),
+        PUBLIC_VIEW,
+        snapshotContent(db.id),
+      );
+  return { body, etag };
 }
 
 /**
