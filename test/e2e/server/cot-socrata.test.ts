@@ -261,12 +261,16 @@ describe('COT by CFTC code and by report date, on the whole 2004 legacy file', (
         name: 'get_cot_reports',
         arguments: { report_date: dates.at(-2)! },
       })) as CallToolResult;
-      expect(reports.isError ?? false).toBe(false);
-      // Every market's report is over the response budget: the summary counts them and links the rest.
-      const answer = reports.structuredContent as unknown as Body & { summary: { rows: number; first: Row } };
-      expect(answer.meta.report_date).toBe(dates.at(-2));
-      expect(answer.summary.rows).toBe(byDate.get(dates.at(-2)!)!.size);
-      expect(answer.summary.first.report.report_date).toBe(dates.at(-2));
+      // Every market's report is over the response budget, and the tool does not page: a tool error
+      // that counts the rows and says how to narrow the call (fields among the ways).
+      expect(reports.isError).toBe(true);
+      const overBudget = JSON.parse((reports.content[0] as { text: string }).text) as {
+        error: { code: string; message: string };
+        rows: number;
+      };
+      expect(overBudget.error.code).toBe('over_budget');
+      expect(overBudget.rows).toBe(byDate.get(dates.at(-2)!)!.size);
+      expect(overBudget.error.message).toContain('fields');
       const refused = (await client.callTool({
         name: 'get_cot_reports',
         arguments: { report_date: dates[0]! },
@@ -308,7 +312,7 @@ describe('COT by CFTC code and by report date, on the whole 2004 legacy file', (
     ).map((p) => p.name);
     expect(reports).toEqual(['report_date', 'report_type', 'fields']);
     const conf = renderNginxConf({
-      manifest: { snapshot: 's', generated_at: 'now', routes: [], bulk: [] } as never,
+      manifest: { snapshot: 's', generated_at: 'now', routes: [], bulk: [], files: [] } as never,
       errors: listStaticErrors(),
       root: '/dist',
     });
