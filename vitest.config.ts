@@ -23,7 +23,9 @@ export default defineConfig({
     // Generous: the machines are shared and a loaded one runs a build or a 1,300-request sweep
     // several times slower (a CI run timed out at 60 s); a hang still fails.
     testTimeout: 180_000,
-    hookTimeout: 300_000,
+    // A set-up may wait for the snapshot of every real publisher file, made once per run by
+    // whichever file asks first (minutes on a fresh clone), before its own build.
+    hookTimeout: 600_000,
     pool: 'forks',
     // Vitest's default for a run is one worker fewer than the cores: a single worker on the
     // two-core machines here, so the files ran one after another. Most of them wait on child

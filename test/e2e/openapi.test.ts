@@ -520,7 +520,7 @@ describe('real responses of the server against the document', () => {
     const emptyEnv = { MMDS_DATA_DIR: empty.dir };
     keys.emptyAll = await issue(emptyEnv, SCOPES.join(','));
     emptyServer = await startTestServer({ dataDir: empty.dir, anonymousLimit: 10_000 });
-  }, 300_000);
+  });
   afterAll(async () => {
     await server?.close();
     await emptyServer?.close();

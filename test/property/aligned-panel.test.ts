@@ -187,7 +187,7 @@ describe('the point-in-time panel over HTTP against one as_of request per row', 
       distDir: join(temp.dir, 'dist'),
       now: () => new Date(SERVER_NOW),
     });
-  }, 300_000);
+  });
 
   afterAll(async () => {
     await server?.close();

@@ -50,7 +50,7 @@ describe('hostile HTTP input, long', () => {
       distDir: sample.distDir,
       anonymousLimit: 100_000,
     });
-  }, 300_000);
+  });
 
   afterAll(async () => {
     await server?.close();

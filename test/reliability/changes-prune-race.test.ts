@@ -34,7 +34,7 @@ describe('/changes while its since snapshot is pruned', () => {
     fixture = await createSampleSnapshot();
     current = readManifest(layout(), fixture.snapshotId);
     server = await startTestServer({ dataDir: fixture.dataDir, pollMs: 0, anonymousLimit: 100_000 });
-  }, 300_000);
+  });
 
   afterAll(async () => {
     await server?.close();

@@ -72,7 +72,7 @@ describe('mmds build --out a directory outside the project, run from outside the
     // build already renders those).
     elsewhere = await runBin(['build', '--site-only', '--out', join(temp.dir, 'other', 'site')], workB, env);
     if (inside.code === 0) server = await startTestServer({ dataDir: fixture.dataDir, distDir: siteDir });
-  }, 300_000);
+  });
 
   afterAll(async () => {
     await server?.close();

@@ -58,7 +58,7 @@ describe('the ETag of a built endpoint file is the one the server renders for it
           etag: etags.get(`/${route.file}`)!,
         };
       });
-  }, 300_000);
+  });
 
   afterAll(async () => {
     await server?.close();

@@ -31,7 +31,7 @@ describe('mmds build writes the release calendar', () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(FIXTURE_NOW);
     server = await startTestServer({ dataDir: fixture.dataDir, distDir, anonymousLimit: 10_000 });
-  }, 300_000);
+  });
 
   afterAll(async () => {
     vi.useRealTimers();

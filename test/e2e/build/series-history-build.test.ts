@@ -99,7 +99,7 @@ describe('mmds build writes the public history of each redistributable series', 
       .filter((s) => open.has(s.source) && observed.has(s.key))
       .map((s) => s.slug)
       .sort();
-  }, 300_000);
+  });
 
   afterAll(async () => {
     await server?.close();

@@ -35,7 +35,7 @@ describe('mmds build --site-only', () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(FIXTURE_NOW);
     server = await startTestServer({ dataDir: fixture.dataDir, distDir: siteDir, anonymousLimit: 100_000 });
-  }, 300_000);
+  });
 
   afterAll(async () => {
     vi.useRealTimers();

@@ -111,7 +111,7 @@ describe('mmds build on the real data, served the way a static host serves dist/
       connection.closeSync();
       duck.closeSync();
     };
-  }, 300_000);
+  });
 
   afterAll(async () => {
     await host?.close();

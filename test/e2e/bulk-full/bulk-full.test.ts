@@ -152,7 +152,7 @@ describe('the keyed full store: /api/v1/bulk/full and its files', () => {
     bulkKey = await issue('bulk:read,cot:history');
     bulkOnlyKey = await issue('bulk:read');
     otherKey = await issue('cot:history,macro:history,observations:read');
-  }, 300_000);
+  });
 
   afterAll(async () => {
     await server?.close();

@@ -175,7 +175,7 @@ describe('event log over HTTP: SSE with resume, JSON pages, rights, limits', () 
     };
     key = await issue('observations:read');
     cotKey = await issue('observations:read,cot:history');
-  }, 300_000);
+  });
 
   afterAll(async () => {
     for (const listener of listeners) listener.source.close();

@@ -99,7 +99,7 @@ describe('event streams: keys that stop being usable, the instance cap, clients 
       anonymousLimit: 100_000,
       eventStreams: { heartbeatMs: HEARTBEAT_MS, perKey: 5, perAddress: 1, drainMs: DRAIN_MS },
     });
-  }, 300_000);
+  });
 
   afterAll(async () => {
     await server?.close();

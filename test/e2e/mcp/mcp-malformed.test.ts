@@ -91,7 +91,7 @@ describe('MCP requests a client got wrong', () => {
       distDir: fixture.distDir,
       anonymousLimit: 10_000,
     });
-  }, 300_000);
+  });
 
   afterAll(async () => {
     await server?.close();

@@ -52,7 +52,7 @@ describe('the real ECB history publishes once ISO 4217 list one and list three a
     expect(publish.code, publish.stderr).toBe(0);
     const layout = resolveLayout(env.MMDS_DATA_DIR);
     db = await openSnapshotDb(layout, readCurrentId(layout)!);
-  }, 300_000);
+  });
 
   afterAll(async () => {
     await db?.close();

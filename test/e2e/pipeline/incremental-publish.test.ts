@@ -77,7 +77,7 @@ describe('incremental publish: one new ECB day', () => {
     scratch = readManifest(resolveLayout(scratchDir), readCurrentId(resolveLayout(scratchDir))!);
     instance = await openDuckDb();
     connection = await instance.connect();
-  }, 300_000);
+  });
 
   afterAll(() => {
     connection?.closeSync();

@@ -100,7 +100,7 @@ describe('the Python example (pandas) against the real server', () => {
     });
     fullKey = await issue('observations:read,bulk:read');
     observationsKey = await issue('observations:read');
-  }, 300_000);
+  });
 
   afterAll(async () => {
     await server?.close();

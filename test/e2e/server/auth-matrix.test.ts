@@ -251,7 +251,7 @@ describe('keyed tier over HTTP: who gets what', () => {
     expect(malformed.response.status).toBe(401);
     const { request_id: _id, ...rest } = malformed.body.error!;
     badKeyError = rest;
-  }, 300_000);
+  });
 
   afterAll(async () => {
     await server?.close();

@@ -219,7 +219,7 @@ describe('change feed over HTTP on two real publishes', () => {
     );
     validate = (body) => compiled(body);
     validationErrors = () => compiled.errors;
-  }, 300_000);
+  });
 
   afterAll(async () => {
     await server?.close();
@@ -390,7 +390,7 @@ describe('change feed when older vintages arrive late, and across a rebuilt stor
       recursive: true,
     });
     server = await startTestServer({ dataDir, distDir: join(temp.dir, 'no-dist') });
-  }, 300_000);
+  });
 
   afterAll(async () => {
     await server?.close();

@@ -98,7 +98,7 @@ describe('COT by CFTC code and by report date, on the whole 2004 legacy file', (
     server = await startTestServer({ dataDir, distDir: emptyDist.dir, anonymousLimit: 10_000 });
     historyKey = await issue('cot:history');
     otherKey = await issue('observations:read');
-  }, 300_000);
+  });
 
   afterAll(async () => {
     await server?.close();

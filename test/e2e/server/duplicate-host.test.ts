@@ -56,7 +56,7 @@ describe('a request with two Host header lines', () => {
     );
     expect(run.code, run.stderr).toBe(0);
     key = (JSON.parse(run.stdout) as { key: string }).key;
-  }, 300_000);
+  });
 
   afterAll(async () => {
     await server?.close();

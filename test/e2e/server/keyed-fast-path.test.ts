@@ -64,7 +64,7 @@ describe('the keyed fast path in front of h3', () => {
   beforeAll(async () => {
     fixture = await useSharedSample({ licensed: true });
     server = await startTestServer({ dataDir: fixture.dataDir, distDir: fixture.env.MMDS_DIST_DIR });
-  }, 300_000);
+  });
 
   afterAll(async () => {
     await server?.close();

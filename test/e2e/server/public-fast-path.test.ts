@@ -73,7 +73,7 @@ describe('the public fast path in front of h3', () => {
       anonymousLimit: 100_000,
       trustedProxies: 1,
     });
-  }, 300_000);
+  });
 
   afterAll(async () => {
     await server?.close();

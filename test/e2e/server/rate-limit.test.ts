@@ -72,7 +72,7 @@ describe('rate limits over HTTP', () => {
 
   beforeAll(async () => {
     fixture = await useSharedSample();
-  }, 300_000);
+  });
 
   afterAll(async () => {
     await Promise.all(servers.map((server) => server.close()));

@@ -84,7 +84,7 @@ describe('series search and sort_order, on the catalog, the PAYEMS vintages and 
       expect(run.code, run.stderr).toBe(0);
       keys[scope] = (JSON.parse(run.stdout) as { key: string }).key;
     }
-  }, 300_000);
+  });
 
   afterAll(async () => {
     await server?.close();

@@ -69,7 +69,7 @@ describe('ALFRED vintages of PAYEMS: realtime_start/realtime_end, output_type, v
       expect(run.code, run.stderr).toBe(0);
       keys[scope] = (JSON.parse(run.stdout) as { key: string }).key;
     }
-  }, 300_000);
+  });
 
   afterAll(async () => {
     await server?.close();

@@ -162,7 +162,7 @@ describe('fields= on every endpoint that answers rows', () => {
       json('/api/v1/fx/ecb?from=2026-03-07&to=2026-03-20&base=USD&symbols=GBP,JPY', PUBLIC),
       json('/api/v1/fx/ecb/2026-03-02..2026-03-13', PUBLIC),
     ];
-  }, 300_000);
+  });
 
   afterAll(async () => {
     await plain?.close();

@@ -54,7 +54,7 @@ describe('bulk files of the sample snapshot with the licensed fixture', () => {
     dir = join(temp.dir, BULK_DIR, fixture.snapshotId);
     db = await fixture.open();
     duck = await openDuckDb({ threads: 1 });
-  }, 300_000);
+  });
 
   afterAll(async () => {
     duck?.closeSync();

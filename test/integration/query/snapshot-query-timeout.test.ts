@@ -26,7 +26,7 @@ describe('a timed-out query and the connection pool', () => {
       queryTimeoutMs: 300,
     });
     expected = db.manifest.tables.observations!.rows;
-  }, 300_000);
+  });
 
   afterAll(async () => {
     await db?.close();

@@ -11,7 +11,7 @@ describe('memoizeQueries', () => {
   beforeAll(async () => {
     fixture = await useSharedSample();
     db = await fixture.open();
-  }, 300_000);
+  });
 
   afterAll(async () => {
     await db?.close();
