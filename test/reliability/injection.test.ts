@@ -86,6 +86,13 @@ const PAYLOADS: readonly string[] = [
  */
 const WILDCARD_PLACES: ReadonlySet<string> = new Set(['events series']);
 
+/**
+ * Free text: the series search finds series by the words of search_text (docs/api/series-search.md),
+ * so a payload holding a word such as USD finds that series. Its answers are held to the contract
+ * and to the canary checks below, not to the unknown value's body.
+ */
+const FREE_TEXT_PLACES: ReadonlySet<string> = new Set(['series-search search_text']);
+
 /** A well-formed value of each parameter that names nothing in the sample (the baseline). */
 const BENIGN: Record<string, string> = {
   slug: 'zz-unknown',
@@ -110,6 +117,18 @@ const BENIGN: Record<string, string> = {
   aggregation: 'avg',
   shape: 'list',
   fill: 'none',
+  // Issue 35's parameters.
+  amount: '1',
+  symbols: 'ZZZ',
+  offset: '0',
+  search_text: 'zzunknown',
+  sort_order: 'desc',
+  output_type: '1',
+  realtime_start: '1901-01-01',
+  realtime_end: '1902-01-01',
+  vintage_dates: '1901-01-02',
+  report_date: '1901-01-02',
+  fields: 'period',
 };
 
 /** A request with one place to inject into. */
@@ -146,7 +165,9 @@ function targetFor({ route, place }: Position, value: string, validSlug: string)
 function normalise(body: string): string {
   return body
     .replace(/"request_id":"[^"]*"/g, '"request_id":""')
-    .replace(/"(generated_at|checked_at)":"[^"]*"/g, '"$1":""');
+    .replace(/"(generated_at|checked_at)":"[^"]*"/g, '"$1":""')
+    // The series search echoes the words it searched for (meta.search_text).
+    .replace(/"search_text":"(?:[^"\\]|\\.)*"/g, '"search_text":""');
 }
 
 describe('injection through every parameter and slug', () => {
@@ -197,6 +218,11 @@ describe('injection through every parameter and slug', () => {
     return exchange;
   }
 
+  it('has a well-formed value of every parameter the routes take', () => {
+    const names = new Set(ROUTES.flatMap((route) => route.query as readonly string[]));
+    expect([...names].filter((name) => BENIGN[name] === undefined)).toEqual([]);
+  });
+
   it('answers each payload like an unknown value, or with a 400/404 envelope', async () => {
     const validSlug = sample.publicRequests
       .find((request) => request.path.startsWith('/api/v1/markets/cot/'))!
@@ -219,6 +245,7 @@ describe('injection through every parameter and slug', () => {
             continue;
           }
           expect(answer.status, where).toBe(baseline.status);
+          if (FREE_TEXT_PLACES.has(`${position.route.id} ${position.place}`)) continue;
           expect(normalise(answer.body), where).toBe(normalise(baseline.body));
           outcomes.baseline! += 1;
         }
