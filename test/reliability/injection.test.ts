@@ -163,11 +163,13 @@ function targetFor({ route, place }: Position, value: string, validSlug: string)
 
 /** The body with what differs between two identical requests (request id, render times) blanked. */
 function normalise(body: string): string {
-  return body
-    .replace(/"request_id":"[^"]*"/g, '"request_id":""')
-    .replace(/"(generated_at|checked_at)":"[^"]*"/g, '"$1":""')
-    // The series search echoes the words it searched for (meta.search_text).
-    .replace(/"search_text":"(?:[^"\\]|\\.)*"/g, '"search_text":""');
+  return (
+    body
+      .replace(/"request_id":"[^"]*"/g, '"request_id":""')
+      .replace(/"(generated_at|checked_at)":"[^"]*"/g, '"$1":""')
+      // The series search echoes the words it searched for (meta.search_text).
+      .replace(/"search_text":"(?:[^"\\]|\\.)*"/g, '"search_text":""')
+  );
 }
 
 describe('injection through every parameter and slug', () => {
