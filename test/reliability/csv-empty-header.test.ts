@@ -51,6 +51,7 @@ describe('CSV answers without rows', () => {
       'cot-market': cot.split('/').at(-1)!,
       'macro-series': macro,
       'macro-revisions': macro,
+      'series-history': 'eur-usd',
     };
     const extra: Partial<Record<string, string>> = {
       observations: 'series=ecb.USD&',
@@ -66,6 +67,7 @@ describe('CSV answers without rows', () => {
         'observations',
         'observations-aligned',
         'observations-revisions',
+        'series-history',
       ].sort(),
     );
     for (const route of routes) {
