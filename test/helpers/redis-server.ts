@@ -82,7 +82,7 @@ async function spawnRedis(port: number, persistence: readonly string[]): Promise
     );
   });
   failed.catch(() => {});
-  await Promise.race([waitForPing(port, 10_000), failed]);
+  await Promise.race([waitForPing(port, 30_000), failed]);
   return child;
 }
 
