@@ -1,5 +1,5 @@
 import { eventsGone } from '../api/v1/events.ts';
-import { ApiError, invalidParameter } from '../contract/errors.ts';
+import { ApiError, invalidParameter, unavailable } from '../contract/errors.ts';
 import { PARAMS } from '../contract/params.ts';
 import { type EventFilters, type EventView, eventFilter } from '../events/event-filter.ts';
 import { EventGoneError, type EventLog, openEventLog } from '../events/event-log.ts';
@@ -95,6 +95,9 @@ export function createEventStreams(deps: EventStreamDeps, limits: EventStreamLim
   /** Streams that passed the limits and are not started yet (their resume point is being read). */
   let starting = 0;
   let sharedFailed = false;
+  // Set by close(): a stream still starting then (awaiting the log) is refused, not left open to
+  // hold the server's close for ever.
+  let closed = false;
   /** A place in the fleet's count of the slot; null without shared places or while Redis fails. */
   const takeShared = async (slot: string, keyed: boolean): Promise<string | null> => {
     if (!deps.sharedSlots) return null;
@@ -132,6 +135,7 @@ export function createEventStreams(deps: EventStreamDeps, limits: EventStreamLim
       for (const stream of open) stream.pump();
     },
     close() {
+      closed = true;
       for (const stream of open) stream.end();
       open.clear();
       deps.sharedSlots?.close();
@@ -161,6 +165,7 @@ export function createEventStreams(deps: EventStreamDeps, limits: EventStreamLim
           if (error instanceof EventGoneError) throw eventsGone(error);
           throw error;
         }
+        if (closed) throw unavailable('the server is shutting down; reconnect', 1);
         const started = startEventStream({
           request: stream.request,
           headers: stream.headers,
