@@ -7,6 +7,7 @@ import { REPO_ROOT, SHARED_DATA } from '../../helpers/paths.ts';
 import { runMmds } from '../../helpers/run-cli.ts';
 import { startTestServer, type TestServer } from '../../helpers/server-fixture.ts';
 import { createTempDir } from '../../helpers/temp-dir.ts';
+import { issueTestKey } from '../../reliability/helpers/served-sample.ts';
 
 /**
  * Search and order the way FRED users ask (issue 35 item 2): /api/v1/series/search?search_text=,
@@ -75,15 +76,10 @@ describe('series search and sort_order, on the catalog, the PAYEMS vintages and 
     const publish = await runMmds(['publish'], { MMDS_DATA_DIR: dataDir });
     expect(publish.code, publish.stderr).toBe(0);
     server = await startTestServer({ dataDir, distDir: emptyDist.dir, anonymousLimit: 10_000 });
-    for (const scope of ['observations:read', 'macro:history', 'cot:history']) {
-      const run = await runMmds(
-        ['--json', 'keys', 'issue', '--org', 'Search Org', '--scopes', scope],
-        { MMDS_DATA_DIR: dataDir },
-        REAL_CLOCK,
-      );
-      expect(run.code, run.stderr).toBe(0);
-      keys[scope] = (JSON.parse(run.stdout) as { key: string }).key;
-    }
+    for (const scope of ['observations:read', 'macro:history', 'cot:history'])
+      keys[scope] = (
+        await issueTestKey({ MMDS_DATA_DIR: dataDir }, { scopes: scope, org: 'Search Org', now: REAL_CLOCK })
+      ).plaintext;
   });
 
   afterAll(async () => {

@@ -6,6 +6,7 @@ import { runMmds } from '../../helpers/run-cli.ts';
 import { parseCsv } from '../../helpers/series-history-csv.ts';
 import { startTestServer, type TestServer } from '../../helpers/server-fixture.ts';
 import { createTempDir } from '../../helpers/temp-dir.ts';
+import { issueTestKey } from '../../reliability/helpers/served-sample.ts';
 
 /**
  * ALFRED's real-time parameters (issue 35 item 1) on /api/v1/observations and /api/v1/macro/{slug},
@@ -60,15 +61,10 @@ describe('ALFRED vintages of PAYEMS: realtime_start/realtime_end, output_type, v
     const publish = await runMmds(['publish'], { MMDS_DATA_DIR: dataDir });
     expect(publish.code, publish.stderr).toBe(0);
     server = await startTestServer({ dataDir, distDir: emptyDist.dir, anonymousLimit: 10_000 });
-    for (const scope of ['observations:read', 'macro:history', 'cot:history']) {
-      const run = await runMmds(
-        ['--json', 'keys', 'issue', '--org', 'ALFRED Org', '--scopes', scope],
-        { MMDS_DATA_DIR: dataDir },
-        REAL_CLOCK,
-      );
-      expect(run.code, run.stderr).toBe(0);
-      keys[scope] = (JSON.parse(run.stdout) as { key: string }).key;
-    }
+    for (const scope of ['observations:read', 'macro:history', 'cot:history'])
+      keys[scope] = (
+        await issueTestKey({ MMDS_DATA_DIR: dataDir }, { scopes: scope, org: 'ALFRED Org', now: REAL_CLOCK })
+      ).plaintext;
   });
 
   afterAll(async () => {
