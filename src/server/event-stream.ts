@@ -162,6 +162,9 @@ export function startEventStream(options: EventStreamOptions): EventStream {
   headers.set('Content-Type', 'text/event-stream; charset=utf-8');
   headers.set('Cache-Control', NO_STORE);
   headers.set('X-Accel-Buffering', 'no');
+  // The connection ends with the stream: a client's reconnect then opens a new one, never reusing
+  // the socket of a server that ended its streams because it is closing.
+  headers.set('Connection', 'close');
   return {
     keyId,
     guard,

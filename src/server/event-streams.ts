@@ -1,5 +1,6 @@
 import { eventsGone } from '../api/v1/events.ts';
-import { ApiError, invalidParameter, unavailable } from '../contract/errors.ts';
+import { ApiError, invalidParameter } from '../contract/errors.ts';
+import { NO_STORE } from '../contract/header-rules.ts';
 import { PARAMS } from '../contract/params.ts';
 import { type EventFilters, type EventView, eventFilter } from '../events/event-filter.ts';
 import { EventGoneError, type EventLog, openEventLog } from '../events/event-log.ts';
@@ -141,6 +142,7 @@ export function createEventStreams(deps: EventStreamDeps, limits: EventStreamLim
       deps.sharedSlots?.close();
     },
     async open(stream) {
+      if (closed) return shuttingDown(stream.headers);
       const slot = stream.keyId ? `key:${stream.keyId}` : stream.addressBucket;
       assertRoom(slot, stream.keyId !== null, slots, open.size + starting, limits);
       // Taken before the first await: streams opened at the same moment must not all pass the limits.
@@ -165,7 +167,12 @@ export function createEventStreams(deps: EventStreamDeps, limits: EventStreamLim
           if (error instanceof EventGoneError) throw eventsGone(error);
           throw error;
         }
-        if (closed) throw unavailable('the server is shutting down; reconnect', 1);
+        if (closed) {
+          starting--;
+          release(slot);
+          giveBack();
+          return shuttingDown(stream.headers);
+        }
         const started = startEventStream({
           request: stream.request,
           headers: stream.headers,
@@ -196,6 +203,23 @@ export function createEventStreams(deps: EventStreamDeps, limits: EventStreamLim
       }
     },
   };
+}
+
+/**
+ * The answer to a stream request that reaches a server shutting down (a keep-alive connection
+ * opened before its close): a stream that ends at once, on a connection that closes after it.
+ * The client reconnects after `retry:` as after any ended stream, to this address again (another
+ * instance, or this one restarted). Never a 503: an EventSource gives up for good on any status
+ * but 200.
+ */
+function shuttingDown(headers: ResponseHeaders): Response {
+  headers.set('Content-Type', 'text/event-stream; charset=utf-8');
+  headers.set('Cache-Control', NO_STORE);
+  headers.set('Connection', 'close');
+  return new Response(`retry: ${RETRY_MS}\n: the server is shutting down; reconnect\n\n`, {
+    status: 200,
+    headers: headers.toPairs(),
+  });
 }
 
 /** Throws the 429 of a slot or of the instance that has no room for one more stream. */
