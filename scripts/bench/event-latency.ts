@@ -273,6 +273,16 @@ export async function measureEventLatency(
             if (release === 0) continue;
             const hookTimes = [...pending.hooks.values()].map((arrival) => arrival.at);
             const streamTimes = [...pending.streams.values()].map((arrival) => arrival.at);
+            if (process.env.BENCH_DEBUG) {
+              // Where in the release the deliveries and stream events came (ms after the switch).
+              const spread = (times: number[]) => {
+                const sorted = times.map((at) => at - switched).sort((a, b) => a - b);
+                return [0, 0.1, 0.25, 0.5, 0.75, 0.9, 1]
+                  .map((q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))])
+                  .join(' ');
+              };
+              log(`    hooks at ${spread(hookTimes)}; streams at ${spread(streamTimes)}`);
+            }
             samples.webhook_first.push(Math.min(...hookTimes) - switched);
             samples.webhook_all.push(Math.max(...hookTimes) - switched);
             samples.sse_first.push(Math.min(...streamTimes) - switched);

@@ -128,6 +128,16 @@ export async function startServer(options: StartOptions): Promise<ServerProcess>
   };
 }
 
+/**
+ * `--cpu-prof` into BENCH_CPU_PROF_DIR for the long-running processes measured (servers,
+ * deliverers), or nothing: where their time goes, as .cpuprofile files (NODE_OPTIONS may not
+ * carry --cpu-prof). The profiler slows them: figures of such a run are not the benchmark's.
+ */
+function profileArgs(): string[] {
+  const dir = process.env.BENCH_CPU_PROF_DIR;
+  return dir ? ['--cpu-prof', '--cpu-prof-dir', dir] : [];
+}
+
 /** Starts `mmds serve` on a free loopback port with the given environment. */
 export function startMmdsServe(
   name: string,
@@ -137,7 +147,16 @@ export function startMmdsServe(
   return startServer({
     name,
     command: process.execPath,
-    args: [SERVE_BIN, 'serve', ...serveWorkersArgs(options.workers), '--port', '0', '--host', '127.0.0.1'],
+    args: [
+      ...profileArgs(),
+      SERVE_BIN,
+      'serve',
+      ...serveWorkersArgs(options.workers),
+      '--port',
+      '0',
+      '--host',
+      '127.0.0.1',
+    ],
     env,
     port: (output) => {
       const match = /serving on http:\/\/127\.0\.0\.1:(\d+)/.exec(output);
@@ -160,7 +179,7 @@ export function startMmdsProcess(
   return startServer({
     name: `mmds ${args.join(' ')}`,
     command: process.execPath,
-    args: [SERVE_BIN, ...args],
+    args: [...profileArgs(), SERVE_BIN, ...args],
     env,
     discardStdout: !process.env.BENCH_DEBUG,
     port: (output) => {
