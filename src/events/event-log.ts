@@ -65,7 +65,18 @@ export async function readAllAfter(
 export interface EventLogOptions {
   /** The newest snapshot of the log: the server's snapshot in service. Default: CURRENT. */
   head?: () => string | null;
+  /**
+   * A number that changes whenever the log may have grown other than by a new head (the server's
+   * streams: after each check for delayed releases). While it and the head stay the same, for at
+   * most MEMO_MS, the chain of snapshots and their noticed events are read once, not on every
+   * read: a release reaches a thousand streams with one look at the files. Without it every read
+   * looks at the files.
+   */
+  generation?: () => number;
 }
+
+/** The longest a chain and its noticed events are kept for reads of one head and generation. */
+const MEMO_MS = 1000;
 
 /** Snapshots whose events are kept parsed in memory (files are immutable: never stale). */
 const MAX_CACHED_SNAPSHOTS = 64;
@@ -97,8 +108,32 @@ export function openEventLog(layout: StoreLayout, options: EventLogOptions = {})
     return manifest;
   };
 
+  /** What reads of one head and generation share (EventLogOptions.generation). */
+  let memo: {
+    head: string | null;
+    generation: number;
+    until: number;
+    chain: string[];
+    events: Map<string, ReleaseEvent[]>;
+  } | null = null;
+  const memoFor = (id: string | null) => {
+    if (!options.generation) return null;
+    const generation = options.generation();
+    const now = Date.now();
+    if (memo?.head !== id || memo.generation !== generation || now > memo.until)
+      memo = { head: id, generation, until: now + MEMO_MS, chain: chainTo(id), events: new Map() };
+    return memo;
+  };
+
   /** A snapshot's own events (immutable, cached), then those noticed while it was current. */
   const eventsOf = (id: string): ReleaseEvent[] => {
+    const kept = memo?.events.get(id);
+    if (kept) return kept;
+    const all = lookUpEventsOf(id);
+    memo?.events.set(id, all);
+    return all;
+  };
+  const lookUpEventsOf = (id: string): ReleaseEvent[] => {
     const own = ownEventsOf(id);
     const noticed = readNoticedEvents(layout, id);
     return noticed.length === 0 ? own : own.concat(noticed);
@@ -129,7 +164,8 @@ export function openEventLog(layout: StoreLayout, options: EventLogOptions = {})
   };
 
   const read: EventLog['read'] = async (after, limit, accept = () => true) => {
-    const chain = chainTo(head());
+    const id = head();
+    const chain = memoFor(id)?.chain ?? chainTo(id);
     if (chain.length === 0) return { events: [], next_after: after };
     let start = 0;
     let seq = 0;
@@ -172,8 +208,12 @@ export function openEventLog(layout: StoreLayout, options: EventLogOptions = {})
     end() {
       const id = head();
       if (id === null) return null;
+      memoFor(id);
       return `${id}:${eventsOf(id).length}`;
     },
-    snapshots: () => chainTo(head()),
+    snapshots: () => {
+      const id = head();
+      return memoFor(id)?.chain ?? chainTo(id);
+    },
   };
 }

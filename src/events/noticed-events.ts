@@ -53,12 +53,9 @@ const MAX_CACHED = 64;
 /** The events noticed while `snapshot` was current, in order (none when there is no file). */
 export function readNoticedEvents(layout: StoreLayout, snapshot: string): ReleaseEvent[] {
   const path = fileOf(layout, snapshot);
-  let size: number;
-  try {
-    size = statSync(path).size;
-  } catch {
-    return [];
-  }
+  // No file is the common case (no delay noticed): no exception thrown for it.
+  const size = statSync(path, { throwIfNoEntry: false })?.size;
+  if (size === undefined) return [];
   const cached = CACHE.get(path);
   if (cached?.size === size) return cached.events;
   const events = completeText(path)

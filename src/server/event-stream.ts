@@ -59,9 +59,17 @@ function streamEnd(reason: string): string {
   return `: the key of this stream is ${reason}\nevent: end\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
+/** Messages by event: the log's events are shared objects, so a release is serialised once, not per stream. */
+const MESSAGES = new WeakMap<ReleaseEvent, string>();
+
 /** One event as an SSE message: `id:` its id, `event:` its type, `data:` the event as one JSON line. */
 export function formatEventMessage(event: ReleaseEvent): string {
-  return `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+  let message = MESSAGES.get(event);
+  if (message === undefined) {
+    message = `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+    MESSAGES.set(event, message);
+  }
+  return message;
 }
 
 /**

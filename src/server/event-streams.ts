@@ -116,7 +116,13 @@ export function createEventStreams(deps: EventStreamDeps, limits: EventStreamLim
     if (place === null) throw slotFull(limit, keyed);
     return place;
   };
-  const log: EventLog = openEventLog(deps.layout, { head: () => deps.snapshots.current()?.id ?? null });
+  // Bumped by wake() (events noticed between snapshots): the streams' reads of one head and
+  // generation share one look at the files (event-log.ts).
+  let generation = 0;
+  const log: EventLog = openEventLog(deps.layout, {
+    head: () => deps.snapshots.current()?.id ?? null,
+    generation: () => generation,
+  });
   const now = deps.now ?? (() => new Date());
   // A change of a key (null: of any key, unheard) makes its streams look at it now, not at the
   // next heartbeat: a revoked key's stream ends as soon as the store says so.
@@ -133,6 +139,7 @@ export function createEventStreams(deps: EventStreamDeps, limits: EventStreamLim
   return {
     count: (slot) => slots.get(slot) ?? 0,
     wake() {
+      generation++;
       for (const stream of open) stream.pump();
     },
     close() {
