@@ -230,7 +230,8 @@ export async function measureEventLatency(
         deliverers.push(deliverer);
       }
       for (const count of subscriptions) {
-        const streamCount = Math.min(count, MAX_STREAMS);
+        // BENCH_EVENT_STREAMS (experiments, not the benchmark's rows): fewer streams, 0 for none.
+        const streamCount = Math.min(count, Number(process.env.BENCH_EVENT_STREAMS ?? MAX_STREAMS));
         log(`i. ${mode}, ${count} subscription(s), ${streamCount} stream(s): ${options.releases} releases…`);
         await setSubscriptions(count);
         const streams = await openStreams(serving.url, streamCount, () => arrivals);
@@ -285,8 +286,10 @@ export async function measureEventLatency(
             }
             samples.webhook_first.push(Math.min(...hookTimes) - switched);
             samples.webhook_all.push(Math.max(...hookTimes) - switched);
-            samples.sse_first.push(Math.min(...streamTimes) - switched);
-            samples.sse_all.push(Math.max(...streamTimes) - switched);
+            if (streamTimes.length > 0) {
+              samples.sse_first.push(Math.min(...streamTimes) - switched);
+              samples.sse_all.push(Math.max(...streamTimes) - switched);
+            }
             samples.publish_exit_after_switch.push(exited - switched);
           }
         } finally {

@@ -70,6 +70,8 @@ export interface KeyedFloorResult {
   http_vs_in_process_p50: number;
   /** wrk, a new as_of per request, against bare node:http with the same script, per concurrency. */
   throughput: Record<string, { mmds: LoadResult; bare: LoadResult; ratio: number }>;
+  /** Concurrency 16, a new as_of per request: `--workers 2` against `--workers 1`, rounds in turn. */
+  workers?: { one: LoadResult; two: LoadResult; ratio: number };
   /** The revision cache: budget, what one series' block is charged, and the heap it takes (in-process). */
   cache: {
     budget_bytes: number;
@@ -288,6 +290,41 @@ export async function measureKeyedFloor(
     options.servers.splice(options.servers.indexOf(bare), 1);
     const afterThroughput = readMemory(server.pid).rss;
 
+    // `mmds serve --workers 2` beside the single process, rounds taking turns, at concurrency 16
+    // (wrk shares the two cores with them: reported, no target; issue 33).
+    const twoWorkers = await startMmdsServe(`mmds serve --workers 2 (h ${label})`, env, { workers: 2 });
+    options.servers.push(twoWorkers);
+    const workerRuns: Record<'1' | '2', LoadResult[]> = { '1': [], '2': [] };
+    for (let round = 0; round < options.rounds; round++)
+      for (const [name, target] of round % 2 === 0
+        ? ([
+            ['1', server],
+            ['2', twoWorkers],
+          ] as const)
+        : ([
+            ['2', twoWorkers],
+            ['1', server],
+          ] as const)) {
+        const result = runWrk(`${target.url}/api/v1/observations?series=${key}`, {
+          threads: 2,
+          connections: 16,
+          seconds: options.wrkSeconds,
+          scriptArgs: ['asof', String(epoch), '2', ...keys],
+        });
+        epoch += 1_000_000;
+        if (result.errors > 0) throw new Error(`h: --workers ${name}: ${result.errors} failed responses`);
+        workerRuns[name].push(result);
+      }
+    await twoWorkers.stop();
+    options.servers.splice(options.servers.indexOf(twoWorkers), 1);
+    const medianRun = (list: LoadResult[]) =>
+      [...list].sort((a, b) => a.rps - b.rps)[Math.floor(list.length / 2)]!;
+    const workers = { one: medianRun(workerRuns['1']), two: medianRun(workerRuns['2']), ratio: 0 };
+    workers.ratio = workers.two.rps / workers.one.rps;
+    log(
+      `h ${label}: concurrency 16: --workers 1 ${Math.round(workers.one.rps)} req/s, --workers 2 ${Math.round(workers.two.rps)} req/s: ${workers.ratio.toFixed(2)}`,
+    );
+
     // The cache's charge against the heap it takes, in-process (gc between readings).
     setFlagsFromString('--expose-gc');
     const gc = runInNewContext('gc') as () => void;
@@ -343,6 +380,7 @@ export async function measureKeyedFloor(
       },
       http_vs_in_process_p50: overHttp.p50 / cache.p50,
       throughput,
+      workers,
       cache: {
         budget_bytes: DEFAULT_REVISION_CACHE_MB * 2 ** 20,
         block_charged_bytes: Math.round(usage.bytes / blocks),

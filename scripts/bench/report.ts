@@ -80,7 +80,10 @@ export interface BenchResults {
     series: string;
     body_bytes: number;
     as_of: Record<string, { http: LoadResult; in_process: LoadResult; p50_ratio: number }>;
-    cached: { targets: Targets; ratio_vs_bare_node: number };
+    /** ratio_vs_same_fields: against bare node:http sending the same header fields (issue 33's floor). */
+    cached: { targets: Targets; ratio_vs_bare_node: number; ratio_vs_same_fields?: number };
+    /** If-None-Match with the answer's ETag: mmds serve's 304 against a bare server's (issue 33). */
+    not_modified?: { targets: Targets; ratio_vs_bare_304: number };
   };
   scale?: Record<string, ScaleResult>;
   scale_settings?: {
@@ -568,7 +571,97 @@ function keyedFloorTargets(r: BenchResults): TargetCheck[] {
         ...(h.server_rss_cache_full_bytes <= 600 * MB ? {} : { limit: 'lower MMDS_REVISION_CACHE_MB' }),
       });
   }
+  checks.push(...answerPathTargets(r));
   checks.push(...eventTargets(r.event_latency));
+  return checks;
+}
+
+/**
+ * The targets of issue 33 (one answer path, a page as bytes): ratios to its floor, bare node:http
+ * sending the same bytes with the same header fields in the same run.
+ */
+export function answerPathTargets(r: BenchResults): TargetCheck[] {
+  const checks: TargetCheck[] = [];
+  const check = (name: string, goal: string, met: boolean | null, measured: string, limit: string) =>
+    checks.push(
+      met === null
+        ? { name, goal, measured: '–', status: 'not measured', limit }
+        : { name, goal, measured, status: met ? 'met' : 'missed', ...(met ? {} : { limit }) },
+    );
+  for (const label of ['1M', '100M']) {
+    const h = r.keyed_floor?.[label];
+    const notRun = `section h was not run at ${label} (--floor-scales 1M,100M)`;
+    const c16 = h?.throughput['16'];
+    check(
+      `issue 33: uncached keyed as_of page, concurrency 16 / bare node:http, ${label}`,
+      '≥ 0.25x',
+      c16 ? c16.ratio >= 0.25 : null,
+      c16 ? `${c16.ratio.toFixed(3)} (${int(c16.mmds.rps)} against ${int(c16.bare.rps)} req/s)` : '',
+      c16 ? `${int(h!.body_bytes)}-byte pages; see section h` : notRun,
+    );
+    const c1 = h?.throughput['1'];
+    const p50 = c1 ? c1.mmds.p50 / c1.bare.p50 : 0;
+    check(
+      `issue 33: the same page at concurrency 1, p50 / bare node:http's p50, ${label}`,
+      '≤ 3x',
+      c1 ? p50 <= 3 : null,
+      c1 ? `${x(p50)} (${ms(c1.mmds.p50)} ms against ${ms(c1.bare.p50)} ms)` : '',
+      c1 ? 'see section h' : notRun,
+    );
+  }
+  const cached = r.keyed?.cached;
+  const sameFields = cached?.ratio_vs_same_fields;
+  check(
+    'issue 33: repeated keyed request / bare node:http with the same header fields',
+    '≥ 0.9x',
+    sameFields === undefined ? null : sameFields >= 0.9,
+    sameFields === undefined
+      ? ''
+      : `${x(sameFields)} (${int(cached!.targets['mmds serve (cached keyed)']!.rps)} against ${int(cached!.targets['bare node:http, same header fields']!.rps)} req/s)`,
+    sameFields === undefined ? 'section b was not run' : 'see section b',
+  );
+  const notModified = r.keyed?.not_modified;
+  check(
+    'issue 33: conditional keyed request answered 304 / bare node:http answering 304',
+    '≥ 0.8x',
+    notModified ? notModified.ratio_vs_bare_304 >= 0.8 : null,
+    notModified
+      ? `${x(notModified.ratio_vs_bare_304)} (${int(notModified.targets['mmds serve (304)']!.rps)} against ${int(notModified.targets['bare node:http answering 304']!.rps)} req/s)`
+      : '',
+    notModified ? 'see section b' : 'section b was not run',
+  );
+  const small = r.public?.small;
+  const smallFloor = small?.targets['bare node:http, same header fields'];
+  const smallRatio = small && smallFloor ? small.targets['mmds serve']!.rps / smallFloor.rps : null;
+  check(
+    `issue 33: public answer of at most 20 KB (${small?.path ?? '/api/v1/fx/ecb'}) / bare node:http with the same header fields`,
+    '≥ 0.9x',
+    smallRatio === null ? null : smallRatio >= 0.9,
+    smallRatio === null
+      ? ''
+      : `${x(smallRatio)} (${int(small!.targets['mmds serve']!.rps)} against ${int(smallFloor!.rps)} req/s)`,
+    smallRatio === null ? 'section a was not run' : 'see section a',
+  );
+  const workers = r.keyed_floor?.['1M']?.workers;
+  check(
+    'issue 33: --workers 2 / --workers 1, uncached keyed page at concurrency 16, 1M (reported)',
+    'no target',
+    workers ? true : null,
+    workers
+      ? `${x(workers.ratio)} (${int(workers.two.rps)} against ${int(workers.one.rps)} req/s; wrk shares the two cores)`
+      : '',
+    'section h was not run at 1M',
+  );
+  const big = r.keyed_floor?.['100M'];
+  check(
+    'issue 33: serve RSS at 100M after the throughput runs, default settings',
+    '≤ 600 MB',
+    big ? big.server_rss_after_throughput_bytes <= 600 * MB : null,
+    big
+      ? `${mb(big.server_rss_after_throughput_bytes)} (${mb(big.server_rss_cache_full_bytes)} once other series filled the revision cache)`
+      : '',
+    big ? 'see section h' : 'section h was not run at 100M (--floor-scales 1M,100M)',
+  );
   return checks;
 }
 

@@ -412,7 +412,27 @@ function directoryBytes(dir: string): number {
   return total;
 }
 
-async function startBare(file: string, fieldsFile?: string): Promise<ServerProcess> {
+/**
+ * The header fields a server sent (for a bare server to send the same), written to `name` in the
+ * work directory; the fields of the connection are left out.
+ */
+function recordFields(name: string, headers: Record<string, string | string[] | undefined>): string {
+  const fields = Object.fromEntries(
+    Object.entries(headers).filter(
+      (entry): entry is [string, string] =>
+        typeof entry[1] === 'string' && !['date', 'connection', 'keep-alive'].includes(entry[0]),
+    ),
+  );
+  const file = join(work, name);
+  writeFileSync(file, JSON.stringify(fields));
+  return file;
+}
+
+async function startBare(
+  file: string,
+  fieldsFile?: string,
+  notModifiedFile?: string,
+): Promise<ServerProcess> {
   const server = await startServer({
     name: 'bare node:http',
     command: process.execPath,
@@ -420,6 +440,7 @@ async function startBare(file: string, fieldsFile?: string): Promise<ServerProce
       join(REPO_ROOT, 'scripts/bench/bare-server.ts'),
       file,
       ...(fieldsFile ? ['--fields', fieldsFile] : []),
+      ...(notModifiedFile ? ['--not-modified', notModifiedFile] : []),
     ],
     port: (output) => {
       const match = /listening (\d+)/.exec(output);
@@ -522,14 +543,8 @@ async function measureSmallPublic(
   // The same header fields as mmds serve sends (values of its first answer), from a bare server:
   // what sending them costs, apart from the work of computing them per request.
   const sent = await http.fetch(`${mmdsUrl}${SMALL_PUBLIC_PATH}`);
-  const fields = Object.fromEntries(
-    Object.entries(sent.headers).filter(
-      (entry): entry is [string, string] =>
-        typeof entry[1] === 'string' && !['date', 'connection', 'keep-alive'].includes(entry[0]),
-    ),
-  );
-  const fieldsFile = join(work, 'small-public-fields.json');
-  writeFileSync(fieldsFile, JSON.stringify(fields));
+  const fieldsFile = recordFields('small-public-fields.json', sent.headers);
+  const fields = JSON.parse(readFileSync(fieldsFile, 'utf8')) as Record<string, string>;
   const bare = await startBare(file);
   const bareFields = await startBare(file, fieldsFile);
   const targets = [
@@ -690,13 +705,49 @@ async function measureKeyed(results: BenchResults, real: RealData): Promise<void
   const bodyFile = join(work, 'keyed-body.json');
   writeFileSync(bodyFile, first.body);
   const bare = await startBare(bodyFile);
+  // The floor of issue 33: the same bytes with the same header fields.
+  const fieldsFile = recordFields('keyed-fields.json', first.headers);
+  const bareFields = await startBare(bodyFile, fieldsFile);
   const measured = compareTargets(
     [
       { name: 'bare node:http', url: `${bare.url}/api/v1/observations` },
+      { name: 'bare node:http, same header fields', url: `${bareFields.url}/api/v1/observations` },
       { name: 'mmds serve (cached keyed)', url },
     ],
     ['keys', ...real.keys],
   );
+  await bareFields.stop();
+  servers.splice(servers.indexOf(bareFields), 1);
+
+  // A client that has the answer already sends its ETag back: answered 304, against a bare server
+  // answering 304 with the same fields as mmds serve's 304.
+  log('b. conditional keyed request (If-None-Match) answered 304, against bare node:http answering 304…');
+  const etag = first.headers.etag;
+  if (typeof etag !== 'string') throw new Error('keyed request: no ETag');
+  const probe = createHttpCaller(1);
+  const conditional = await probe.fetch(url, { ...headersFor(0), 'if-none-match': etag });
+  if (conditional.status !== 304)
+    throw new Error(`conditional keyed request: ${conditional.status}, not 304`);
+  const bare304 = await startBare(
+    bodyFile,
+    fieldsFile,
+    recordFields('keyed-304-fields.json', conditional.headers),
+  );
+  const conditionalTargets = [
+    { name: 'bare node:http answering 304', url: `${bare304.url}/api/v1/observations` },
+    { name: 'mmds serve (304)', url },
+  ];
+  // Every key's request is a 304 at both (one ETag for every key of the same view).
+  for (const target of conditionalTargets)
+    for (const [i] of real.keys.entries()) {
+      const answer = await probe.fetch(target.url, { ...headersFor(i), 'if-none-match': etag });
+      if (answer.status !== 304)
+        throw new Error(`${target.name}: ${answer.status} to If-None-Match, not 304`);
+    }
+  probe.close();
+  const notModified = compareTargets(conditionalTargets, ['inm', etag, ...real.keys]);
+  await bare304.stop();
+  servers.splice(servers.indexOf(bare304), 1);
   results.keyed = {
     series: AS_OF_SERIES,
     body_bytes: Buffer.byteLength(first.body),
@@ -704,6 +755,13 @@ async function measureKeyed(results: BenchResults, real: RealData): Promise<void
     cached: {
       targets: measured,
       ratio_vs_bare_node: measured['mmds serve (cached keyed)']!.rps / measured['bare node:http']!.rps,
+      ratio_vs_same_fields:
+        measured['mmds serve (cached keyed)']!.rps / measured['bare node:http, same header fields']!.rps,
+    },
+    not_modified: {
+      targets: notModified,
+      ratio_vs_bare_304:
+        notModified['mmds serve (304)']!.rps / notModified['bare node:http answering 304']!.rps,
     },
   };
   results.load_average.push({ after: 'b', load: loadavg()[0]! });

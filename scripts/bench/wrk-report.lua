@@ -6,6 +6,9 @@
 --                      distinct across threads: with MMDS_TRUSTED_PROXIES=1, mmds serve sees n
 --                      clients, none of them past the anonymous limit of 60 per minute
 --   keys <k1> <k2> ... one pre-built request per API key (Authorization: Bearer <k>), in turn
+--   inm <etag> <k1> <k2> ...
+--                      as keys, each request also carrying If-None-Match: <etag> (a client that
+--                      has the answer already: 304s)
 --   asof <epoch> <threads> <k1> <k2> ...
 --                      a new as_of on every request (the URL's query gets &as_of=, one second
 --                      after the previous one from <epoch>, distinct across the <threads> threads
@@ -47,6 +50,11 @@ function init(args)
       as_of_headers[k - 3] = { ["Authorization"] = "Bearer " .. args[k] }
     end
     request_count = #args - 3
+  elseif mode == "inm" then
+    for k = 3, #args do
+      requests[k - 2] = wrk.format(nil, nil, { ["Authorization"] = "Bearer " .. args[k], ["If-None-Match"] = args[2] })
+    end
+    request_count = #args - 2
   elseif mode == "keys" then
     for k = 2, #args do
       requests[k - 1] = wrk.format(nil, nil, { ["Authorization"] = "Bearer " .. args[k] })
