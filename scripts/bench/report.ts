@@ -666,7 +666,7 @@ export function answerPathTargets(r: BenchResults): TargetCheck[] {
 }
 
 /** The targets of section i (issue 38). */
-function eventTargets(e: EventLatencyResult | undefined): TargetCheck[] {
+export function eventTargets(e: EventLatencyResult | undefined): TargetCheck[] {
   const rows = e?.rows ?? [];
   const find = (mode: string, n: number) => rows.find((row) => row.mode === mode && row.subscriptions === n);
   const missing = (name: string, goal: string): TargetCheck => ({
@@ -871,7 +871,7 @@ after the event gets the release. "publish exit" is when the publish command end
 switch (pruning old snapshots, exiting).`;
 }
 
-function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
+export function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
   return [
     `| ${header.join(' | ')} |`,
     `|${header.map(() => '---').join('|')}|`,
