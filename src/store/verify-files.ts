@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { DERIVED_TABLES } from './derived-tables.ts';
 import { hashFiles } from './hash-files.ts';
 import { manifestFiles, type SnapshotFile, type SnapshotManifest } from './manifest.ts';
+import type { Problem } from './problem.ts';
 import { TABLES } from './tables.ts';
-import type { Problem } from './verify-snapshot.ts';
 
 /** Options of verifySnapshotFiles. */
 export interface VerifyFilesOptions {
