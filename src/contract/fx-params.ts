@@ -75,3 +75,19 @@ export const FX_DATES_PARAM: ParamSpec = {
   expected: 'a day YYYY-MM-DD, a range YYYY-MM-DD..YYYY-MM-DD, an open range YYYY-MM-DD.., or latest',
   openapi: { type: 'string', pattern: DATES.source },
 };
+
+/**
+ * `currency` on /fx/ecb (a per-route override, see RouteDefinition.params): one to
+ * FX_MAX_CURRENCIES codes separated by commas, upper or lower case. Elsewhere `currency` stays
+ * one upper-case code.
+ */
+export const FX_CURRENCY_PARAM: ParamSpec = {
+  description:
+    `ISO 4217 codes to return, one or a comma-separated list of at most ${FX_MAX_CURRENCIES} ` +
+    '(`USD` or `usd,gbp`), without repeats; answered in upper case. A code the ECB does not quote ' +
+    'on the reference date is left out and listed in meta.not_quoted; a code ISO 4217 does not know is a 400.',
+  schema: z.string().regex(FX_CODE_LIST),
+  expected: `1 to ${FX_MAX_CURRENCIES} ISO 4217 codes separated by commas, upper or lower case, such as USD or usd,gbp (see /api/v1/reference/currencies)`,
+  openapi: { type: 'string', pattern: FX_CODE_LIST.source },
+  reference: 'currencies',
+};

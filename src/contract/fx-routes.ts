@@ -3,8 +3,7 @@
  * by Frankfurter's path forms (`/api/v1/fx/ecb/2025-01-02..2025-01-31`), one endpoint in two
  * spellings with one payload function (src/api/v1/fx.ts). docs/api/fx.md is the long form.
  */
-import { FX_DATES_PARAM, FX_MAX_SERIES_RATES, FX_RANGE_PARAMS } from './fx-params.ts';
-import { FX_CURRENCY_PARAM } from './params.ts';
+import { FX_CURRENCY_PARAM, FX_DATES_PARAM, FX_MAX_SERIES_RATES, FX_RANGE_PARAMS } from './fx-params.ts';
 import type { RouteDefinition } from './route-definition.ts';
 
 /** Rates change once a business day: the same short life as the other "latest" payloads. */

@@ -28,7 +28,6 @@ const EVENT_TYPE_LIST = new RegExp(`^${EVENT_TYPE}(,${EVENT_TYPE}){0,${EVENT_TYP
 export { FX_MAX_CURRENCIES };
 
 const FX_CODE = /^[A-Za-z]{3}$/;
-const FX_CODE_LIST = new RegExp(`^[A-Za-z]{3}(,[A-Za-z]{3}){0,${FX_MAX_CURRENCIES - 1}}$`);
 
 /** A keyed-only period bound (`from`, `to` and their FRED aliases): the same forms and checks. */
 function periodParam(description: string) {
@@ -261,49 +260,4 @@ export const PARAMS = {
   ...FIELDS_PARAMS,
 } satisfies Record<string, ParamSpec>;
 
-/**
- * `currency` on /fx/ecb (a per-route override, see RouteDefinition.params): one to
- * FX_MAX_CURRENCIES codes separated by commas, upper or lower case. Elsewhere `currency` stays
- * one upper-case code.
- */
-export const FX_CURRENCY_PARAM: ParamSpec = {
-  description:
-    `ISO 4217 codes to return, one or a comma-separated list of at most ${FX_MAX_CURRENCIES} ` +
-    '(`USD` or `usd,gbp`), without repeats; answered in upper case. A code the ECB does not quote ' +
-    'on the reference date is left out and listed in meta.not_quoted; a code ISO 4217 does not know is a 400.',
-  schema: z.string().regex(FX_CODE_LIST),
-  expected: `1 to ${FX_MAX_CURRENCIES} ISO 4217 codes separated by commas, upper or lower case, such as USD or usd,gbp (see /api/v1/reference/currencies)`,
-  openapi: { type: 'string', pattern: FX_CODE_LIST.source },
-  reference: 'currencies',
-};
-
 export type ParamName = keyof typeof PARAMS;
-
-/** `series` on /releases (a per-route override): optional, a series key or a slug. */
-export const RELEASES_SERIES_PARAM: ParamSpec = {
-  description:
-    'Only the releases that carry this series: a series key (bls.CES0000000001) or slug (nonfarm-payrolls) of ' +
-    '/api/v1/series, or the slug of a COT market of /api/v1/markets/cot (gold: every report type of it).',
-  schema: z.string().regex(/^([a-z0-9-]{1,64}|[a-z0-9-]{1,32}\.[A-Za-z0-9_.-]{1,64})$/),
-  expected:
-    'a series key such as bls.CES0000000001, a series slug such as nonfarm-payrolls, or a COT market slug',
-  openapi: { type: 'string', pattern: '^([a-z0-9-]{1,64}|[a-z0-9-]{1,32}\\.[A-Za-z0-9_.-]{1,64})$' },
-};
-
-/** `from`/`to` on /releases (per-route overrides): public, days of the release time in UTC. */
-export const RELEASES_RANGE_PARAMS: Record<'from' | 'to', ParamSpec> = {
-  from: {
-    ...PARAMS.from,
-    keyedOnly: false,
-    description:
-      'Releases from the first day of this period (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, a UTC day of the ' +
-      'release time). Default: 92 days before today (or before the end of to, if earlier). From and to may span at most 1096 days.',
-  },
-  to: {
-    ...PARAMS.to,
-    keyedOnly: false,
-    description:
-      'Releases to the last day of this period (YYYY, YYYY-MM, YYYY-Qn or YYYY-MM-DD, a UTC day of the ' +
-      'release time). Default: open, up to the end of each calendar (docs/api/releases.md).',
-  },
-};

@@ -2,13 +2,8 @@ import { COT_MARKET_PARAM } from './cot-params.ts';
 import { COT_REPORTS_ROUTE } from './cot-routes.ts';
 import { invalidParameter } from './errors.ts';
 import { FX_ROUTES } from './fx-routes.ts';
-import {
-  PARAMS,
-  type ParamName,
-  type ParamSpec,
-  RELEASES_RANGE_PARAMS,
-  RELEASES_SERIES_PARAM,
-} from './params.ts';
+import { PARAMS, type ParamName, type ParamSpec } from './params.ts';
+import { RELEASES_RANGE_PARAMS, RELEASES_SERIES_PARAM } from './releases-params.ts';
 import type { RouteDefinition } from './route-definition.ts';
 import { ALIGNED_AS_OF_PARAM, ALIGNED_FREQUENCY_PARAM, ALIGNED_SERIES_PARAM } from './schemas/aligned.ts';
 import { EVENTS_PARAMS } from './schemas/events.ts';

@@ -3,7 +3,7 @@
  * meta every answer of it shares, and its refusals.
  */
 import { ApiError, invalidParameter } from '../../contract/errors.ts';
-import { FX_CURRENCY_PARAM } from '../../contract/params.ts';
+import { FX_CURRENCY_PARAM } from '../../contract/fx-params.ts';
 import type { RequestParams } from '../../contract/parse-request.ts';
 import { readSourceTerms } from '../../query/catalog.ts';
 import { type EcbRateRow, readCurrencyName, readEcbDateRange } from '../../query/fx.ts';
