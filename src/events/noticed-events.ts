@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { ScheduledRelease } from '../api/v1/releases-schedule.ts';
 import { releaseKey } from '../calendar/release-names.ts';
 import { fsyncPath } from '../store/durable-fs.ts';
-import type { StoreLayout } from '../store/layout.ts';
+import { noticedEventsDir, type StoreLayout } from '../store/layout.ts';
 import { withShortLock } from '../store/lock.ts';
 import { readCurrentId, readManifest } from '../store/manifest.ts';
 import type { ReleaseEvent } from './event.ts';
@@ -26,10 +26,7 @@ import type { ReleaseEvent } from './event.ts';
  * short lock (`events/.lock`), so nothing is appended to a snapshot that is no longer current.
  */
 
-/** The directory of the events noticed between snapshots. */
-export function noticedEventsDir(layout: StoreLayout): string {
-  return join(layout.dataDir, 'events');
-}
+export { noticedEventsDir };
 
 /** The lock publish holds while it switches CURRENT and a noticer while it appends. */
 export function noticedEventsLock(layout: StoreLayout): string {

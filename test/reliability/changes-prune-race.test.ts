@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveLayout, snapshotDir } from '../../src/store/layout.ts';
 import { readManifest, type SnapshotManifest } from '../../src/store/manifest.ts';
-import { pruneSnapshots } from '../../src/store/publish.ts';
+import { pruneSnapshots } from '../../src/store/prune-snapshots.ts';
 import { startTestServer, type TestServer } from '../helpers/server-fixture.ts';
 import { createSampleSnapshot, type SnapshotFixture } from '../helpers/snapshot-fixture.ts';
 

@@ -6,7 +6,7 @@ import { fsyncPath, renameDurably, writeFileAtomic } from '../durable-fs.ts';
 import { SNAPSHOT_ID_PATTERN, type StoreLayout, snapshotDir } from '../layout.ts';
 import { withStoreLock } from '../lock.ts';
 import { manifestFiles, readCurrentId, readManifest, type SnapshotManifest } from '../manifest.ts';
-import { pruneSnapshots } from '../publish.ts';
+import { pruneSnapshots } from '../prune-snapshots.ts';
 import {
   type LogEnd,
   type LogEntry,
