@@ -1,6 +1,6 @@
 import { readMacroLatest } from '../../query/macro.ts';
 import type { PayloadFunction } from './context.ts';
-import { readNextReleases } from './releases.ts';
+import { readNextReleases } from './next-releases.ts';
 import { historyLinks } from './series-history.ts';
 
 /** Endpoint 4: per tracked macro series the latest period and value, when it was published, its revision. */

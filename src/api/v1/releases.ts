@@ -152,7 +152,7 @@ function resolveWindow(
   return { from: `${firstDay}T00:00:00Z`, to: lastDay === null ? null : `${lastDay}T23:59:59Z` };
 }
 
-function scheduleSubjects(subjects: readonly ReleaseSubject[]): ScheduleSubjects {
+export function scheduleSubjects(subjects: readonly ReleaseSubject[]): ScheduleSubjects {
   const keysOf = (source: string) => subjects.filter((s) => s.source === source).flatMap((s) => s.keys);
   return { bls: keysOf('bls'), ecb: keysOf('ecb'), cftc: keysOf('cftc') };
 }
@@ -254,48 +254,6 @@ function scheduledRow(release: ScheduledRelease, wanted: ReadonlySet<string> | n
  */
 export function releaseId(source: string, name: string, at: string): string {
   return `${releaseKey(source, name)}-${at.replace(/[-:]/g, '')}`;
-}
-
-/** The next scheduled release of a source or series, as /status and /macro show it. */
-export interface NextRelease {
-  id: string;
-  name: string;
-  scheduled_at: string;
-  time_zone: string;
-  local_time: string;
-  reference_period: string;
-  basis: ReleaseBasis;
-}
-
-/** Per source (`source`) and per series key (`series`) the first release the calendars schedule after `now`. */
-export async function readNextReleases(
-  db: Parameters<PayloadFunction>[0]['db'],
-  now: Date,
-): Promise<{ source: Map<string, NextRelease>; series: Map<string, NextRelease> }> {
-  const subjects = await readReleaseSubjects(db);
-  const calendars = await getReleaseCalendars();
-  const source = new Map<string, NextRelease>();
-  const series = new Map<string, NextRelease>();
-  for (const release of listScheduledReleases(
-    calendars,
-    scheduleSubjects(subjects),
-    RELEASE_SOURCE_IDS,
-    now,
-  )) {
-    const zone = RELEASE_SOURCES[release.source].time_zone;
-    const next: NextRelease = {
-      id: releaseId(release.source, release.name, release.at),
-      name: release.name,
-      scheduled_at: release.at,
-      time_zone: zone,
-      local_time: localWallTime(release.at, zone),
-      reference_period: release.reference_period,
-      basis: release.basis,
-    };
-    if (!source.has(release.source)) source.set(release.source, next);
-    for (const key of release.series) if (!series.has(key)) series.set(key, next);
-  }
-  return { source, series };
 }
 
 /**

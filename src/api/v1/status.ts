@@ -2,7 +2,7 @@ import { readSourceFreshness } from '../../query/freshness.ts';
 import { listKnownSnapshots } from '../../query/known-snapshots.ts';
 import type { PayloadFunction } from './context.ts';
 import { estimateNextRelease, isStale } from './freshness.ts';
-import { readNextReleases } from './releases.ts';
+import { readNextReleases } from './next-releases.ts';
 
 /** Endpoint 1: the snapshot in service and the freshness of every source, computed at `now`. */
 export const getStatus: PayloadFunction = async ({ db, now, replica }) => {
