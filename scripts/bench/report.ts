@@ -617,7 +617,7 @@ export function answerPathTargets(r: BenchResults): TargetCheck[] {
     sameFields === undefined ? null : sameFields >= 0.9,
     sameFields === undefined
       ? ''
-      : `${x(sameFields)} (${int(cached!.targets['mmds serve (cached keyed)']!.rps)} against ${int(cached!.targets['bare node:http, same header fields']!.rps)} req/s)`,
+      : `${sameFields.toFixed(3)} (${int(cached!.targets['mmds serve (cached keyed)']!.rps)} against ${int(cached!.targets['bare node:http, same header fields']!.rps)} req/s)`,
     sameFields === undefined ? 'section b was not run' : 'see section b',
   );
   const notModified = r.keyed?.not_modified;
@@ -626,7 +626,7 @@ export function answerPathTargets(r: BenchResults): TargetCheck[] {
     '≥ 0.8x',
     notModified ? notModified.ratio_vs_bare_304 >= 0.8 : null,
     notModified
-      ? `${x(notModified.ratio_vs_bare_304)} (${int(notModified.targets['mmds serve (304)']!.rps)} against ${int(notModified.targets['bare node:http answering 304']!.rps)} req/s)`
+      ? `${notModified.ratio_vs_bare_304.toFixed(3)} (${int(notModified.targets['mmds serve (304)']!.rps)} against ${int(notModified.targets['bare node:http answering 304']!.rps)} req/s)`
       : '',
     notModified ? 'see section b' : 'section b was not run',
   );
@@ -639,7 +639,7 @@ export function answerPathTargets(r: BenchResults): TargetCheck[] {
     smallRatio === null ? null : smallRatio >= 0.9,
     smallRatio === null
       ? ''
-      : `${x(smallRatio)} (${int(small!.targets['mmds serve']!.rps)} against ${int(smallFloor!.rps)} req/s)`,
+      : `${smallRatio.toFixed(3)} (${int(small!.targets['mmds serve']!.rps)} against ${int(smallFloor!.rps)} req/s)`,
     smallRatio === null ? 'section a was not run' : 'see section a',
   );
   const workers = r.keyed_floor?.['1M']?.workers;

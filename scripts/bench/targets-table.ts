@@ -31,7 +31,7 @@ ${table(
     check.name,
     check.goal,
     check.measured,
-    check.status === 'met' ? 'met' : '**missed**',
+    check.goal === 'no target' ? 'reported' : check.status === 'met' ? 'met' : '**missed**',
   ]),
 )}
 ${limits.length ? `\n${limits.map((check) => `- **${check.name}**: ${check.limit}`).join('\n')}\n` : ''}`);
