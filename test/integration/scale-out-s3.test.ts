@@ -256,7 +256,7 @@ describe('three mmds serve --from instances, one bucket, one Redis', () => {
         .map((entry) => seqOf.get(entry.snapshot!));
       expect(switched).toEqual(Array.from({ length: PUBLISHES + 1 }, (_, i) => i + 1));
     }
-  }, 240_000);
+  }, 480_000);
 
   it('/api/v1/status on each instance: the store, the log head it knows, its own seq, not behind', async () => {
     const head = PUBLISHES + 1;
