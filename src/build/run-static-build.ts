@@ -3,22 +3,14 @@ import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { BulkSnapshot } from '../api/v1/bulk.ts';
 import { renderStaticFile } from '../api/v1/render.ts';
-import { listStaticRequests, type RequestInputs, type StaticRequest } from '../api/v1/static-requests.ts';
-import { createOpenApiDocument, OPENAPI_MAX_AGE, OPENAPI_PATH } from '../contract/openapi.ts';
-import { CSV_PATH_SUFFIX } from '../contract/routes.ts';
+import { listStaticRequests, type RequestInputs } from '../api/v1/static-requests.ts';
+import { createOpenApiDocument } from '../contract/openapi.ts';
 import { memoizeQueries } from '../query/memo-queries.ts';
 import { openSnapshotDb } from '../query/snapshot-db.ts';
 import { createSiteData } from '../site/site-data.ts';
-import type { StoreLayout } from '../store/layout.ts';
 import { astroCacheDir, createAstroWorkDir, moveDir, pinServerDir } from './astro-work-dir.ts';
 import { type BridgeFile, setBuildBridge } from './build-bridge.ts';
-import {
-  BUILD_MANIFEST_FILE,
-  type BuildManifest,
-  NO_STORE,
-  publicCacheControl,
-  type StaticRoute,
-} from './build-manifest.ts';
+import { BUILD_MANIFEST_FILE, type BuildManifest, NO_STORE } from './build-manifest.ts';
 import {
   BULK_DIR,
   listBulkRedirectRules,
@@ -41,44 +33,18 @@ import {
   takeFile,
   unchangedBulkDatasets,
 } from './reuse.ts';
+import {
+  countRenders,
+  listStaticRoutes,
+  OPENAPI_FILE,
+  OPENAPI_ROUTE,
+  summarise,
+} from './static-build-steps.ts';
+import type { StaticBuildOptions, StaticBuildResult } from './static-build-types.ts';
 import { invalidFilterError, listStaticErrors } from './static-errors.ts';
 import { withBuildLock } from './with-build-lock.ts';
 
-/** Options of `mmds build`. */
-export interface StaticBuildOptions {
-  layout: StoreLayout;
-  snapshotId: string;
-  /** The project root (where astro.config.mjs is). */
-  root: string;
-  outDir: string;
-  now: Date;
-  pipelineVersion: string;
-  /** Rebuild even if dist/ already holds this snapshot, rendering every file (nothing taken from it). */
-  force?: boolean;
-  /**
-   * Pages, assets, the OpenAPI document and the bulk files only, without the payload files: a
-   * tenth of the work. `npm start` serves that at once (the server renders the public routes
-   * from the snapshot, as it does for unbuilt filters) while the full build runs.
-   */
-  siteOnly?: boolean;
-  /** Reports a phase, with a count of files when the phase renders them. */
-  progress?: (message: string, count?: { done: number; total: number }) => void;
-}
-
-/** The outcome of a build. */
-export interface StaticBuildResult {
-  status: 'built' | 'unchanged';
-  snapshot: string;
-  files: number;
-  bytes: number;
-  routes: number;
-  seconds: number;
-  /** Files this build wrote (rendered, assets, bulk) and took unchanged from the earlier one (src/build/reuse.ts). */
-  written?: number;
-  reused?: number;
-  /** Why nothing was taken from the earlier build (null: some files were, or could have been). */
-  full_because?: string | null;
-}
+export type { StaticBuildOptions, StaticBuildResult } from './static-build-types.ts';
 
 /**
  * Renders every public endpoint of a snapshot to static files with Astro, and the
@@ -268,68 +234,4 @@ export async function runStaticBuild(options: StaticBuildOptions): Promise<Stati
     rmSync(bulkStaging, { recursive: true, force: true });
     await db.close();
   }
-}
-
-/** The OpenAPI document, a static file beside the payloads (not a route of the table; no host rewrite needed). */
-const OPENAPI_FILE = OPENAPI_PATH.slice(1);
-const OPENAPI_ROUTE: StaticRoute = {
-  path: OPENAPI_PATH,
-  query: {},
-  file: OPENAPI_FILE,
-  status: 200,
-  cache_control: publicCacheControl(OPENAPI_MAX_AGE),
-  route_id: null,
-};
-
-/** Reports each file Astro renders, so that a terminal can draw a bar, and hands its body on. */
-function countRenders(
-  files: readonly BridgeFile[],
-  progress: StaticBuildOptions['progress'],
-  rendered: (file: string, body: string) => void,
-): BridgeFile[] {
-  let done = 0;
-  return files.map((file) => ({
-    ...file,
-    render: async () => {
-      const body = await file.render();
-      rendered(file.file, body);
-      done += 1;
-      progress?.(`build: rendering ${files.length} files with Astro…`, { done, total: files.length });
-      return body;
-    },
-  }));
-}
-
-function listStaticRoutes(requests: readonly StaticRequest[]): StaticRoute[] {
-  return requests.flatMap((request) => {
-    const path = request.route.path.replace(':slug', request.slug ?? '');
-    const base = {
-      path,
-      file: request.file,
-      status: 200,
-      cache_control: publicCacheControl(request.route.maxAge),
-      route_id: request.route.id,
-    };
-    return [
-      { ...base, query: { ...request.query } },
-      ...request.aliases.map((alias) => ({ ...base, query: { ...alias } })),
-      // A pre-rendered format=csv request is also its route's CSV path (src/contract/routes.ts).
-      ...(request.query.format === 'csv' ? [{ ...base, path: `${path}${CSV_PATH_SUFFIX}`, query: {} }] : []),
-    ] as StaticRoute[];
-  });
-}
-
-function summarise(
-  manifest: BuildManifest,
-  status: StaticBuildResult['status'],
-  started: number,
-): StaticBuildResult {
-  return {
-    status,
-    snapshot: manifest.snapshot,
-    files: manifest.files.length,
-    bytes: manifest.files.reduce((sum, f) => sum + f.bytes, 0),
-    routes: manifest.routes.length,
-    seconds: Math.round((performance.now() - started) / 10) / 100,
-  };
 }
