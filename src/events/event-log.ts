@@ -127,8 +127,10 @@ export function openEventLog(layout: StoreLayout, options: EventLogOptions = {})
 
   /** A snapshot's own events (immutable, cached), then those noticed while it was current. */
   const eventsOf = (id: string): ReleaseEvent[] => {
-    const kept = memo?.events.get(id);
-    if (kept) return kept;
+    return memo?.events.get(id) ?? freshEventsOf(id);
+  };
+  /** A snapshot's events read from the files now, the memo updated. */
+  const freshEventsOf = (id: string): ReleaseEvent[] => {
     const all = lookUpEventsOf(id);
     memo?.events.set(id, all);
     return all;
@@ -185,7 +187,8 @@ export function openEventLog(layout: StoreLayout, options: EventLogOptions = {})
           chain[0]!,
         );
       }
-      if (seq > eventsOf(snapshot).length)
+      // Before a 410, a look at the files: an event noticed since the memo was made (noticed-events.ts).
+      if (seq > eventsOf(snapshot).length && seq > freshEventsOf(snapshot).length)
         throw new EventGoneError(`event ${after} is not an event of the log`, chain[0]!);
     }
     const events: ReleaseEvent[] = [];

@@ -136,27 +136,19 @@ export async function startServer(
     layout,
     open: async (id) => {
       // DuckDB reads Parquet footers only when it opens the views: a damaged data page would be
-      // served (wrong values or a 500 per request). The checksums, as `mmds verify` checks them,
-      // are computed while DuckDB opens (hashing on this thread, DuckDB on its own), and the
-      // snapshot is served only if both succeed; a checksum's message wins over DuckDB's.
-      const [checked, opened] = await Promise.allSettled([
-        verifySnapshotFiles(snapshotDir(layout, id), readManifest(layout, id), { verified }),
-        openSnapshotDb(layout, id, {
-          poolSize: 4,
-          queryTimeoutMs: 10_000,
-          memoryLimit: config.memoryLimit,
-          revisionCacheBytes: config.revisionCacheMb * 2 ** 20,
-          // The checksums beside it stand for DuckDB's read of every file at open (~40 ms of a switch).
-          touchFiles: false,
-        }),
-      ]);
-      const damaged = checked.status === 'fulfilled' ? checked.value[0] : undefined;
-      if (damaged || checked.status === 'rejected' || opened.status === 'rejected') {
-        if (opened.status === 'fulfilled') await opened.value.close();
-        if (damaged) throw new Error(damaged.message);
-        throw checked.status === 'rejected' ? checked.reason : (opened as PromiseRejectedResult).reason;
-      }
-      const db = opened.value;
+      // served (wrong values or a 500 per request). Checksums first, as `mmds verify` does, so
+      // DuckDB never reads a damaged file; they stand for its read of every file at open.
+      const [damaged] = await verifySnapshotFiles(snapshotDir(layout, id), readManifest(layout, id), {
+        verified,
+      });
+      if (damaged) throw new Error(damaged.message);
+      const db = await openSnapshotDb(layout, id, {
+        poolSize: 4,
+        queryTimeoutMs: 10_000,
+        memoryLimit: config.memoryLimit,
+        revisionCacheBytes: config.revisionCacheMb * 2 ** 20,
+        touchFiles: false,
+      });
       const settings = await db.readSecuritySettings();
       if (settings.enable_external_access || !settings.lock_configuration) {
         await db.close();
