@@ -7,6 +7,7 @@ import { quotedString, readRows } from '../db/duckdb.ts';
 import { RIGHTS } from '../model/records.ts';
 import type { Problem } from './problem.ts';
 
+/** Every series' source is in the catalog with rights the service knows. */
 export async function checkRights(connection: DuckDBConnection): Promise<Problem[]> {
   const rights = `[${RIGHTS.map(quotedString).join(', ')}]`;
   const rows = await readRows<{ series_key: string; source: string | null; rights: string | null }>(
@@ -65,6 +66,7 @@ const REFERENCE_CHECKS = [
   },
 ] as const;
 
+/** Each catalog code resolves in its reference list (a warning when the list was never ingested). */
 export async function checkReferences(connection: DuckDBConnection): Promise<Problem[]> {
   const problems: Problem[] = [];
   for (const check of REFERENCE_CHECKS) {
