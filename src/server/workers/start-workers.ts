@@ -64,6 +64,8 @@ export async function startWorkers(
   const limiter = new MemoryLimiter();
   const handlers: CallHandlers = {
     consume: (bucket: string, limit: number) => limiter.consumeNow(bucket, limit),
+    // A stopping worker's last call: its answer follows every connection handed to it before.
+    settled: () => true,
     ...(options.arrivalOf ? { arrivalOf: (id: string) => options.arrivalOf!(id) } : {}),
     ...(options.replica
       ? { replica: (servedId: string | null, now: string) => options.replica!(servedId, new Date(now)) }

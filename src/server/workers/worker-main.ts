@@ -93,6 +93,11 @@ async function stop(): Promise<void> {
   stopping ??= (async () => {
     await starting;
     await server?.close();
+    // The primary may have handed this worker a connection before it learnt of the close: such a
+    // connection waits in the channel for the worker to refuse it (the primary then hands it to
+    // another). A round trip after the close drains the channel; leaving without it left those
+    // connections open in the primary, unanswered (Node's round-robin handle waits for a reply).
+    if (process.connected) await channel.call('settled', []).catch(() => {});
     flushLines();
     // Lets the last lines reach the primary before the channel closes.
     if (process.connected) process.disconnect();
