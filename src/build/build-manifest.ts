@@ -1,5 +1,24 @@
 import type { BulkSnapshot } from '../api/v1/bulk.ts';
-import type { BuiltFile } from './finish-dist.ts';
+
+/** What the build manifest records of one file. */
+export interface BuiltFile {
+  /** Path under dist/, with a leading slash. */
+  file: string;
+  bytes: number;
+  /**
+   * Strong ETag: of an endpoint's answer the server's for the same request (api/v1/resource-etag.ts,
+   * from its identity, not its bytes); of any other file (pages, assets, bulk files) its bytes' hash.
+   */
+  etag: string;
+  content_type: string;
+  gzip_bytes: number | null;
+  br_bytes: number | null;
+  /**
+   * SHA-256 of the bytes, lowercase hex: what `mmds upload` checks the file against (a bulk file's
+   * ETag is this, quoted). Absent in manifests written before every file had it.
+   */
+  sha256?: string;
+}
 
 /** A request the static host answers from a file: path, exact query, file, status, caching. */
 export interface StaticRoute {

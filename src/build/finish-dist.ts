@@ -1,28 +1,9 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, relative } from 'node:path';
+import type { BuiltFile } from './build-manifest.ts';
 import { isBulkFile } from './bulk-files.ts';
 import type { CompressedCopies } from './compressed-copies.ts';
-
-/** What the build manifest records of one file. */
-export interface BuiltFile {
-  /** Path under dist/, with a leading slash. */
-  file: string;
-  bytes: number;
-  /**
-   * Strong ETag: of an endpoint's answer the server's for the same request (api/v1/resource-etag.ts,
-   * from its identity, not its bytes); of any other file (pages, assets, bulk files) its bytes' hash.
-   */
-  etag: string;
-  content_type: string;
-  gzip_bytes: number | null;
-  br_bytes: number | null;
-  /**
-   * SHA-256 of the bytes, lowercase hex: what `mmds upload` checks the file against (a bulk file's
-   * ETag is this, quoted). Absent in manifests written before every file had it.
-   */
-  sha256?: string;
-}
 
 const CONTENT_TYPES: Record<string, string> = {
   '.json': 'application/json; charset=utf-8',

@@ -6,10 +6,9 @@ import { openDuckDb, quotedString, readRows, withConnection } from '../db/duckdb
 import { BULK_DATASETS, FACT_BULK_DATASETS } from '../query/bulk-export.ts';
 import { type StoreLayout, snapshotDir } from '../store/layout.ts';
 import { readManifest, type SnapshotManifest } from '../store/manifest.ts';
-import type { BuildManifest } from './build-manifest.ts';
+import type { BuildManifest, BuiltFile } from './build-manifest.ts';
 import { isBulkFile } from './bulk-files.ts';
 import { linkOrCopy } from './dist-tree.ts';
-import type { BuiltFile } from './finish-dist.ts';
 
 /**
  * A build on top of an earlier one (issue 23: a release reaches the public tier in seconds): a

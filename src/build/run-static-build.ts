@@ -10,7 +10,7 @@ import { openSnapshotDb } from '../query/snapshot-db.ts';
 import { createSiteData } from '../site/site-data.ts';
 import { astroCacheDir, createAstroWorkDir, moveDir, pinServerDir } from './astro-work-dir.ts';
 import { type BridgeFile, setBuildBridge } from './build-bridge.ts';
-import { BUILD_MANIFEST_FILE, type BuildManifest, NO_STORE } from './build-manifest.ts';
+import { BUILD_MANIFEST_FILE, type BuildManifest, type BuiltFile, NO_STORE } from './build-manifest.ts';
 import {
   BULK_DIR,
   listBulkRedirectRules,
@@ -20,7 +20,7 @@ import {
 } from './bulk-files.ts';
 import { compressedCopiesDir, openCompressedCopies } from './compressed-copies.ts';
 import { assertReplaceable, readExistingManifest, swapInto, writeBody } from './dist-tree.ts';
-import { type BuiltFile, compressAndDescribe, isCompressible } from './finish-dist.ts';
+import { compressAndDescribe, isCompressible } from './finish-dist.ts';
 import { renderHeadersFile, renderRedirectsFile } from './host-rules.ts';
 import { renderNginxConf } from './nginx-conf.ts';
 import {

@@ -1,9 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BulkSnapshot } from '../api/v1/bulk.ts';
+import type { BuiltFile } from '../build/build-manifest.ts';
 import { BUILD_MANIFEST_FILE, type BuildManifest } from '../build/build-manifest.ts';
 import { isBulkFile } from '../build/bulk-files.ts';
-import type { BuiltFile } from '../build/finish-dist.ts';
 import { SITE_CACHE_CONTROL } from '../contract/header-rules.ts';
 
 /** One built file held in memory with its compressed copies and headers. */
