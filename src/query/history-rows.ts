@@ -1,6 +1,7 @@
 /**
  * The shapes of a history read (what is asked, the rows and pages answered), apart from the readers
- * (history.ts, revision-cache.ts) so that both import them without importing each other.
+ * (history.ts, transforms.ts, revision-cache.ts) so that they import them without importing each
+ * other.
  */
 
 /** A series as the history payloads describe it: catalog fields (null when not catalogued) and terms. */
@@ -54,6 +55,14 @@ export interface ObservationRow {
   revision_number: number;
   supersedes_id: string | null;
   in_force: boolean;
+}
+
+/** One period of a series as known at an instant: the revision then in force. */
+export interface InForceRow {
+  period: string;
+  value: number;
+  revision_number: number;
+  observed_at: string;
 }
 
 /** A page of rows and whether more follow it. */

@@ -1,15 +1,14 @@
-// history.ts imports this module too: only functions are taken from it, called after both loaded.
 import {
   type HistoryPage,
   type HistoryQuery,
+  type InForceRow,
   OBSERVATION_COLUMNS,
   type ObservationRow,
 } from './history-rows.ts';
 import { emptyBlock, parseBlock, type RevisionBlock, rowOf } from './revision-block.ts';
 import { computePage, resolvePeriodFilter } from './revision-pages.ts';
-import type { SnapshotDb } from './snapshot-db.ts';
+import type { SnapshotDb } from './snapshot-types.ts';
 import { rfc3339 } from './sql.ts';
-import type { InForceRow } from './transforms.ts';
 
 /**
  * Point-in-time pages of one series computed in JavaScript from its revisions held in memory.

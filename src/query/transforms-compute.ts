@@ -10,7 +10,7 @@ import {
 } from '../contract/transforms.ts';
 import { periodDaySpan } from '../model/period-range.ts';
 import { decimalAggregate, decimalsOf, roundTo } from './decimal-arithmetic.ts';
-import type { InForceRow } from './transforms.ts';
+import type { InForceRow } from './history-rows.ts';
 
 /**
  * The transforms of docs/api/transforms.md over the values in force at as_of (the rows of

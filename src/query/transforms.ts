@@ -1,14 +1,7 @@
+import type { InForceRow } from './history-rows.ts';
 import { readCachedValuesInForce } from './revision-cache.ts';
 import type { SnapshotDb } from './snapshot-db.ts';
 import { rfc3339 } from './sql.ts';
-
-/** One period of a series as known at an instant: the revision then in force. */
-export interface InForceRow {
-  period: string;
-  value: number;
-  revision_number: number;
-  observed_at: string;
-}
 
 /**
  * The first step of every transform (docs/api/transforms.md): per period the highest revision

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { InForceRow } from '../../../src/query/transforms.ts';
+import type { InForceRow } from '../../../src/query/history-rows.ts';
 import { targetPeriod, transformSeries } from '../../../src/query/transforms-compute.ts';
 
 /**
