@@ -1,5 +1,5 @@
-import type { SeriesFrequency } from '../contract/transforms.ts';
 import { periodDaySpan } from '../model/period-range.ts';
+import type { SeriesFrequency } from '../model/transforms.ts';
 import { targetPeriod } from './transforms-compute.ts';
 
 /**

@@ -1,3 +1,4 @@
+import { periodDaySpan } from '../model/period-range.ts';
 import {
   AVERAGE_EXTRA_DECIMALS,
   FREQUENCY_OF_CODE,
@@ -7,8 +8,7 @@ import {
   type TransformFrequency,
   type TransformNote,
   type TransformUnits,
-} from '../contract/transforms.ts';
-import { periodDaySpan } from '../model/period-range.ts';
+} from '../model/transforms.ts';
 import { decimalAggregate, decimalsOf, roundTo } from './decimal-arithmetic.ts';
 import type { InForceRow } from './history-rows.ts';
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { getObservations } from '../../src/api/v1/observations.ts';
 import { parseRequest } from '../../src/contract/parse-request.ts';
 import { ROUTES } from '../../src/contract/routes.ts';
-import { AVERAGE_EXTRA_DECIMALS } from '../../src/contract/transforms.ts';
+import { AVERAGE_EXTRA_DECIMALS } from '../../src/model/transforms.ts';
 import { openSnapshotDb } from '../../src/query/snapshot-db.ts';
 import { resolveLayout } from '../../src/store/layout.ts';
 import { publishSnapshot } from '../../src/store/publish.ts';

@@ -5,7 +5,7 @@ import {
   TRANSFORM_AGGREGATIONS,
   TRANSFORM_FREQUENCIES,
   TRANSFORM_UNITS,
-} from '../../src/contract/transforms.ts';
+} from '../../src/model/transforms.ts';
 import { startTestServer, type TestServer } from '../helpers/server-fixture.ts';
 import { findContractViolations } from './helpers/contract-checks.ts';
 import { percentEncode } from './helpers/hostile-requests.ts';

@@ -2,9 +2,9 @@ import type { Payload } from '../../contract/envelope.ts';
 import { insufficientScope, invalidParameter } from '../../contract/errors.ts';
 import { COT_HISTORY_SCOPE } from '../../contract/routes.ts';
 import { ALIGNED_COT_FIELDS, ALIGNED_MAX_SERIES, ALIGNED_ROW_AS_OF } from '../../contract/schemas/aligned.ts';
-import type { SeriesFrequency } from '../../contract/transforms.ts';
 import { resolvePeriodRange } from '../../model/period-range.ts';
 import { type CotPosition, FREQUENCIES } from '../../model/records.ts';
+import type { SeriesFrequency } from '../../model/transforms.ts';
 import {
   readCotInForceAsOf,
   readCotRevisions,

@@ -1,6 +1,8 @@
 import type { Payload } from '../../contract/envelope.ts';
 import { invalidParameter } from '../../contract/errors.ts';
 import type { RequestParams } from '../../contract/parse-request.ts';
+import { periodDaySpan, resolvePeriodRange } from '../../model/period-range.ts';
+import { FREQUENCIES } from '../../model/records.ts';
 import {
   ALLOWED_FREQUENCIES,
   type SeriesFrequency,
@@ -11,9 +13,7 @@ import {
   type TransformFrequency,
   type TransformNote,
   type TransformUnits,
-} from '../../contract/transforms.ts';
-import { periodDaySpan, resolvePeriodRange } from '../../model/period-range.ts';
-import { FREQUENCIES } from '../../model/records.ts';
+} from '../../model/transforms.ts';
 import type { HistoryQuery, SeriesInfo } from '../../query/history.ts';
 import type { SnapshotDb } from '../../query/snapshot-db.ts';
 import { readValuesInForceAsOf } from '../../query/transforms.ts';

@@ -6,7 +6,7 @@ import {
   TRANSFORM_ORDER,
   TRANSFORM_ROUNDING,
   TRANSFORM_UNITS,
-} from '../transforms.ts';
+} from '../../model/transforms.ts';
 import { createMeta } from './envelope.ts';
 import {
   arrayOf,

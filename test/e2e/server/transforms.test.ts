@@ -4,7 +4,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOpenApiDocument } from '../../../src/contract/openapi.ts';
-import { AVERAGE_EXTRA_DECIMALS, TRANSFORM_ROUNDING } from '../../../src/contract/transforms.ts';
+import { AVERAGE_EXTRA_DECIMALS, TRANSFORM_ROUNDING } from '../../../src/model/transforms.ts';
 import { SHARED_DATA } from '../../helpers/paths.ts';
 import { runMmds } from '../../helpers/run-cli.ts';
 import { startTestServer, type TestServer } from '../../helpers/server-fixture.ts';

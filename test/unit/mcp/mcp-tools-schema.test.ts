@@ -4,14 +4,14 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paramSpec } from '../../../src/contract/routes.ts';
 import { SERVED_COT_REPORT_TYPES } from '../../../src/contract/schemas/cot.ts';
+import { createMcpServer } from '../../../src/mcp/server.ts';
+import { NARROW_TEXT } from '../../../src/mcp/tool-text.ts';
+import { MCP_TOOLS, pathArgument } from '../../../src/mcp/tools.ts';
 import {
   TRANSFORM_AGGREGATIONS,
   TRANSFORM_FREQUENCIES,
   TRANSFORM_UNITS,
-} from '../../../src/contract/transforms.ts';
-import { createMcpServer } from '../../../src/mcp/server.ts';
-import { NARROW_TEXT } from '../../../src/mcp/tool-text.ts';
-import { MCP_TOOLS, pathArgument } from '../../../src/mcp/tools.ts';
+} from '../../../src/model/transforms.ts';
 
 /**
  * What an agent reads in tools/list (issue 35 item 7), read by the SDK's own client from a

@@ -1,7 +1,7 @@
 /**
  * The FRED-style transforms of endpoints 5 and 8 (docs/api/transforms.md): the codes a request
- * may give, and the facts about frequencies they depend on. Kept apart from params.ts so that the
- * query layer can use them without the parameter specs.
+ * may give, and the facts about frequencies they depend on. Here in the vocabulary layer, below
+ * query/ (which computes them) and contract/ (whose parameters and schemas state them).
  */
 
 /** FRED's `units` codes, in FRED's order. */
@@ -29,7 +29,7 @@ export const TRANSFORM_ROUNDING =
 /** The order the steps run in, stated in meta.transform.order. */
 export const TRANSFORM_ORDER = ['as_of', 'aggregation', 'units'] as const;
 
-/** A series frequency (model/records.ts FREQUENCIES), as the transforms need it. */
+/** A series frequency (vocabulary.ts FREQUENCIES), as the transforms need it. */
 export type SeriesFrequency = 'daily' | 'weekly' | 'monthly' | 'quarterly' | 'annual';
 
 /** The series frequency a frequency code aggregates to. */
