@@ -7,7 +7,7 @@
 import { varyFor } from '../contract/header-rules.ts';
 import { CSV_PATH_SUFFIX, ROUTES } from '../contract/routes.ts';
 import { BULK_FULL_FILE_PREFIX } from '../contract/schemas/bulk-full.ts';
-import { SERVED_COT_REPORT_TYPES } from '../contract/schemas/cot.ts';
+import { SERVED_COT_REPORT_TYPES } from '../model/records.ts';
 import type { StaticRoute } from './build-manifest.ts';
 import type { StaticError } from './static-errors.ts';
 

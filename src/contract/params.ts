@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { EVENT_TYPES } from '../events/event.ts';
 import { isRealPeriod, PERIOD_FILTER_FORMS } from '../model/period-range.ts';
+import { SERVED_COT_REPORT_TYPES } from '../model/records.ts';
 import { TRANSFORM_AGGREGATIONS, TRANSFORM_FREQUENCIES, TRANSFORM_UNITS } from '../model/transforms.ts';
 import { COT_PARAMS } from './cot-params.ts';
 import { FIELDS_PARAMS } from './fields-param.ts';
 import { DAY, FX_MAX_CURRENCIES, FX_PARAMS } from './fx-params.ts';
 import { INSTANT_FORMS, INSTANT_PATTERN, isRealDay, normaliseInstant } from './instant.ts';
 import type { ParamSpec } from './param-spec.ts';
-import { SERVED_COT_REPORT_TYPES } from './schemas/cot.ts';
 import { SEARCH_PARAMS } from './search-params.ts';
 import { VINTAGE_PARAMS } from './vintage-params.ts';
 

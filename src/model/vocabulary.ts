@@ -1,6 +1,6 @@
 /**
  * The words of the data model that every record uses: verification statuses, data classes, rights,
- * frequencies, COT report types and scopes, timestamps. Here, below records.ts and
+ * frequencies, COT report types (stored and served) and scopes, timestamps. Here, below records.ts and
  * reference-records.ts, so that both can use them (records.ts re-exports them).
  */
 
@@ -27,6 +27,21 @@ export type CotReportType = (typeof COT_REPORT_TYPES)[number];
 /** Whether a COT report counts futures only or futures and options combined (the CIT report). */
 export const COT_SCOPES = ['futures_only', 'combined'] as const;
 export type CotScope = (typeof COT_SCOPES)[number];
+
+/**
+ * Report types endpoint 3 serves per market: the futures-only reports under their own names, the
+ * futures-and-options combined ones with `_combined` (series `cftc.<code>.<type>.combined`), and
+ * the Commodity Index Trader supplement `cit` (combined by nature: `cftc.<code>.cit.combined`).
+ */
+export const SERVED_COT_REPORT_TYPES = [
+  'legacy',
+  'disaggregated',
+  'tff',
+  'legacy_combined',
+  'disaggregated_combined',
+  'tff_combined',
+  'cit',
+] as const;
 
 /** Timestamps are RFC 3339 UTC strings with a `Z` (`2025-03-14T19:30:00Z`). */
 export type Timestamp = string;

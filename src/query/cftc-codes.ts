@@ -1,4 +1,4 @@
-import { SERVED_COT_REPORT_TYPES } from '../contract/schemas/cot.ts';
+import { SERVED_COT_REPORT_TYPES } from '../model/records.ts';
 /**
  * What the CFTC's own codes in the COT files mean for the market list: the exchange code
  * ("CFTC Market Code in Initials") to an ISO 10383 MIC, and the commodity subgroup code

@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { SERVED_COT_REPORT_TYPES } from '../contract/schemas/cot.ts';
 import { execute, quotedString } from '../db/duckdb.ts';
+import { SERVED_COT_REPORT_TYPES } from '../model/records.ts';
 import {
   CFTC_COMMODITY_SECTORS,
   CFTC_EXCHANGE_MICS,

@@ -34,8 +34,6 @@ export const ALLOWED_IMPORT_VIOLATIONS: readonly string[] = [
   'layer src/pages/sectors/index.astro -> src/build/build-bridge.ts',
   'layer src/pages/sources/index.astro -> src/build/build-bridge.ts',
   'layer src/pages/status/index.astro -> src/build/build-bridge.ts',
-  'layer src/query/cftc-codes.ts -> src/contract/schemas/cot.ts',
-  'layer src/query/cot-market-table.ts -> src/contract/schemas/cot.ts',
   'layer src/server/start-server.ts -> src/config/load-config.ts',
   'layer src/site/data/api-reference.ts -> src/keys/key-record.ts',
   'layer src/store/derived-tables.ts -> src/query/cot-market-table.ts',

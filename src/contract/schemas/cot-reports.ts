@@ -1,4 +1,4 @@
-import { SERVED_COT_REPORT_TYPES } from './cot.ts';
+import { SERVED_COT_REPORT_TYPES } from '../../model/records.ts';
 import { createEnvelope, SINGLE_SOURCE_TERMS } from './envelope.ts';
 import { arrayOf, date, nullable, object, oneOfText, ref, text } from './json-schema.ts';
 

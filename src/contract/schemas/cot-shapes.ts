@@ -1,3 +1,4 @@
+import { SERVED_COT_REPORT_TYPES } from '../../model/records.ts';
 import {
   arrayOf,
   date,
@@ -13,20 +14,7 @@ import {
 } from './json-schema.ts';
 import { knowledgeMethod } from './observations.ts';
 
-/**
- * Report types endpoint 3 serves per market: the futures-only reports under their own names, the
- * futures-and-options combined ones with `_combined` (series `cftc.<code>.<type>.combined`), and
- * the Commodity Index Trader supplement `cit` (combined by nature: `cftc.<code>.cit.combined`).
- */
-export const SERVED_COT_REPORT_TYPES = [
-  'legacy',
-  'disaggregated',
-  'tff',
-  'legacy_combined',
-  'disaggregated_combined',
-  'tff_combined',
-  'cit',
-] as const;
+/** The report types the COT schemas name: those endpoint 3 serves (model/vocabulary.ts). */
 export const COT_REPORT_TYPES = SERVED_COT_REPORT_TYPES;
 
 const count = (description: string) => nullable(integer(description));

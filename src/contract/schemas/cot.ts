@@ -14,8 +14,6 @@ import {
   timestamp,
 } from './json-schema.ts';
 
-export { SERVED_COT_REPORT_TYPES } from './cot-shapes.ts';
-
 /** Endpoint 2: every market ever reported, its report dates and its latest report across report types. */
 export const COT_SUMMARY_DATA: JsonSchema = arrayOf(
   object({

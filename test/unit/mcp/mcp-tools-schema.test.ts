@@ -3,10 +3,10 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paramSpec } from '../../../src/contract/routes.ts';
-import { SERVED_COT_REPORT_TYPES } from '../../../src/contract/schemas/cot.ts';
 import { createMcpServer } from '../../../src/mcp/server.ts';
 import { NARROW_TEXT } from '../../../src/mcp/tool-text.ts';
 import { MCP_TOOLS, pathArgument } from '../../../src/mcp/tools.ts';
+import { SERVED_COT_REPORT_TYPES } from '../../../src/model/records.ts';
 import {
   TRANSFORM_AGGREGATIONS,
   TRANSFORM_FREQUENCIES,
