@@ -28,7 +28,7 @@ export interface MarketNameRow {
   last_report: string;
 }
 
-/** A COT market: every market code of the files, the catalog's overrides applied (cot-market-table.ts). */
+/** A COT market: every market code of the files, the catalog's overrides applied (store/cot-market-table.ts). */
 export interface MarketRow {
   slug: string;
   code: string;
@@ -47,7 +47,7 @@ export interface MarketRow {
   /** The first and last report date of the market in any report type; null for a catalog-only market. */
   first_report: string | null;
   last_report: string | null;
-  /** Reported in the latest report date of one of its report types (cot-market-table.ts). */
+  /** Reported in the latest report date of one of its report types (store/cot-market-table.ts). */
   active: boolean;
   /** The codes the files show this market handing over to, and taking over from (contract lineage). */
   replaced_by: MarketLinkRow[];

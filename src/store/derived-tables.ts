@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { execute, quotedIdentifier, quotedString } from '../db/duckdb.ts';
-import { createCotMarketTable } from '../query/cot-market-table.ts';
+import { createCotMarketTable } from './cot-market-table.ts';
 import { type PartitionRange, rangePredicate, relationOf } from './partitions.ts';
 import { getTable } from './tables.ts';
 
@@ -8,7 +8,7 @@ import { getTable } from './tables.ts';
  * Tables computed from the facts when a snapshot is published, so that neither the server nor
  * a request scans every revision for a "latest" answer: the latest observation per series
  * (with its first period, period count and newest knowledge time), the latest COT report per
- * series, and the COT market list (src/query/cot-market-table.ts). Per-series tables are
+ * series, and the COT market list (src/store/cot-market-table.ts). Per-series tables are
  * computed one partition at a time (a series never spans two), so memory follows the partition
  * size, and an incremental publish recomputes only the partitions it rewrote.
  */

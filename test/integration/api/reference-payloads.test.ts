@@ -12,8 +12,8 @@ import { listStaticRequests } from '../../../src/api/v1/static-requests.ts';
 import { ApiError } from '../../../src/contract/errors.ts';
 import type { RouteId } from '../../../src/contract/routes.ts';
 import { openDuckDb, readCsvFile } from '../../../src/db/duckdb.ts';
-import { CFTC_COMMODITY_SECTORS, CFTC_SUBGROUP_SECTORS } from '../../../src/query/cftc-codes.ts';
 import { openSnapshotDb, type SnapshotDb } from '../../../src/query/snapshot-db.ts';
+import { CFTC_COMMODITY_SECTORS, CFTC_SUBGROUP_SECTORS } from '../../../src/store/cftc-codes.ts';
 import { resolveLayout } from '../../../src/store/layout.ts';
 import { readCurrentId } from '../../../src/store/manifest.ts';
 import { parsedQuery } from '../../helpers/parsed-query.ts';
@@ -305,7 +305,7 @@ describe('catalog and reference payloads on the sample snapshot', () => {
      * Every contract market code of the sample's CFTC files (each is a served COT market) with its
      * sector: the catalog's, else the one of its commodity code where that table names one (VIX),
      * else the one of the CFTC subgroup code its files give (the deep TFF markets of 2013-2016 are
-     * not in the catalog), by the tables of src/query/cftc-codes.ts.
+     * not in the catalog), by the tables of src/store/cftc-codes.ts.
      */
     const readMarketSectors = async () => {
       const sectors = new Map<string, string | undefined>();

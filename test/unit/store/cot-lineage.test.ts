@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { execute, readRows } from '../../../src/db/duckdb.ts';
 import { cftcSource } from '../../../src/ingest/cftc.ts';
 import type { MarketRow } from '../../../src/query/cot.ts';
-import { createCotMarketTable } from '../../../src/query/cot-market-table.ts';
+import { createCotMarketTable } from '../../../src/store/cot-market-table.ts';
 import { readCftcFileByHand } from '../../helpers/cftc-file-reading.ts';
 import { createIngestFixture } from '../../helpers/ingest-fixture.ts';
 import { SHARED_DATA } from '../../helpers/paths.ts';
