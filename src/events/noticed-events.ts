@@ -9,8 +9,8 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import type { ScheduledRelease } from '../api/v1/releases-schedule.ts';
 import { releaseKey } from '../calendar/release-names.ts';
+import type { ScheduledRelease } from '../calendar/release-schedule.ts';
 import { fsyncPath } from '../store/durable-fs.ts';
 import { noticedEventsDir, type StoreLayout } from '../store/layout.ts';
 import { withShortLock } from '../store/lock.ts';

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { serve } from 'h3';
 import type { Storage } from 'unstorage';
-import { getReleaseCalendars } from '../api/v1/releases-calendars.ts';
+import { getReleaseCalendars } from '../calendar/release-calendars.ts';
 import type { Config } from '../config/load-config.ts';
 import { unavailable } from '../contract/errors.ts';
 import { createStateStorage, getRedisClient, keyRecordDirectory } from '../keys/create-storage.ts';
