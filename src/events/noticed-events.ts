@@ -11,7 +11,7 @@ import {
 import { join } from 'node:path';
 import { releaseKey } from '../calendar/release-names.ts';
 import type { ScheduledRelease } from '../calendar/release-schedule.ts';
-import { fsyncPath } from '../store/durable-fs.ts';
+import { fsyncPath } from '../lib/durable-fs.ts';
 import { noticedEventsDir, type StoreLayout } from '../store/layout.ts';
 import { withShortLock } from '../store/lock.ts';
 import { readCurrentId, readManifest } from '../store/manifest.ts';

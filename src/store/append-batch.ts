@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { fsyncPath, renameDurably } from '../lib/durable-fs.ts';
 import { MmdsError } from '../lib/errors.ts';
 import { formatTimestamp } from '../lib/zoned-time.ts';
 import { countFactRows, type FactRelation, isFactRelation, type ParsedBatch } from '../model/records.ts';
@@ -12,7 +13,6 @@ import {
   listTableFiles,
   nextBatchSequence,
 } from './batches.ts';
-import { fsyncPath, renameDurably } from './durable-fs.ts';
 import type { StoreLayout } from './layout.ts';
 import { withStoreLock } from './lock.ts';
 import { dropFactPlan, type FactPlan, fillPlannedFacts, planFacts, type TableCounts } from './plan-facts.ts';

@@ -13,7 +13,6 @@ export const ALLOWED_IMPORT_VIOLATIONS: readonly string[] = [
   'cycle src/query/revision-cache.ts -> src/query/transforms.ts',
   'cycle src/query/transforms.ts -> src/query/snapshot-db.ts',
   'cycle src/server/handler-deps.ts -> src/server/keyed-fast-path.ts',
-  'layer src/fetch/fetch-state.ts -> src/store/durable-fs.ts',
   'layer src/hooks/start-delivery.ts -> src/config/load-config.ts',
   'layer src/ingest/knowledge-bounds.ts -> src/store/append-batch.ts',
   'layer src/keys/create-storage.ts -> src/config/load-config.ts',
