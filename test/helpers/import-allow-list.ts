@@ -14,7 +14,6 @@ export const ALLOWED_IMPORT_VIOLATIONS: readonly string[] = [
   'cycle src/query/transforms.ts -> src/query/snapshot-db.ts',
   'cycle src/server/handler-deps.ts -> src/server/keyed-fast-path.ts',
   'layer src/hooks/start-delivery.ts -> src/config/load-config.ts',
-  'layer src/ingest/knowledge-bounds.ts -> src/store/append-batch.ts',
   'layer src/keys/create-storage.ts -> src/config/load-config.ts',
   'layer src/mcp/server.ts -> src/server/authorise.ts',
   'layer src/mcp/server.ts -> src/server/handler-deps.ts',
