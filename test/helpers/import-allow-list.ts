@@ -43,7 +43,4 @@ export const ALLOWED_IMPORT_VIOLATIONS: readonly string[] = [
   'layer src/site/data/api-reference.ts -> src/keys/key-record.ts',
   'layer src/store/derived-tables.ts -> src/query/cot-market-table.ts',
   'layer src/store/object-store/commit-wake.ts -> src/keys/create-storage.ts',
-  'layer src/store/publish.ts -> src/events/event-file.ts',
-  'layer src/store/publish.ts -> src/events/noticed-events.ts',
-  'layer src/store/publish.ts -> src/events/snapshot-events.ts',
 ];

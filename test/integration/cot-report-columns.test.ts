@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readRows } from '../../src/db/duckdb.ts';
+import { writeSnapshotEvents } from '../../src/events/snapshot-events.ts';
 import { type CftcBatch, cftcSource } from '../../src/ingest/cftc.ts';
 import type { IngestOptions } from '../../src/ingest/source.ts';
 import type { SourceEntry } from '../../src/model/records.ts';
@@ -61,6 +62,7 @@ describe('cot_report_columns: the columns stored beside the COT reports (docs/da
         now: new Date(Date.UTC(2026, 10, 23, 13, 0, clock++)),
         pipelineVersion: 'test',
         keep: 3,
+        snapshotEvents: writeSnapshotEvents,
       });
     const errors = async () =>
       (await verifyStore(layout, connection, new Date(Date.UTC(2026, 10, 23, 14)))).problems.filter(
