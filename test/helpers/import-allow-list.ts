@@ -42,5 +42,4 @@ export const ALLOWED_IMPORT_VIOLATIONS: readonly string[] = [
   'layer src/server/start-server.ts -> src/config/load-config.ts',
   'layer src/site/data/api-reference.ts -> src/keys/key-record.ts',
   'layer src/store/derived-tables.ts -> src/query/cot-market-table.ts',
-  'layer src/store/object-store/commit-wake.ts -> src/keys/create-storage.ts',
 ];

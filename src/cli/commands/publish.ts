@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { openDuckDb, pipelineDuckDbOptions, withConnection } from '../../db/duckdb.ts';
 import { writeSnapshotEvents } from '../../events/snapshot-events.ts';
-import { isRedisUrl } from '../../keys/create-storage.ts';
+import { isRedisUrl } from '../../lib/redis-url.ts';
 import { listBatches } from '../../store/batches.ts';
 import { resolveLayout, type StoreLayout } from '../../store/layout.ts';
 import { type LogEnd, readLogEnd } from '../../store/object-store/bucket-log.ts';
