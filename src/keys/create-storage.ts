@@ -4,7 +4,7 @@ import { createStorage, type Storage } from 'unstorage';
 import fsDriver from 'unstorage/drivers/fs';
 import memoryDriver from 'unstorage/drivers/memory';
 import redisDriver from 'unstorage/drivers/redis';
-import { ConfigError } from '../config/load-config.ts';
+import { ConfigError } from '../lib/config-error.ts';
 import { MmdsError } from '../lib/errors.ts';
 import { isRedisUrl, REDIS_BASE, redisAddress } from '../lib/redis-url.ts';
 import { resolveLayout } from '../store/layout.ts';

@@ -13,8 +13,6 @@ export const ALLOWED_IMPORT_VIOLATIONS: readonly string[] = [
   'cycle src/query/revision-cache.ts -> src/query/transforms.ts',
   'cycle src/query/transforms.ts -> src/query/snapshot-db.ts',
   'cycle src/server/handler-deps.ts -> src/server/keyed-fast-path.ts',
-  'layer src/hooks/start-delivery.ts -> src/config/load-config.ts',
-  'layer src/keys/create-storage.ts -> src/config/load-config.ts',
   'layer src/mcp/server.ts -> src/server/authorise.ts',
   'layer src/mcp/server.ts -> src/server/handler-deps.ts',
   'layer src/mcp/subscriptions.ts -> src/server/authorise.ts',
@@ -39,7 +37,6 @@ export const ALLOWED_IMPORT_VIOLATIONS: readonly string[] = [
   'layer src/query/cftc-codes.ts -> src/contract/schemas/cot.ts',
   'layer src/query/cot-market-table.ts -> src/contract/schemas/cot.ts',
   'layer src/query/transforms-compute.ts -> src/contract/transforms.ts',
-  'layer src/server/start-server.ts -> src/config/load-config.ts',
   'layer src/site/data/api-reference.ts -> src/keys/key-record.ts',
   'layer src/store/derived-tables.ts -> src/query/cot-market-table.ts',
 ];
