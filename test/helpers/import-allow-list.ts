@@ -37,6 +37,5 @@ export const ALLOWED_IMPORT_VIOLATIONS: readonly string[] = [
   'layer src/query/cftc-codes.ts -> src/contract/schemas/cot.ts',
   'layer src/query/cot-market-table.ts -> src/contract/schemas/cot.ts',
   'layer src/query/transforms-compute.ts -> src/contract/transforms.ts',
-  'layer src/site/data/api-reference.ts -> src/keys/key-record.ts',
   'layer src/store/derived-tables.ts -> src/query/cot-market-table.ts',
 ];
