@@ -1,5 +1,5 @@
 import { mkdirSync, type Stats, statSync } from 'node:fs';
-import { ConfigError } from '../config/load-config.ts';
+import { ConfigError } from '../lib/config-error.ts';
 
 /**
  * What a command does with the data directory (MMDS_DATA_DIR): `creates` makes it when it does not

@@ -1,12 +1,12 @@
 import type { Calendars } from '../calendar/types.ts';
 import type { Config } from '../config/load-config.ts';
-import { ConfigError } from '../config/load-config.ts';
 import { blsApiFetcher } from '../fetch/bls-api.ts';
 import { type CftcReport, cftcFetcher } from '../fetch/cftc-files.ts';
 import { ecbFetcher } from '../fetch/ecb-files.ts';
 import { fredApiFetcher } from '../fetch/fred-api.ts';
 import { REFERENCE_FETCHERS } from '../fetch/reference-files.ts';
 import type { Fetcher } from '../fetch/types.ts';
+import { ConfigError } from '../lib/config-error.ts';
 import type { StoreSummary } from '../store/read-store-summary.ts';
 import { ReportedFailure } from './reported-failure.ts';
 import { UsageError } from './usage-error.ts';

@@ -1,6 +1,6 @@
 import type { Writable } from 'node:stream';
 import type { Config } from '../config/load-config.ts';
-import { isRedisUrl } from '../keys/create-storage.ts';
+import { isRedisUrl } from '../lib/redis-url.ts';
 
 /**
  * Without MMDS_KEY_PEPPER the webhook signing secrets lie in the state storage as they are

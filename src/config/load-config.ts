@@ -7,7 +7,6 @@ import type { S3Settings } from '../store/object-store/object-store.ts';
 import type { Env } from './setting.ts';
 import { SETTINGS } from './settings.ts';
 
-export { ConfigError } from './config-error.ts';
 export { BASE_URL_SOURCES, baseUrlSetting } from './settings.ts';
 
 /** The service's configuration, read once at start by a composition root. */

@@ -3,7 +3,7 @@
  * bounds, a text, a text read by a parser. loadConfig, `mmds --help`, the unknown-variable warning
  * and the README's settings table all read the rows (issue 34: every setting written once).
  */
-import { ConfigError } from './config-error.ts';
+import { ConfigError } from '../lib/config-error.ts';
 
 /** The environment as the composition roots hand it over (process.env there). */
 export type Env = Readonly<Record<string, string | undefined>>;

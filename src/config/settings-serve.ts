@@ -8,8 +8,8 @@ import {
   DEFAULT_RETRY_SCHEDULE_MS,
   parseRetrySchedule,
 } from '../hooks/retry-schedule.ts';
+import { ConfigError } from '../lib/config-error.ts';
 import { DEFAULT_REVISION_CACHE_MB } from '../query/revision-cache.ts';
-import { ConfigError } from './config-error.ts';
 import { integer, parsed, type Setting } from './setting.ts';
 
 const HOUR_MS = 3_600_000;

@@ -6,10 +6,10 @@
  */
 import { resolve } from 'node:path';
 import { DEFAULT_HTTP_OPTIONS } from '../fetch/http-options.ts';
+import { ConfigError } from '../lib/config-error.ts';
 import { DEFAULT_IPV6_PREFIX } from '../rate-limit/client-ip.ts';
 import { readS3Settings } from '../store/object-store/object-store.ts';
 import { DEFAULT_PARTITION_ROWS } from '../store/partitions.ts';
-import { ConfigError } from './config-error.ts';
 import { integer, parsed, type Setting, text } from './setting.ts';
 import { SERVE_SETTINGS } from './settings-serve.ts';
 

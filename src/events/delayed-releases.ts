@@ -1,10 +1,10 @@
-import type { ReleaseCalendars } from '../api/v1/releases-calendars.ts';
+import type { ReleaseCalendars } from '../calendar/release-calendars.ts';
 import {
   listScheduledReleases,
   RELEASE_SOURCE_IDS,
   type ScheduledRelease,
   type ScheduleSubjects,
-} from '../api/v1/releases-schedule.ts';
+} from '../calendar/release-schedule.ts';
 
 /** A release that landed: its source, its name as the release calendar gives it, and when it was known. */
 export interface LandedRelease {

@@ -1,6 +1,6 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fsyncPath } from '../store/durable-fs.ts';
+import { fsyncPath } from '../lib/durable-fs.ts';
 import type { SnapshotFile } from '../store/manifest.ts';
 import { hashFile } from '../store/write-parquet.ts';
 import type { ReleaseEvent } from './event.ts';

@@ -9,10 +9,10 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import type { ScheduledRelease } from '../api/v1/releases-schedule.ts';
 import { releaseKey } from '../calendar/release-names.ts';
-import { fsyncPath } from '../store/durable-fs.ts';
-import { noticedEventsDir, type StoreLayout } from '../store/layout.ts';
+import type { ScheduledRelease } from '../calendar/release-schedule.ts';
+import { fsyncPath } from '../lib/durable-fs.ts';
+import { noticedEventsDir, noticedEventsLock, type StoreLayout } from '../store/layout.ts';
 import { withShortLock } from '../store/lock.ts';
 import { readCurrentId, readManifest } from '../store/manifest.ts';
 import type { ReleaseEvent } from './event.ts';
@@ -27,11 +27,6 @@ import type { ReleaseEvent } from './event.ts';
  */
 
 export { noticedEventsDir };
-
-/** The lock publish holds while it switches CURRENT and a noticer while it appends. */
-export function noticedEventsLock(layout: StoreLayout): string {
-  return join(noticedEventsDir(layout), '.lock');
-}
 
 function fileOf(layout: StoreLayout, snapshot: string): string {
   return join(noticedEventsDir(layout), `${snapshot}.ndjson`);

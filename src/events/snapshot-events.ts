@@ -3,18 +3,18 @@ import { type ReleaseName, releaseOfSeries } from '../calendar/release-names.ts'
 import { openDuckDb, quotedString, readRows, withConnection } from '../db/duckdb.ts';
 import { type ChangedSeriesDetail, DETAIL_ITEMS, diffSnapshotDetails } from '../query/changes-detail.ts';
 import { createRightsTable } from '../query/derived-tables.ts';
-import type { StoreLayout } from '../store/layout.ts';
-import type { SnapshotManifest } from '../store/manifest.ts';
+import type { SnapshotFile, SnapshotManifest } from '../store/manifest.ts';
+import type { SnapshotEventInput } from '../store/snapshot-event-step.ts';
 import type { EventScope, ReleaseEvent } from './event.ts';
+import { writeEventFile } from './event-file.ts';
 
-/** What one snapshot's events are made from. */
-export interface SnapshotEventInput {
-  layout: StoreLayout;
-  /** The snapshot being published, and where its files are (the publish's staging directory). */
-  manifest: SnapshotManifest;
-  dir: string;
-  /** Its parent (null: the store's first snapshot, every period is new). */
-  parent: SnapshotManifest | null;
+/**
+ * The event step of a publish (PublishOptions.snapshotEvents): computes the staged snapshot's
+ * events and writes them into its directory, where the rename that publishes its data publishes
+ * them too.
+ */
+export async function writeSnapshotEvents(input: SnapshotEventInput): Promise<SnapshotFile> {
+  return writeEventFile(input.dir, await computeSnapshotEvents(input));
 }
 
 /** A changed series with its rights, the release it belongs to and whether its events are public. */

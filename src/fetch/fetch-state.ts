@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { writeFileAtomic } from '../store/durable-fs.ts';
+import { writeFileAtomic } from '../lib/durable-fs.ts';
 import type { FetchedFile, FetchState, FetchStateEntry } from './types.ts';
 
 /** The file name of the fetch state inside the data directory. */

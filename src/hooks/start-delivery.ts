@@ -1,10 +1,30 @@
-import type { Config } from '../config/load-config.ts';
 import type { EventFeed } from '../events/event.ts';
 import { checkStateStorage, createStateStorage } from '../keys/create-storage.ts';
 import { resolveLayout } from '../store/layout.ts';
 import { watchCurrent } from '../store/watch-current.ts';
 import { parseAllowHosts } from './address-policy.ts';
 import { createDeliverer, type Deliverer } from './deliverer.ts';
+
+/**
+ * The settings a delivery loop starts with: the fields of the configuration it reads
+ * (config/load-config.ts; its Config satisfies this type).
+ */
+export interface DeliveryConfig {
+  /** MMDS_DATA_DIR. */
+  dataDir: string;
+  /** MMDS_STORAGE: `file`, `memory` or a `redis://` URL. */
+  storage: string;
+  /** MMDS_KEY_PEPPER. */
+  keyPepper: string | null;
+  /** MMDS_HOOKS_*. */
+  hooks: Readonly<{
+    allowHosts: string;
+    retrySchedule: readonly number[] | null;
+    timeoutMs: number;
+    leaseMs: number | null;
+    pollMs: number;
+  }>;
+}
 
 /** A delivery loop with its own connection to the state storage. */
 export interface RunningDelivery {
@@ -19,7 +39,7 @@ export interface RunningDelivery {
  * leases share the subscriptions out between them.
  */
 export async function startDelivery(
-  config: Readonly<Config>,
+  config: Readonly<DeliveryConfig>,
   feed: EventFeed,
   log: (entry: Record<string, unknown>) => void,
   options: { pollMs?: number } = {},

@@ -15,7 +15,7 @@ import {
   type ParsedBatch,
   type Timestamp,
 } from '../model/records.ts';
-import { RevisionRefusedError } from '../store/append-batch.ts';
+import { RevisionRefusedError } from '../model/revision-refused.ts';
 
 const SHOWN = 5;
 

@@ -4,12 +4,10 @@ import { createStorage, type Storage } from 'unstorage';
 import fsDriver from 'unstorage/drivers/fs';
 import memoryDriver from 'unstorage/drivers/memory';
 import redisDriver from 'unstorage/drivers/redis';
-import { ConfigError } from '../config/load-config.ts';
+import { ConfigError } from '../lib/config-error.ts';
 import { MmdsError } from '../lib/errors.ts';
+import { isRedisUrl, REDIS_BASE, redisAddress } from '../lib/redis-url.ts';
 import { resolveLayout } from '../store/layout.ts';
-
-/** Namespace of every key the service writes to a shared Redis. */
-export const REDIS_BASE = 'mmds';
 
 /**
  * Creates the storage for key records and other server state from MMDS_STORAGE: `file` (the fs
@@ -40,11 +38,6 @@ export function createStateStorage(spec: string, dataDir: string): Storage {
   throw new ConfigError('MMDS_STORAGE must be "file", "memory" or a redis:// URL');
 }
 
-/** Whether an MMDS_STORAGE value names a Redis (`redis://` or `rediss://`). */
-export function isRedisUrl(spec: string): boolean {
-  return /^rediss?:\/\/./.test(spec);
-}
-
 /**
  * The directory in which the `file` storage keeps key records, one file per key id (the key
  * store's `keys:<id>` items): what a server watches to hear of key changes.
@@ -73,16 +66,6 @@ export class StorageUnreachableError extends MmdsError {
 
   constructor(message: string, options?: ErrorOptions) {
     super('storage_unreachable', message, options);
-  }
-}
-
-/** `redis://host:port` of a storage URL, without credentials, path or query. */
-export function redisAddress(spec: string): string {
-  try {
-    const url = new URL(spec);
-    return `${url.protocol}//${url.hostname}:${url.port || '6379'}`;
-  } catch {
-    return 'the MMDS_STORAGE URL';
   }
 }
 

@@ -1,5 +1,6 @@
 import type { Storage } from 'unstorage';
-import { getRedisClient, REDIS_BASE } from './create-storage.ts';
+import { REDIS_BASE } from '../lib/redis-url.ts';
+import { getRedisClient } from './create-storage.ts';
 
 /** The Redis channel on which a key's id is published when its record changes. */
 export const KEY_CHANGES_CHANNEL = `${REDIS_BASE}:keys:changed`;

@@ -1,9 +1,7 @@
 import { z } from 'zod';
+import { MAX_RATE_LIMIT } from '../contract/key-rate-limits.ts';
 import { SCOPES } from '../contract/routes.ts';
 
-/** Rate limit of a key when none is given (CONTRACT section 3). */
-export const DEFAULT_RATE_LIMIT = 60;
-export const MAX_RATE_LIMIT = 100_000;
 /** Longest organisation or key name, in characters. */
 export const MAX_TEXT_LENGTH = 100;
 

@@ -1,13 +1,12 @@
+import { DEFAULT_RATE_LIMIT, MAX_RATE_LIMIT } from '../contract/key-rate-limits.ts';
 import { SCOPES, type Scope } from '../contract/routes.ts';
 import { MmdsError, type MmdsErrorCode } from '../lib/errors.ts';
 import { formatTimestamp } from '../lib/zoned-time.ts';
 import { createKey, hashSecret, isKeyId } from './key-codec.ts';
 import {
-  DEFAULT_RATE_LIMIT,
   describeTextProblem,
   getKeyStatus,
   type KeyRecord,
-  MAX_RATE_LIMIT,
   type PublicKeyRecord,
   toPublicRecord,
 } from './key-record.ts';

@@ -2,8 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { serve } from 'h3';
 import type { Storage } from 'unstorage';
-import { getReleaseCalendars } from '../api/v1/releases-calendars.ts';
-import type { Config } from '../config/load-config.ts';
+import { getReleaseCalendars } from '../calendar/release-calendars.ts';
 import { unavailable } from '../contract/errors.ts';
 import { createStateStorage, getRedisClient, keyRecordDirectory } from '../keys/create-storage.ts';
 import { followKeyChanges, type KeyChangeFeed, type KeyChangeSource } from '../keys/follow-key-changes.ts';
@@ -32,14 +31,12 @@ import { describeKeyRefusal } from './key-refusal.ts';
 import { createKeyedFastPath, KeyedAnswers } from './keyed-fast-path.ts';
 import { createPublicFastPath } from './public-fast-path.ts';
 import { ResponseCache } from './response-cache.ts';
+import type { ServeConfig } from './serve-config.ts';
 import { createSnapshotManager } from './snapshot-manager.ts';
 import { createRedisStreamSlots } from './stream-slots.ts';
 import { watchStaticSite } from './watch-static-site.ts';
 
 /** Options of a running server besides the configuration. */
-/** The settings a server starts with (config/load-config.ts), as the workers pass them on. */
-export type ServeConfig = Config;
-
 export interface StartServerOptions {
   log: (entry: Record<string, unknown>) => void;
   /** Seconds between checks of CURRENT and dist/ for a new snapshot or build. */
@@ -91,7 +88,7 @@ const NODE_SERVER_LIMITS = {
  * limiter that the configuration names, loads dist/ into memory, and listens.
  */
 export async function startServer(
-  config: Readonly<Config>,
+  config: Readonly<ServeConfig>,
   options: StartServerOptions,
 ): Promise<RunningServer> {
   const layout = resolveLayout(config.dataDir);
@@ -331,7 +328,7 @@ export async function startServer(
  * publishes on). `memory` has no cache (one process; reads are already in memory).
  */
 function openKeyStore(
-  config: Readonly<Config>,
+  config: Readonly<ServeConfig>,
   storage: Storage,
   redis: ReturnType<typeof getRedisClient>,
   log: (entry: Record<string, unknown>) => void,

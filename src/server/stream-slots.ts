@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
-import { REDIS_BASE } from '../keys/create-storage.ts';
+import { REDIS_BASE } from '../lib/redis-url.ts';
 
 /**
  * Open-stream limits across a fleet (issue 38): with Redis as the state storage, each stream an

@@ -1,5 +1,5 @@
 import { getReleases, type ReleaseRow } from '../api/v1/releases.ts';
-import { RELEASE_SOURCE_IDS, RELEASE_SOURCES } from '../api/v1/releases-schedule.ts';
+import { RELEASE_SOURCE_IDS, RELEASE_SOURCES } from '../calendar/release-schedule.ts';
 import { readPublicData, type SiteContext } from './data/site-context.ts';
 import { formatTimestamp } from './format.ts';
 

@@ -2,9 +2,10 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { MmdsError } from '../lib/errors.ts';
+import { fsyncPath, renameDurably } from '../lib/durable-fs.ts';
 import { formatTimestamp } from '../lib/zoned-time.ts';
 import { countFactRows, type FactRelation, isFactRelation, type ParsedBatch } from '../model/records.ts';
+import { RevisionRefusedError } from '../model/revision-refused.ts';
 import {
   type BatchRecord,
   type InputFile,
@@ -12,7 +13,6 @@ import {
   listTableFiles,
   nextBatchSequence,
 } from './batches.ts';
-import { fsyncPath, renameDurably } from './durable-fs.ts';
 import type { StoreLayout } from './layout.ts';
 import { withStoreLock } from './lock.ts';
 import { dropFactPlan, type FactPlan, fillPlannedFacts, planFacts, type TableCounts } from './plan-facts.ts';
@@ -31,22 +31,6 @@ export interface BatchMeta {
 }
 
 export type { TableCounts };
-
-/** An ingest would have back-dated or contradicted stored knowledge: nothing was written. */
-export class RevisionRefusedError extends MmdsError {
-  /** The first refusals in input order (not necessarily all of them). */
-  readonly reasons: string[];
-  /** How many candidates were refused in all. */
-  readonly total: number;
-
-  constructor(table: string, reasons: string[], total = reasons.length) {
-    const more = total > 1 ? ` (and ${total - 1} more)` : '';
-    super('revision_refused', `${table}: ${reasons[0]}${more}`);
-    this.name = 'RevisionRefusedError';
-    this.reasons = reasons;
-    this.total = total;
-  }
-}
 
 /** The outcome of one ingest: the batch written (or null when nothing was new) and counts. */
 export interface AppendResult {

@@ -50,3 +50,8 @@ export const BATCH_ID_PATTERN = /^\d{6}-[0-9a-f]{12}$/;
 export function noticedEventsDir(layout: StoreLayout): string {
   return join(layout.dataDir, 'events');
 }
+
+/** The lock publish holds while it switches CURRENT and a noticer while it appends. */
+export function noticedEventsLock(layout: StoreLayout): string {
+  return join(noticedEventsDir(layout), '.lock');
+}

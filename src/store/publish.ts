@@ -3,19 +3,17 @@ import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { execute, quotedString, readRows } from '../db/duckdb.ts';
-import { writeEventFile } from '../events/event-file.ts';
-import { noticedEventsLock } from '../events/noticed-events.ts';
-import { computeSnapshotEvents } from '../events/snapshot-events.ts';
+import { fsyncPath, renameDurably, writeFileAtomic } from '../lib/durable-fs.ts';
 import { MmdsError } from '../lib/errors.ts';
 import { type BatchRecord, listBatches, listTableFiles } from './batches.ts';
 import { DERIVED_TABLES, type DerivedTable, writeDerivedTables } from './derived-tables.ts';
-import { fsyncPath, renameDurably, writeFileAtomic } from './durable-fs.ts';
 import { findKnowledgeAhead, KnowledgeAheadError, snapshotClock } from './knowledge-ahead.ts';
-import { type StoreLayout, snapshotDir } from './layout.ts';
+import { noticedEventsLock, type StoreLayout, snapshotDir } from './layout.ts';
 import { withShortLock, withStoreLock } from './lock.ts';
 import { readCurrentId, readManifest, SCHEMA_VERSION, type SnapshotManifest } from './manifest.ts';
 import { DEFAULT_PARTITION_ROWS } from './partitions.ts';
 import { pruneSnapshots } from './prune-snapshots.ts';
+import type { SnapshotEventStep } from './snapshot-event-step.ts';
 import { TABLES } from './tables.ts';
 import { verifySnapshotFiles } from './verify-files.ts';
 import { type Problem, verifySnapshotContent } from './verify-snapshot.ts';
@@ -36,6 +34,8 @@ export interface PublishOptions {
   keep: number;
   /** Revisions per fact partition aimed at (MMDS_PARTITION_ROWS; default DEFAULT_PARTITION_ROWS). */
   partitionRows?: number;
+  /** Writes the staged snapshot's release events (events/snapshot-events.ts, writeSnapshotEvents). */
+  snapshotEvents: SnapshotEventStep;
 }
 
 /** The outcome of a publish. */
@@ -160,8 +160,12 @@ export async function publishSnapshot(
       }
       await writeDerived(connection, staging, manifest, parent, written);
       // The snapshot's release events (src/events): published by the same rename as its data.
-      const events = await computeSnapshotEvents({ layout, manifest, dir: staging, parent: parentManifest });
-      manifest.events = await writeEventFile(staging, events);
+      manifest.events = await options.snapshotEvents({
+        layout,
+        manifest,
+        dir: staging,
+        parent: parentManifest,
+      });
       writeFileSync(join(staging, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
       fsyncPath(join(staging, 'manifest.json'));
       fsyncPath(staging);

@@ -4,7 +4,7 @@ import { createReadStream, createWriteStream, mkdirSync, rmSync, statSync } from
 import { dirname } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { execute, quotedIdentifier, quotedString, readRows } from '../db/duckdb.ts';
-import { fsyncPath } from './durable-fs.ts';
+import { fsyncPath } from '../lib/durable-fs.ts';
 import type { TableDefinition } from './tables.ts';
 
 /** What the manifest records of one written file. */

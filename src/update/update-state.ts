@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { writeFileAtomic } from '../store/durable-fs.ts';
+import { writeFileAtomic } from '../lib/durable-fs.ts';
 
 /** What `mmds update` remembers of each source between runs (`<data dir>/update-state.json`). */
 export interface UpdateState {

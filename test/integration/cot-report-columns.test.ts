@@ -2,12 +2,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readRows } from '../../src/db/duckdb.ts';
+import { writeSnapshotEvents } from '../../src/events/snapshot-events.ts';
 import { type CftcBatch, cftcSource } from '../../src/ingest/cftc.ts';
 import type { IngestOptions } from '../../src/ingest/source.ts';
 import type { SourceEntry } from '../../src/model/records.ts';
+import { RevisionRefusedError } from '../../src/model/revision-refused.ts';
 import { readCotHistory } from '../../src/query/history.ts';
 import { openSnapshotDb } from '../../src/query/snapshot-db.ts';
-import { appendBatch, type BatchMeta, RevisionRefusedError } from '../../src/store/append-batch.ts';
+import { appendBatch, type BatchMeta } from '../../src/store/append-batch.ts';
 import { listBatches, listTableFiles } from '../../src/store/batches.ts';
 import { resolveLayout, snapshotDir } from '../../src/store/layout.ts';
 import { readManifest } from '../../src/store/manifest.ts';
@@ -60,6 +62,7 @@ describe('cot_report_columns: the columns stored beside the COT reports (docs/da
         now: new Date(Date.UTC(2026, 10, 23, 13, 0, clock++)),
         pipelineVersion: 'test',
         keep: 3,
+        snapshotEvents: writeSnapshotEvents,
       });
     const errors = async () =>
       (await verifyStore(layout, connection, new Date(Date.UTC(2026, 10, 23, 14)))).problems.filter(

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDuckDb, readRows } from '../../src/db/duckdb.ts';
+import { writeSnapshotEvents } from '../../src/events/snapshot-events.ts';
 import type { ObservationInput, ParsedBatch, SeriesEntry, SourceEntry } from '../../src/model/records.ts';
 import { appendBatch, type BatchMeta } from '../../src/store/append-batch.ts';
 import { listBatches } from '../../src/store/batches.ts';
@@ -79,7 +80,13 @@ describe('store: append-only batches and snapshots', () => {
     collectorVersion: 'mmds/test',
     now: now(),
   });
-  const publish = () => publishSnapshot(layout, connection, { now: now(), pipelineVersion: 'test', keep: 2 });
+  const publish = () =>
+    publishSnapshot(layout, connection, {
+      now: now(),
+      pipelineVersion: 'test',
+      keep: 2,
+      snapshotEvents: writeSnapshotEvents,
+    });
 
   beforeEach(async () => {
     temp = createTempDir();

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDuckDb } from '../../src/db/duckdb.ts';
+import { writeSnapshotEvents } from '../../src/events/snapshot-events.ts';
 import type { SeriesEntry } from '../../src/model/records.ts';
 import { resolveLayout } from '../../src/store/layout.ts';
 import { publishSnapshot } from '../../src/store/publish.ts';
@@ -172,6 +173,7 @@ describe('the point-in-time panel over HTTP against one as_of request per row', 
         now: new Date(MODEL_NOW.getTime() + 2000),
         pipelineVersion: 'test',
         keep: 1,
+        snapshotEvents: writeSnapshotEvents,
       });
     } finally {
       connection.closeSync();

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { getAlignedObservations } from '../../src/api/v1/aligned.ts';
 import { parseRequest } from '../../src/contract/parse-request.ts';
 import { ROUTES } from '../../src/contract/routes.ts';
+import { writeSnapshotEvents } from '../../src/events/snapshot-events.ts';
 import { openSnapshotDb } from '../../src/query/snapshot-db.ts';
 import { resolveLayout } from '../../src/store/layout.ts';
 import { publishSnapshot } from '../../src/store/publish.ts';
@@ -168,6 +169,7 @@ describe('alignment at as_of against a model of the revisions known then', () =>
             now: new Date(MODEL_NOW.getTime() + 2000),
             pipelineVersion: 'test',
             keep: 0,
+            snapshotEvents: writeSnapshotEvents,
           });
           const db = await openSnapshotDb(layout, published.snapshot_id, { poolSize: 2, threads: 1 });
           try {

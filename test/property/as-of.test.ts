@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { getObservations } from '../../src/api/v1/observations.ts';
 import { parseRequest } from '../../src/contract/parse-request.ts';
 import { ROUTES } from '../../src/contract/routes.ts';
+import { writeSnapshotEvents } from '../../src/events/snapshot-events.ts';
 import type { SeriesEntry } from '../../src/model/records.ts';
 import { openSnapshotDb, type SnapshotDb } from '../../src/query/snapshot-db.ts';
 import { resolveLayout, type StoreLayout } from '../../src/store/layout.ts';
@@ -97,6 +98,7 @@ describe('as_of against a reference model', () => {
             now: new Date(NOW.getTime() + 2000),
             pipelineVersion: 'test',
             keep: 0,
+            snapshotEvents: writeSnapshotEvents,
           });
           const db = await openSnapshotDb(layout, published.snapshot_id, { poolSize: 2, threads: 1 });
           try {

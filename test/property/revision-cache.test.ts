@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { writeSnapshotEvents } from '../../src/events/snapshot-events.ts';
 import {
   type HistoryQuery,
   readObservationHistory,
@@ -114,6 +115,7 @@ describe('revision cache against DuckDB', () => {
             now: new Date(MODEL_NOW.getTime() + 2000),
             pipelineVersion: 'test',
             keep: 0,
+            snapshotEvents: writeSnapshotEvents,
           });
           const cached = await openSnapshotDb(layout, published.snapshot_id, { poolSize: 1, threads: 1 });
           const plain = await openSnapshotDb(layout, published.snapshot_id, {
@@ -172,6 +174,7 @@ describe('revision cache against DuckDB', () => {
         now: new Date(MODEL_NOW.getTime() + seconds * 1000),
         pipelineVersion: 'test',
         keep: 0,
+        snapshotEvents: writeSnapshotEvents,
       });
     const first = await publish(2);
     const query: HistoryQuery = { asOf: null, from: null, to: null, after: null, limit: 10_000 };

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { getObservations } from '../../src/api/v1/observations.ts';
 import { parseRequest } from '../../src/contract/parse-request.ts';
 import { ROUTES } from '../../src/contract/routes.ts';
+import { writeSnapshotEvents } from '../../src/events/snapshot-events.ts';
 import { AVERAGE_EXTRA_DECIMALS } from '../../src/model/transforms.ts';
 import { openSnapshotDb } from '../../src/query/snapshot-db.ts';
 import { resolveLayout } from '../../src/store/layout.ts';
@@ -171,6 +172,7 @@ describe('transforms at as_of against a model of the revisions known then', () =
             now: new Date(MODEL_NOW.getTime() + 2000),
             pipelineVersion: 'test',
             keep: 0,
+            snapshotEvents: writeSnapshotEvents,
           });
           const db = await openSnapshotDb(layout, published.snapshot_id, { poolSize: 2, threads: 1 });
           try {

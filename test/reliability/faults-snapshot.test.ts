@@ -1,7 +1,7 @@
 import { cpSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeFileAtomic } from '../../src/store/durable-fs.ts';
+import { writeFileAtomic } from '../../src/lib/durable-fs.ts';
 import { resolveLayout, snapshotDir } from '../../src/store/layout.ts';
 import { readCurrentId, readManifest, type SnapshotManifest } from '../../src/store/manifest.ts';
 import { verifySnapshotFiles } from '../../src/store/verify-files.ts';

@@ -1,15 +1,16 @@
 /** The next release the calendars schedule, per source and per series, for /status and /macro. */
-import { localWallTime } from '../../lib/zoned-time.ts';
-import { readReleaseSubjects } from '../../query/releases.ts';
-import type { PayloadFunction } from './context.ts';
-import { releaseId, scheduleSubjects } from './releases.ts';
-import { getReleaseCalendars } from './releases-calendars.ts';
+
+import { getReleaseCalendars } from '../../calendar/release-calendars.ts';
 import {
   listScheduledReleases,
   RELEASE_SOURCE_IDS,
   RELEASE_SOURCES,
   type ReleaseBasis,
-} from './releases-schedule.ts';
+} from '../../calendar/release-schedule.ts';
+import { localWallTime } from '../../lib/zoned-time.ts';
+import { readReleaseSubjects } from '../../query/releases.ts';
+import type { PayloadFunction } from './context.ts';
+import { releaseId, scheduleSubjects } from './releases.ts';
 
 /** The next scheduled release of a source or series, as /status and /macro show it. */
 export interface NextRelease {

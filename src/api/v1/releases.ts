@@ -1,4 +1,15 @@
+import { getReleaseCalendars } from '../../calendar/release-calendars.ts';
 import { releaseKey, releaseOfSeries } from '../../calendar/release-names.ts';
+import {
+  listScheduledReleases,
+  RELEASE_HORIZON_DAYS,
+  RELEASE_SOURCE_IDS,
+  RELEASE_SOURCES,
+  type ReleaseBasis,
+  type ReleaseSource,
+  type ScheduledRelease,
+  type ScheduleSubjects,
+} from '../../calendar/release-schedule.ts';
 import { ApiError, invalidParameter } from '../../contract/errors.ts';
 import { FOLLOW_DAYS, findDelayedReleases } from '../../events/delayed-releases.ts';
 import { addDays, localWallTime } from '../../lib/zoned-time.ts';
@@ -10,17 +21,6 @@ import {
   readReleaseSubjects,
 } from '../../query/releases.ts';
 import type { PayloadFunction } from './context.ts';
-import { getReleaseCalendars } from './releases-calendars.ts';
-import {
-  listScheduledReleases,
-  RELEASE_HORIZON_DAYS,
-  RELEASE_SOURCE_IDS,
-  RELEASE_SOURCES,
-  type ReleaseBasis,
-  type ReleaseSource,
-  type ScheduledRelease,
-  type ScheduleSubjects,
-} from './releases-schedule.ts';
 
 /** Without `from`, past releases of this many days before the request are listed. */
 export const RELEASES_DEFAULT_PAST_DAYS = 92;

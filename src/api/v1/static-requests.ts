@@ -1,3 +1,4 @@
+import { RELEASE_SOURCE_IDS } from '../../calendar/release-schedule.ts';
 import type { ParamName } from '../../contract/params.ts';
 import { PARAMS } from '../../contract/params.ts';
 import { CSV_PATH_SUFFIX, ROUTES, type RouteDefinition } from '../../contract/routes.ts';
@@ -6,7 +7,6 @@ import { readLatestEcbRates } from '../../query/fx.ts';
 import { listReferenceCodes, listRegionAliases } from '../../query/reference-codes.ts';
 import { listPublicHistorySeries } from '../../query/series-history.ts';
 import type { SnapshotDb } from '../../query/snapshot-db.ts';
-import { RELEASE_SOURCE_IDS } from './releases-schedule.ts';
 
 /** One public request the static build pre-renders, and the file it is written to. */
 export interface StaticRequest {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { startDelivery } from '../../hooks/start-delivery.ts';
 import { openStoreEventFeed } from '../../hooks/store-feed.ts';
-import { isRedisUrl, redisAddress } from '../../keys/create-storage.ts';
+import { isRedisUrl, redisAddress } from '../../lib/redis-url.ts';
 import type { CommandContext } from '../context.ts';
 import { ReportedFailure } from '../reported-failure.ts';
 import { warnUnsealedSecrets } from '../warn-unsealed-secrets.ts';

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { openDuckDb, pipelineDuckDbOptions, withConnection } from '../../db/duckdb.ts';
-import { isRedisUrl } from '../../keys/create-storage.ts';
+import { writeSnapshotEvents } from '../../events/snapshot-events.ts';
+import { isRedisUrl } from '../../lib/redis-url.ts';
 import { listBatches } from '../../store/batches.ts';
 import { resolveLayout, type StoreLayout } from '../../store/layout.ts';
 import { type LogEnd, readLogEnd } from '../../store/object-store/bucket-log.ts';
@@ -91,6 +92,7 @@ Examples:
             pipelineVersion: PIPELINE_VERSION,
             keep,
             partitionRows: context.config.partitionRows,
+            snapshotEvents: writeSnapshotEvents,
           }),
         );
         for (const warning of result.warnings) context.reporter.warn(warning.message);

@@ -5,6 +5,7 @@ import pLimit from 'p-limit';
 import { runStaticBuild } from '../../build/run-static-build.ts';
 import { DEFAULT_CALENDAR_DIR, loadCalendars } from '../../calendar/load-calendars.ts';
 import { openDuckDb, pipelineDuckDbOptions, withConnection } from '../../db/duckdb.ts';
+import { writeSnapshotEvents } from '../../events/snapshot-events.ts';
 import { formatTimestamp } from '../../lib/zoned-time.ts';
 import { listBatches } from '../../store/batches.ts';
 import { resolveLayout } from '../../store/layout.ts';
@@ -243,6 +244,7 @@ async function publishAndBuild(
         now: context.now(),
         pipelineVersion: PIPELINE_VERSION,
         keep: context.config.keepSnapshots,
+        snapshotEvents: writeSnapshotEvents,
       }),
     );
     for (const warning of published.warnings) context.reporter.warn(warning.message);

@@ -11,7 +11,8 @@ import cluster, { type Worker } from 'node:cluster';
 import { fileURLToPath } from 'node:url';
 import { MemoryLimiter } from '../../rate-limit/memory-limiter.ts';
 import type { ReplicaStatus, SnapshotArrival } from '../../store/object-store/follow-store.ts';
-import type { ServeConfig as Config, RunningServer } from '../start-server.ts';
+import type { ServeConfig as Config } from '../serve-config.ts';
+import type { RunningServer } from '../start-server.ts';
 import type { PrimaryMessage, WorkerMessage } from './messages.ts';
 import { answerCalls, type CallHandlers, type ChannelMessage } from './worker-channel.ts';
 

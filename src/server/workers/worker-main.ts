@@ -8,12 +8,8 @@
 import type { Decision } from '../../rate-limit/sliding-log.ts';
 import type { ReplicaStatus, SnapshotArrival } from '../../store/object-store/follow-store.ts';
 import { createLineLog } from '../log-lines.ts';
-import {
-  type ServeConfig as Config,
-  type RunningServer,
-  type StartServerOptions,
-  startServer,
-} from '../start-server.ts';
+import type { ServeConfig as Config } from '../serve-config.ts';
+import { type RunningServer, type StartServerOptions, startServer } from '../start-server.ts';
 import type { PrimaryMessage, StartMessage, WorkerMessage } from './messages.ts';
 import { type ChannelMessage, PrimaryChannel } from './worker-channel.ts';
 

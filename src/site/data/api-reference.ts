@@ -1,9 +1,9 @@
 import { changesExampleSince } from '../../api/v1/changes.ts';
 import { renderPayload } from '../../api/v1/render.ts';
+import { DEFAULT_RATE_LIMIT } from '../../contract/key-rate-limits.ts';
 import { PARAMS, type ParamName, type ParamSpec } from '../../contract/params.ts';
 import { parseRequest } from '../../contract/parse-request.ts';
 import { documentedPath, paramSpec, ROUTES, type RouteDefinition } from '../../contract/routes.ts';
-import { DEFAULT_RATE_LIMIT } from '../../keys/key-record.ts';
 import { renderInlineMarkdown, renderMarkdown } from '../markdown.ts';
 import type { SiteContext } from './site-context.ts';
 

@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { REDIS_BASE, redisAddress } from '../../keys/create-storage.ts';
+import { REDIS_BASE, redisAddress } from '../../lib/redis-url.ts';
 
 /**
  * Redis pub/sub between `mmds publish --to` and the `mmds serve --from` instances of one bucket:

@@ -1,8 +1,8 @@
 import { existsSync, linkSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { fsyncPath, renameDurably, writeFileAtomic } from '../../lib/durable-fs.ts';
 import { MmdsError } from '../../lib/errors.ts';
 import { mapConcurrent } from '../../lib/map-concurrent.ts';
-import { fsyncPath, renameDurably, writeFileAtomic } from '../durable-fs.ts';
 import { SNAPSHOT_ID_PATTERN, type StoreLayout, snapshotDir } from '../layout.ts';
 import { withStoreLock } from '../lock.ts';
 import { manifestFiles, readCurrentId, readManifest, type SnapshotManifest } from '../manifest.ts';

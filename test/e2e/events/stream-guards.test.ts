@@ -2,7 +2,7 @@ import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { releaseId } from '../../../src/api/v1/releases.ts';
-import type { ScheduledRelease } from '../../../src/api/v1/releases-schedule.ts';
+import type { ScheduledRelease } from '../../../src/calendar/release-schedule.ts';
 import { noticeDelayedReleases } from '../../../src/events/noticed-events.ts';
 import { resolveLayout } from '../../../src/store/layout.ts';
 import { readCurrentId } from '../../../src/store/manifest.ts';

@@ -5,6 +5,7 @@ import { listStaticRequests } from '../../../src/api/v1/static-requests.ts';
 import { ApiError } from '../../../src/contract/errors.ts';
 import { parseRequest } from '../../../src/contract/parse-request.ts';
 import { csvQuery, matchRoute, ROUTES } from '../../../src/contract/routes.ts';
+import { writeSnapshotEvents } from '../../../src/events/snapshot-events.ts';
 import { revisionCacheUsage } from '../../../src/query/revision-cache.ts';
 import { openSnapshotDb, type SnapshotDb } from '../../../src/query/snapshot-db.ts';
 import { renderRepresentation } from '../../../src/server/represent-route.ts';
@@ -275,6 +276,7 @@ describe('every body byte for byte as the old renderer made it', () => {
               now: new Date(MODEL_NOW.getTime() + 2000),
               pipelineVersion: 'test',
               keep: 0,
+              snapshotEvents: writeSnapshotEvents,
             });
             const open = (revisionCacheBytes?: number) =>
               openSnapshotDb(layout, published.snapshot_id, { poolSize: 1, threads: 1, revisionCacheBytes });

@@ -5,6 +5,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { openDuckDb } from '../../../src/db/duckdb.ts';
+import { writeSnapshotEvents } from '../../../src/events/snapshot-events.ts';
 import { resolveLayout, type StoreLayout } from '../../../src/store/layout.ts';
 import { publishSnapshot } from '../../../src/store/publish.ts';
 import {
@@ -299,6 +300,7 @@ export async function startAsOfServer(count: number, seed: number): Promise<AsOf
       now: new Date(MODEL_NOW.getTime() + 2000),
       pipelineVersion: 'test',
       keep: 1,
+      snapshotEvents: writeSnapshotEvents,
     });
   } finally {
     connection.closeSync();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { getReleaseCalendars } from '../../../src/api/v1/releases-calendars.ts';
+import { getReleaseCalendars } from '../../../src/calendar/release-calendars.ts';
 import { findDelayedReleases } from '../../../src/events/delayed-releases.ts';
 
 /**

@@ -2,7 +2,7 @@ import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { releaseId } from '../../../src/api/v1/releases.ts';
-import { getReleaseCalendars } from '../../../src/api/v1/releases-calendars.ts';
+import { getReleaseCalendars } from '../../../src/calendar/release-calendars.ts';
 import { findDelayedReleases } from '../../../src/events/delayed-releases.ts';
 import type { ReleaseEvent } from '../../../src/events/event.ts';
 import { EVENTS_FILE } from '../../../src/events/event-file.ts';

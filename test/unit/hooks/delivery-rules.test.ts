@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../../src/config/load-config.ts';
+import { loadConfig } from '../../../src/config/load-config.ts';
 import { matchesSeries } from '../../../src/events/series-pattern.ts';
 import {
   describeUrlProblem,
@@ -16,6 +16,7 @@ import {
   parseRetryAfter,
   parseRetrySchedule,
 } from '../../../src/hooks/retry-schedule.ts';
+import { ConfigError } from '../../../src/lib/config-error.ts';
 import { releaseEvent } from '../../helpers/release-event.ts';
 
 /** The pure rules of webhook delivery (issue 24): schedule, Retry-After, outcomes, SSRF, filters. */

@@ -1,11 +1,13 @@
-import { blsReleaseForSeries } from '../../calendar/bls-calendar.ts';
-import { CFTC_DOCUMENTED_RELEASES } from '../../calendar/cftc-documented-releases.ts';
-import { ecbReleaseTime } from '../../calendar/ecb-calendar.ts';
-import { SINGLE_RELEASE_NAMES } from '../../calendar/release-names.ts';
-import type { BlsRelease, CalendarTime } from '../../calendar/types.ts';
-import { addDays, zonedTimeToUtc } from '../../lib/zoned-time.ts';
-import type { ReleaseCalendars } from './releases-calendars.ts';
-import { isTargetClosingDay } from './releases-target-days.ts';
+// The schedule of coming releases (BLS, CFTC COT, ECB) that the calendars and the publishers' rules
+// give: /api/v1/releases serves it, the delay noticer (events/) compares the store against it.
+import { addDays, zonedTimeToUtc } from '../lib/zoned-time.ts';
+import { blsReleaseForSeries } from './bls-calendar.ts';
+import { CFTC_DOCUMENTED_RELEASES } from './cftc-documented-releases.ts';
+import { ecbReleaseTime } from './ecb-calendar.ts';
+import type { ReleaseCalendars } from './release-calendars.ts';
+import { SINGLE_RELEASE_NAMES } from './release-names.ts';
+import { isTargetClosingDay } from './target-days.ts';
+import type { BlsRelease, CalendarTime } from './types.ts';
 
 /** How far ahead the rule calendars are served (the BLS file: as far as its rows go). */
 export const RELEASE_HORIZON_DAYS = { cftc: 91, ecb: 31 } as const;

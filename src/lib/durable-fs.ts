@@ -1,3 +1,5 @@
+// Durable writes to the file system: fsync a path, replace a file atomically, rename a directory
+// into place; each one survives a crash whole or not at all. No knowledge of what the files hold.
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 

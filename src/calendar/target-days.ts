@@ -1,4 +1,5 @@
-import { addDays } from '../../lib/zoned-time.ts';
+// The ECB's TARGET calendar: closing days, the next business day, Easter.
+import { addDays } from '../lib/zoned-time.ts';
 
 /**
  * TARGET closing days, on which the ECB publishes no euro reference rates: Saturdays, Sundays,

@@ -2,11 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Holidays from 'date-holidays';
 import { describe, expect, it } from 'vitest';
-import {
-  easterSunday,
-  isTargetClosingDay,
-  nextTargetDayAfter,
-} from '../../../src/api/v1/releases-target-days.ts';
+import { easterSunday, isTargetClosingDay, nextTargetDayAfter } from '../../../src/calendar/target-days.ts';
 import { addDays } from '../../../src/lib/zoned-time.ts';
 import { SHARED_DATA } from '../../helpers/paths.ts';
 

@@ -1,18 +1,15 @@
-import { createBlsCalendar } from '../../calendar/bls-calendar.ts';
-import { createCftcCalendar } from '../../calendar/cftc-calendar.ts';
+// The shipped release calendars of data/calendars/ (BLS and CFTC), read once per process and kept
+// with the rows they were made of: the schedule, /api/v1/releases and the delay noticer share them.
+import { openDuckDb } from '../db/duckdb.ts';
+import { createBlsCalendar } from './bls-calendar.ts';
+import { createCftcCalendar } from './cftc-calendar.ts';
 import {
   CALENDAR_FILES,
   DEFAULT_CALENDAR_DIR,
   readBlsReleaseDates,
   readCftcExceptions,
-} from '../../calendar/load-calendars.ts';
-import type {
-  BlsCalendar,
-  BlsReleaseDate,
-  CftcCalendar,
-  CftcReleaseException,
-} from '../../calendar/types.ts';
-import { openDuckDb } from '../../db/duckdb.ts';
+} from './load-calendars.ts';
+import type { BlsCalendar, BlsReleaseDate, CftcCalendar, CftcReleaseException } from './types.ts';
 
 /** The shipped calendars with the rows they were made of (the rows carry each source URL). */
 export interface ReleaseCalendars {
