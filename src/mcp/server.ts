@@ -1,13 +1,12 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { authorise, type Caller } from '../contract/authorise.ts';
 import type { Success } from '../contract/envelope.ts';
 import { toApiError, unavailable } from '../contract/errors.ts';
 import { parseRequest, type RequestParams } from '../contract/parse-request.ts';
 import { renderError, type ToolRefusal, toolRefusal } from '../contract/render-error.ts';
 import { COT_HISTORY_SCOPE, type RouteDefinition } from '../contract/routes.ts';
 import type { SnapshotDb } from '../query/snapshot-db.ts';
-import { authorise } from '../server/authorise.ts';
-import type { Caller } from '../server/handler-deps.ts';
 import type { ReplicaStatus } from '../store/object-store/follow-store.ts';
 import { PIPELINE_VERSION } from '../version.ts';
 import { registerPrompts } from './prompts.ts';
