@@ -12,8 +12,8 @@ import type { EventType, ReleaseEvent } from '../events/event.ts';
 import { type EventView, maySee } from '../events/event-filter.ts';
 import { type EventLog, readAllAfter } from '../events/event-log.ts';
 import type { SnapshotDb } from '../query/snapshot-db.ts';
+import type { McpContext } from './context.ts';
 import { resourceSubject, resourceUri } from './resources.ts';
-import type { McpContext } from './server.ts';
 
 /** The events that change what a series' or market's resource reads. */
 const UPDATING: ReadonlySet<EventType> = new Set(['series.released', 'series.revised']);

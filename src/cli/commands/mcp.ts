@@ -12,7 +12,8 @@ import {
   mcpClientConfig,
   mcpLaunch,
 } from '../../mcp/client-config.ts';
-import { createMcpServer, type McpContext } from '../../mcp/server.ts';
+import type { McpContext } from '../../mcp/context.ts';
+import { createMcpServer } from '../../mcp/server.ts';
 import { StdioTransport } from '../../mcp/stdio-transport.ts';
 import { offerSubscriptions } from '../../mcp/subscriptions.ts';
 import { DEFAULT_TOKEN_BUDGET } from '../../mcp/tool-budget.ts';
