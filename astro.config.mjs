@@ -1,5 +1,5 @@
 // Astro renders the public API and the documentation site to static files. `mmds build` passes
-// the output directory and hands the snapshot over (src/build/build-bridge.ts); the static-host rules,
+// the output directory and hands the snapshot over (src/site/build-bridge.ts); the static-host rules,
 // compressed copies and ETags are written after Astro by src/build/.
 import { defineConfig } from 'astro/config';
 

@@ -7,9 +7,9 @@ import { listStaticRequests, type RequestInputs } from '../api/v1/static-request
 import { createOpenApiDocument } from '../contract/openapi.ts';
 import { memoizeQueries } from '../query/memo-queries.ts';
 import { openSnapshotDb } from '../query/snapshot-db.ts';
+import { type BridgeFile, setBuildBridge } from '../site/build-bridge.ts';
 import { createSiteData } from '../site/site-data.ts';
 import { astroCacheDir, createAstroWorkDir, moveDir, pinServerDir } from './astro-work-dir.ts';
-import { type BridgeFile, setBuildBridge } from './build-bridge.ts';
 import { BUILD_MANIFEST_FILE, type BuildManifest, type BuiltFile, NO_STORE } from './build-manifest.ts';
 import {
   BULK_DIR,

@@ -2,7 +2,7 @@
 import type { StaticRequest } from '../api/v1/static-requests.ts';
 import { OPENAPI_MAX_AGE, OPENAPI_PATH } from '../contract/openapi.ts';
 import { CSV_PATH_SUFFIX } from '../contract/routes.ts';
-import type { BridgeFile } from './build-bridge.ts';
+import type { BridgeFile } from '../site/build-bridge.ts';
 import { type BuildManifest, publicCacheControl, type StaticRoute } from './build-manifest.ts';
 import type { StaticBuildOptions, StaticBuildResult } from './static-build-types.ts';
 

@@ -9,7 +9,8 @@ import {
   type Resource,
 } from '@modelcontextprotocol/sdk/types.js';
 import { ERROR_RULES, RPC } from '../lib/errors.ts';
-import { type McpContext, refusalOf, renderRoute } from './server.ts';
+import type { McpContext } from './context.ts';
+import { refusalOf, renderRoute } from './render-route.ts';
 import { answer, downloadPath } from './tool-budget.ts';
 import { MCP_TOOLS, type McpTool } from './tools.ts';
 

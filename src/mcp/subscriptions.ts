@@ -5,16 +5,15 @@ import {
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { authorise, type Caller } from '../contract/authorise.ts';
 import { parseRequest } from '../contract/parse-request.ts';
 import { COT_HISTORY_SCOPE, ROUTES } from '../contract/routes.ts';
 import type { EventType, ReleaseEvent } from '../events/event.ts';
 import { type EventView, maySee } from '../events/event-filter.ts';
 import { type EventLog, readAllAfter } from '../events/event-log.ts';
 import type { SnapshotDb } from '../query/snapshot-db.ts';
-import { authorise } from '../server/authorise.ts';
-import type { Caller } from '../server/handler-deps.ts';
+import type { McpContext } from './context.ts';
 import { resourceSubject, resourceUri } from './resources.ts';
-import type { McpContext } from './server.ts';
 
 /** The events that change what a series' or market's resource reads. */
 const UPDATING: ReadonlySet<EventType> = new Set(['series.released', 'series.revised']);

@@ -1,15 +1,15 @@
 import { API_INDEX_PATHS } from '../api/v1/api-index.ts';
 import { filtersOf } from '../api/v1/events.ts';
+import { authorise, type Caller } from '../contract/authorise.ts';
 import { ApiError, notFound, unauthorized } from '../contract/errors.ts';
 import { cacheControlFor } from '../contract/header-rules.ts';
 import { OPENAPI_PATH } from '../contract/openapi.ts';
 import { parseRequest } from '../contract/parse-request.ts';
 import { COT_HISTORY_SCOPE, csvQuery, matchRoute } from '../contract/routes.ts';
-import { authorise } from './authorise.ts';
 import { bearerToken } from './bearer-token.ts';
 import { invalidHost, refusedHost } from './check-host.ts';
 import { wantsEventStream } from './event-streams.ts';
-import type { Caller, HandlerDeps, RequestState } from './handler-deps.ts';
+import type { HandlerDeps, RequestState } from './handler-deps.ts';
 import { createResponse, respondWith } from './http-response.ts';
 import { INVALID_KEY_MESSAGE } from './key-refusal.ts';
 import { rateLimited } from './map-error.ts';

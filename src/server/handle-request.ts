@@ -7,7 +7,7 @@ import { respondWithError } from './http-response.ts';
 import { createRequestId } from './request-id.ts';
 import { createHeaders } from './response-headers.ts';
 
-export type { Caller, HandlerDeps, LimitDecision } from './handler-deps.ts';
+export type { HandlerDeps, LimitDecision } from './handler-deps.ts';
 
 /**
  * Creates the request handler of the general path: every request the public fast path

@@ -1,3 +1,8 @@
+/**
+ * What the request handler is given by the composition root (HandlerDeps), a refused key's
+ * answer and what one request resolved to; the caller a key resolves to is contract/authorise.ts's.
+ */
+import type { Caller } from '../contract/authorise.ts';
 import type { Decision } from '../rate-limit/sliding-log.ts';
 import type { StoreLayout } from '../store/layout.ts';
 import type { ReplicaStatus } from '../store/object-store/follow-store.ts';
@@ -7,14 +12,6 @@ import type { SnapshotWait } from './monotonic-read.ts';
 import type { ResponseCache } from './response-cache.ts';
 import type { SnapshotManager } from './snapshot-manager.ts';
 import type { StaticSite } from './static-site.ts';
-
-/** An authenticated caller (never the key itself). */
-export interface Caller {
-  keyId: string;
-  org: string;
-  scopes: readonly string[];
-  rateLimit: number;
-}
 
 /** A refused key: what the 401 says (the same for every key whose secret was not proved). */
 export interface KeyRefusal {

@@ -1,11 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Caller } from '../contract/authorise.ts';
 import type { RouteDefinition } from '../contract/routes.ts';
 import type { Decision } from '../rate-limit/sliding-log.ts';
 import { MAX_LOGGED_PATH } from './access-log.ts';
 import { bearerToken } from './bearer-token.ts';
 import { hostAccepted } from './check-host.ts';
 import { answerAndLog, chooseAnswer, clientIpOf, handOverAfterFailure } from './fast-answer.ts';
-import type { Caller } from './handler-deps.ts';
 import type { Representation } from './http-response.ts';
 import { namesOtherSnapshot } from './monotonic-read.ts';
 import { commonFields, type PreparedLists, prepareLists } from './prepare-response.ts';
@@ -26,8 +26,9 @@ const MAX_URLS = 10_000;
 
 /**
  * The keyed answers of the snapshot in service, by raw request URL and then by the caller's
- * scopes: two keys with the same scopes get the same view (authorise.ts and the cot:history view
- * read nothing else of a key), so one body serves both. Emptied when the snapshot changes.
+ * scopes: two keys with the same scopes get the same view (contract/authorise.ts and the
+ * cot:history view read nothing else of a key), so one body serves both. Emptied when the
+ * snapshot changes.
  */
 export class KeyedAnswers {
   #snapshot: string | null = null;

@@ -9,10 +9,11 @@ import {
   bulkFileCacheControl,
   renderBulkListing,
 } from '../api/v1/bulk.ts';
+import type { Caller } from '../contract/authorise.ts';
 import { ApiError, invalidParameter, notFound, unavailable } from '../contract/errors.ts';
 import { publicCacheControl } from '../contract/header-rules.ts';
 import { SNAPSHOT_ID_PATTERN } from '../store/layout.ts';
-import type { Caller, HandlerDeps, RequestState } from './handler-deps.ts';
+import type { HandlerDeps, RequestState } from './handler-deps.ts';
 import {
   compressBody,
   createResponse,

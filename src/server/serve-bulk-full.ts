@@ -2,6 +2,7 @@ import { constants } from 'node:fs';
 import { type FileHandle, open, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type BulkFullEntry, listBulkFullFiles, mayReadBulkFullFile } from '../api/v1/bulk-full.ts';
+import type { Caller } from '../contract/authorise.ts';
 import {
   ApiError,
   insufficientScope,
@@ -19,7 +20,7 @@ import {
 } from '../contract/schemas/bulk-full.ts';
 import { SNAPSHOT_ID_PATTERN, snapshotDir } from '../store/layout.ts';
 import { readManifest, type SnapshotManifest } from '../store/manifest.ts';
-import type { Caller, HandlerDeps, RequestState } from './handler-deps.ts';
+import type { HandlerDeps, RequestState } from './handler-deps.ts';
 import { createResponse, matchesEtag, respondWithFile } from './http-response.ts';
 import type { ResponseHeaders } from './response-headers.ts';
 

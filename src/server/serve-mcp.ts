@@ -1,13 +1,15 @@
 import type { IncomingMessage } from 'node:http';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { Caller } from '../contract/authorise.ts';
 import { ApiError } from '../contract/errors.ts';
 import { NO_STORE } from '../contract/header-rules.ts';
 import { renderRpcError } from '../contract/render-error.ts';
 import { MCP_PATH } from '../contract/schemas/mcp.ts';
 import { MmdsError } from '../lib/errors.ts';
+import type { RepresentRequest } from '../mcp/context.ts';
 import { refuseInvalidParams } from '../mcp/refuse-invalid-params.ts';
-import { createMcpServer, type RepresentRequest } from '../mcp/server.ts';
-import type { Caller, HandlerDeps } from './handler-deps.ts';
+import { createMcpServer } from '../mcp/server.ts';
+import type { HandlerDeps } from './handler-deps.ts';
 import { createResponse } from './http-response.ts';
 import { namedSnapshots, snapshotForRequest } from './monotonic-read.ts';
 import { type AnswerDeps, representRoute } from './represent-route.ts';

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { API_INDEX_FILE, API_INDEX_MAX_AGE, createApiIndex } from '../api/v1/api-index.ts';
+import type { Caller } from '../contract/authorise.ts';
 import { unavailable } from '../contract/errors.ts';
 import { cacheControlFor, NO_STORE } from '../contract/header-rules.ts';
 import { acceptsHtml } from '../contract/render-error.ts';
-import type { Caller, HandlerDeps } from './handler-deps.ts';
+import type { HandlerDeps } from './handler-deps.ts';
 import { compressBody, createResponse, type Representation, respondWith } from './http-response.ts';
 import type { ResponseHeaders } from './response-headers.ts';
 

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import { renderPayload } from '../api/v1/render.ts';
+import type { Caller } from '../contract/authorise.ts';
 import { unavailable } from '../contract/errors.ts';
 import { cacheControlFor } from '../contract/header-rules.ts';
 import { ROUTES } from '../contract/routes.ts';
 import { renderStatusPage } from '../site/status-page.ts';
-import type { Caller, HandlerDeps } from './handler-deps.ts';
+import type { HandlerDeps } from './handler-deps.ts';
 import { compressBody, respondWith } from './http-response.ts';
 import type { ResponseHeaders } from './response-headers.ts';
 

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import type { Caller } from '../../contract/authorise.ts';
 import { unauthorized } from '../../contract/errors.ts';
 import { openEventLog } from '../../events/event-log.ts';
 import { createStateStorage } from '../../keys/create-storage.ts';
@@ -11,12 +12,12 @@ import {
   mcpClientConfig,
   mcpLaunch,
 } from '../../mcp/client-config.ts';
-import { createMcpServer, type McpContext } from '../../mcp/server.ts';
+import type { McpContext } from '../../mcp/context.ts';
+import { createMcpServer } from '../../mcp/server.ts';
 import { StdioTransport } from '../../mcp/stdio-transport.ts';
 import { offerSubscriptions } from '../../mcp/subscriptions.ts';
 import { DEFAULT_TOKEN_BUDGET } from '../../mcp/tool-budget.ts';
 import { openSnapshotDb } from '../../query/snapshot-db.ts';
-import type { Caller } from '../../server/handler-deps.ts';
 import { describeKeyRefusal } from '../../server/key-refusal.ts';
 import { createRequestId } from '../../server/request-id.ts';
 import { ResponseCache } from '../../server/response-cache.ts';

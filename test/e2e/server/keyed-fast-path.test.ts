@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Caller } from '../../../src/contract/authorise.ts';
 import { ROUTES } from '../../../src/contract/routes.ts';
 import { MemoryLimiter } from '../../../src/rate-limit/memory-limiter.ts';
-import type { Caller } from '../../../src/server/handler-deps.ts';
 import { compressBody, type Representation } from '../../../src/server/http-response.ts';
 import { createKeyedFastPath, KeyedAnswers } from '../../../src/server/keyed-fast-path.ts';
 import { ResponseCache } from '../../../src/server/response-cache.ts';

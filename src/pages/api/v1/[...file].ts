@@ -1,5 +1,5 @@
 import type { APIRoute, GetStaticPaths } from 'astro';
-import { getBuildBridge } from '../../../build/build-bridge.ts';
+import { getBuildBridge } from '../../../site/build-bridge.ts';
 
 // Every public endpoint of the route table, pre-rendered: the build decides which files exist
 // (one per endpoint, filter value and market) and renders each through the API's payload functions.

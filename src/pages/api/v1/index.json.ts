@@ -1,6 +1,6 @@
 import type { APIRoute } from 'astro';
 import { createApiIndex } from '../../../api/v1/api-index.ts';
-import { getBuildBridge } from '../../../build/build-bridge.ts';
+import { getBuildBridge } from '../../../site/build-bridge.ts';
 
 // The endpoint list of /api/v1/, pre-rendered to dist/api/v1/index.json; the host rules and
 // nginx.conf answer /api/v1/ and /api/v1 with it, and mmds serve renders the same body live.

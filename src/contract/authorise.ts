@@ -1,7 +1,19 @@
-import { insufficientScope, unauthorized } from '../contract/errors.ts';
-import type { RequestParams } from '../contract/parse-request.ts';
-import { CSV_PATH_SUFFIX, type RouteDefinition } from '../contract/routes.ts';
-import type { Caller } from './handler-deps.ts';
+/**
+ * A route's access rule applied to a caller: who an authenticated caller is (Caller, what a key
+ * resolves to) and whether it may call a route and gets its keyed view (authorise). Here, in the
+ * contract beside the routes' access rules, so that the HTTP server and MCP apply one rule.
+ */
+import { insufficientScope, unauthorized } from './errors.ts';
+import type { RequestParams } from './parse-request.ts';
+import { CSV_PATH_SUFFIX, type RouteDefinition } from './routes.ts';
+
+/** An authenticated caller (never the key itself). */
+export interface Caller {
+  keyId: string;
+  org: string;
+  scopes: readonly string[];
+  rateLimit: number;
+}
 
 /**
  * Applies the route's access rule; returns whether the caller gets the keyed view. `csv`: the

@@ -1,11 +1,12 @@
 import type { BulkSnapshot } from '../api/v1/bulk.ts';
 import type { RequestInputs } from '../api/v1/static-requests.ts';
-import type { SiteData } from '../site/site-data.ts';
+import type { SiteData } from './site-data.ts';
 
 /**
  * The hand-over between `mmds build` and the Astro pages it renders. Astro bundles the pages
  * into their own module graph, so module state cannot be shared; the build puts its context
- * on a well-known global symbol before calling Astro and removes it afterwards.
+ * on a well-known global symbol before calling Astro and removes it afterwards. It lives in site/,
+ * the pages' layer, so the pages read it from their own layer and build/ sets it from above.
  */
 
 /** One file the static build writes, as the pages see it. */
