@@ -1,27 +1,15 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { serve } from 'h3';
-import type { Storage } from 'unstorage';
 import { getReleaseCalendars } from '../calendar/release-calendars.ts';
-import type { Caller } from '../contract/authorise.ts';
 import { unavailable } from '../contract/errors.ts';
-import { createStateStorage, getRedisClient, keyRecordDirectory } from '../keys/create-storage.ts';
-import { followKeyChanges, type KeyChangeFeed, type KeyChangeSource } from '../keys/follow-key-changes.ts';
-import type { KeyRecord } from '../keys/key-record.ts';
-import { KeyRecordCache } from '../keys/key-record-cache.ts';
-import { createKeyStore, type KeyStore } from '../keys/key-store.ts';
-import { openSnapshotDb } from '../query/snapshot-db.ts';
+import { createStateStorage, getRedisClient } from '../keys/create-storage.ts';
 import { rateLimitSubject, resolveClientIp } from '../rate-limit/client-ip.ts';
-import { FallbackLimiter } from '../rate-limit/fallback-limiter.ts';
 import { rateLimitHeaders } from '../rate-limit/headers.ts';
-import { MemoryLimiter } from '../rate-limit/memory-limiter.ts';
 import type { RateLimiter } from '../rate-limit/rate-limiter.ts';
-import { RedisLimiter } from '../rate-limit/redis-limiter.ts';
 import { assertLimit } from '../rate-limit/sliding-log.ts';
 import { resolveLayout, snapshotDir } from '../store/layout.ts';
-import { readManifest } from '../store/manifest.ts';
 import type { ReplicaStatus, SnapshotArrival } from '../store/object-store/follow-store.ts';
-import { VerifiedFiles, verifySnapshotFiles } from '../store/verify-files.ts';
 import { answerClientError } from './answer-client-error.ts';
 import { quarantineHost } from './check-host.ts';
 import { createApp } from './create-app.ts';
@@ -32,8 +20,9 @@ import { describeKeyRefusal } from './key-refusal.ts';
 import { createKeyedFastPath, KeyedAnswers } from './keyed-fast-path.ts';
 import { createPublicFastPath } from './public-fast-path.ts';
 import { ResponseCache } from './response-cache.ts';
+import { openServedSnapshots } from './runtime.ts';
 import type { ServeConfig } from './serve-config.ts';
-import { createSnapshotManager } from './snapshot-manager.ts';
+import { callerOf, openKeyStore, openLimiters } from './serve-state.ts';
 import { createRedisStreamSlots } from './stream-slots.ts';
 import { watchStaticSite } from './watch-static-site.ts';
 
@@ -93,8 +82,6 @@ export async function startServer(
   options: StartServerOptions,
 ): Promise<RunningServer> {
   const layout = resolveLayout(config.dataDir);
-  // Digests of the files this server hashed: a new snapshot shares most of them (hard links).
-  const verified = new VerifiedFiles();
   const log = options.log;
   const anonymousLimit = options.anonymousLimit ?? 60;
   // Refused here rather than by the limiter on every request (a 500 each time).
@@ -118,48 +105,21 @@ export async function startServer(
   // The release calendars (data/calendars/) are read once, before the first request needs them
   // (/status, /macro, /releases); a bad file is logged here and reported by those requests.
   await getReleaseCalendars().catch((error: Error) => log({ event: 'calendar_error', error: error.message }));
-  const memory = options.limiter ? null : new MemoryLimiter();
-  const local: RateLimiter = options.limiter ?? memory!;
-  const limiter: RateLimiter = redis
-    ? new FallbackLimiter(new RedisLimiter(redis), { local, log: (event) => log({ ...event }) })
-    : local;
-  // The in-process limiter decides synchronously: no promise on the fast paths.
-  const consumeFast =
-    !redis && memory
-      ? (bucket: string, limit: number) => memory.consumeNow(bucket, limit)
-      : (bucket: string, limit: number) => limiter.consume(bucket, limit);
+  const { limiter, consumeFast } = openLimiters(redis, options.limiter, log);
   const clientIpOf = (address: string, forwardedFor: string | null) =>
     resolveClientIp(address, forwardedFor, config.trustedProxies);
-  const snapshots = await createSnapshotManager({
+  const pollMs = options.pollMs ?? 1000;
+  const snapshots = await openServedSnapshots({
     layout,
-    open: async (id) => {
-      // DuckDB reads Parquet footers only when it opens the views: a damaged data page would be
-      // served (wrong values or a 500 per request). Checksums first, as `mmds verify` does, so
-      // DuckDB never reads a damaged file; they stand for its read of every file at open.
-      const [damaged] = await verifySnapshotFiles(snapshotDir(layout, id), readManifest(layout, id), {
-        verified,
-      });
-      if (damaged) throw new Error(damaged.message);
-      const db = await openSnapshotDb(layout, id, {
-        poolSize: 4,
-        queryTimeoutMs: 10_000,
-        memoryLimit: config.memoryLimit,
-        revisionCacheBytes: config.revisionCacheMb * 2 ** 20,
-        touchFiles: false,
-      });
-      const settings = await db.readSecuritySettings();
-      if (settings.enable_external_access || !settings.lock_configuration) {
-        await db.close();
-        throw new Error('DuckDB file access or configuration is not locked');
-      }
-      return db;
+    db: {
+      poolSize: 4,
+      memoryLimit: config.memoryLimit,
+      revisionCacheBytes: config.revisionCacheMb * 2 ** 20,
     },
     log,
-    pollMs: options.pollMs ?? 1000,
-    // pollMs 0 (tests) switches only when told; otherwise a publish is seen at once.
-    watch: (options.pollMs ?? 1000) > 0,
+    pollMs,
   });
-  const site = watchStaticSite(config.distDir, options.pollMs ?? 1000, log);
+  const site = watchStaticSite(config.distDir, pollMs, log);
   const now = options.now ?? (() => new Date());
   const eventStreams = createEventStreams(
     {
@@ -321,30 +281,4 @@ export async function startServer(
       await release();
     },
   };
-}
-
-/**
- * The key store, reading records through a per-process cache wherever key changes can be
- * followed: the `file` store's directory (fs.watch) or Redis (a channel that `mmds keys`
- * publishes on). `memory` has no cache (one process; reads are already in memory).
- */
-function openKeyStore(
-  config: Readonly<ServeConfig>,
-  storage: Storage,
-  redis: ReturnType<typeof getRedisClient>,
-  log: (entry: Record<string, unknown>) => void,
-): { keys: KeyStore; keyChanges: KeyChangeFeed | null } {
-  const source: KeyChangeSource | null = redis
-    ? { kind: 'redis', client: redis }
-    : config.storage === 'file'
-      ? { kind: 'directory', path: keyRecordDirectory(config.dataDir) }
-      : null;
-  if (!source) return { keys: createKeyStore(storage), keyChanges: null };
-  const cache = new KeyRecordCache();
-  return { keys: createKeyStore(storage, { cache }), keyChanges: followKeyChanges(source, cache, { log }) };
-}
-
-/** The caller a verified key record stands for (never the key itself). */
-function callerOf(record: KeyRecord): Caller {
-  return { keyId: record.id, org: record.org, scopes: record.scopes, rateLimit: record.rate_limit };
 }

@@ -17,12 +17,12 @@ import { createMcpServer } from '../../mcp/server.ts';
 import { StdioTransport } from '../../mcp/stdio-transport.ts';
 import { offerSubscriptions } from '../../mcp/subscriptions.ts';
 import { DEFAULT_TOKEN_BUDGET } from '../../mcp/tool-budget.ts';
-import { openSnapshotDb } from '../../query/snapshot-db.ts';
 import { describeKeyRefusal } from '../../server/key-refusal.ts';
 import { createRequestId } from '../../server/request-id.ts';
 import { ResponseCache } from '../../server/response-cache.ts';
+import { openServedSnapshots } from '../../server/runtime.ts';
 import { representFor } from '../../server/serve-mcp.ts';
-import { createSnapshotManager } from '../../server/snapshot-manager.ts';
+import { callerOf } from '../../server/serve-state.ts';
 import { resolveLayout } from '../../store/layout.ts';
 import { readCurrentId } from '../../store/manifest.ts';
 import type { CommandContext } from '../context.ts';
@@ -96,7 +96,7 @@ Examples:
           const result = await keys.authenticate(config.apiKey, context.now(), config.keyPepper);
           if (!result.ok) throw unauthorized(`MMDS_API_KEY: ${describeKeyRefusal(result.log.reason)}`);
           const { record } = result;
-          return { keyId: record.id, org: record.org, scopes: record.scopes, rateLimit: record.rate_limit };
+          return callerOf(record);
         };
         if (flags.printConfig) {
           try {
@@ -116,12 +116,16 @@ Examples:
           return;
         }
         // A session follows CURRENT, as mmds serve does: a publish during it is seen at once.
-        const snapshots = await createSnapshotManager({
+        // Opened as mmds serve opens them: checksums first, DuckDB locked (server/runtime.ts).
+        const snapshots = await openServedSnapshots({
           layout,
-          open: (id) => openSnapshotDb(layout, id, { poolSize: 2 }),
+          db: {
+            poolSize: 2,
+            memoryLimit: context.config.memoryLimit,
+            revisionCacheBytes: context.config.revisionCacheMb * 2 ** 20,
+          },
           log: (entry) => context.stderr.write(`${JSON.stringify(entry)}\n`),
           pollMs: 1_000,
-          watch: true,
         });
         let stopUpdates = () => {};
         try {
