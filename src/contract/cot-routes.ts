@@ -1,12 +1,15 @@
 /**
- * Endpoint 25 in the route table: every market's Commitments of Traders report of one date, as
- * CFTC Socrata users ask for it (src/api/v1/cot-reports.ts; docs/api/cot-reports.md).
+ * The Commitments of Traders routes of the route table: endpoint 2 (the latest report of every
+ * market), 3 (one market's history) and 25 (every market's report of one date, as CFTC Socrata
+ * users ask for it: src/api/v1/cot-reports.ts, docs/api/cot-reports.md).
  */
+import { COT_MARKET_PARAM } from './cot-params.ts';
+import { HISTORY } from './history-params.ts';
 import { PARAMS } from './params.ts';
-import type { RouteDefinition } from './route-definition.ts';
+import { LATEST_MAX_AGE, type RouteDefinition } from './route-definition.ts';
 
 /** Endpoint 25: /api/v1/markets/cot/reports (an exact path: it wins over /markets/cot/{slug}). */
-export const COT_REPORTS_ROUTE: RouteDefinition = {
+const COT_REPORTS_ROUTE: RouteDefinition = {
   id: 'cot-reports',
   number: 25,
   path: '/api/v1/markets/cot/reports',
@@ -31,3 +34,34 @@ export const COT_REPORTS_ROUTE: RouteDefinition = {
     },
   },
 };
+
+/** Endpoints 2, 3 and 25, in the order of the route table. */
+export const COT_ROUTES: readonly RouteDefinition[] = [
+  {
+    id: 'cot-summary',
+    number: 2,
+    path: '/api/v1/markets/cot',
+    summary: 'Latest positioning summary for all tracked futures markets',
+    description:
+      'Every market the CFTC ever reported in the snapshot, with its first and last report date, `active`, its contract lineage (`replaces`, `replaced_by`) and its latest Commitments of Traders report: open interest, long, short and net by trader category, week-on-week changes and percent of open interest.',
+    access: { kind: 'public' },
+    query: [],
+    maxAge: LATEST_MAX_AGE,
+    prerender: 'filters',
+  },
+  {
+    id: 'cot-market',
+    number: 3,
+    path: '/api/v1/markets/cot/:slug',
+    summary: 'Positioning history of one market',
+    description:
+      'The market by its slug or by its CFTC contract market code (/api/v1/markets/cot/088691: the same body as the slug, meta.market.slug naming it). ' +
+      'Without a key: the 12 most recent weekly reports. With a key holding cot:history: the full history, with as_of, from, to, limit, cursor and format=csv.',
+    access: { kind: 'public-or-scope', scope: 'cot:history' },
+    query: ['report_type', ...HISTORY],
+    maxAge: LATEST_MAX_AGE,
+    prerender: 'per-slug',
+    params: { slug: COT_MARKET_PARAM },
+  },
+  COT_REPORTS_ROUTE,
+];

@@ -1,4 +1,4 @@
-/** The per-route parameters of /api/v1/releases (routes.ts): `series`, and public `from`/`to`. */
+/** The per-route parameters of /api/v1/releases (releases-routes.ts): `series`, and public `from`/`to`. */
 import { z } from 'zod';
 import type { ParamSpec } from './param-spec.ts';
 import { PARAMS } from './params.ts';

@@ -1,6 +1,7 @@
 /**
- * What one route of v1 declares (its scopes, access and prerender kinds), apart from the route table
- * (routes.ts and the family files beside it) so that each table can import it without the others.
+ * What one route of v1 declares (its scopes, access and prerender kinds, the cache lifetimes the
+ * families share), apart from the route table (routes.ts and the family files beside it) so that
+ * each table can import it without the others.
  */
 import type { ParamName, ParamSpec } from './params.ts';
 
@@ -13,6 +14,11 @@ export type Scope = (typeof SCOPES)[number];
  * besides a route's own scope wherever a route would show such a report (docs/keys.md).
  */
 export const COT_HISTORY_SCOPE: Scope = 'cot:history';
+
+/** Seconds a shared cache may keep a "latest" payload (values that change with each release). */
+export const LATEST_MAX_AGE = 300;
+/** Seconds a shared cache may keep a reference or catalogue list (changes rarely). */
+export const REFERENCE_MAX_AGE = 3600;
 
 /** Who may call an endpoint. */
 export type Access =
