@@ -200,7 +200,7 @@ export const SETTINGS: readonly Setting[] = Object.freeze([
     variable: 'MMDS_PARTITION_ROWS',
     fallback: DEFAULT_PARTITION_ROWS,
     bounds: [100, 1_000_000_000],
-    help: 'revisions per snapshot partition publish aims at',
+    help: 'revisions per snapshot partition publish and update aim at',
   }),
   text({
     name: 'snapshotStore',

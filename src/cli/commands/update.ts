@@ -5,12 +5,10 @@ import pLimit from 'p-limit';
 import { runStaticBuild } from '../../build/run-static-build.ts';
 import { DEFAULT_CALENDAR_DIR, loadCalendars } from '../../calendar/load-calendars.ts';
 import { openDuckDb, pipelineDuckDbOptions, withConnection } from '../../db/duckdb.ts';
-import { writeSnapshotEvents } from '../../events/snapshot-events.ts';
 import { formatTimestamp } from '../../lib/zoned-time.ts';
 import { listBatches } from '../../store/batches.ts';
 import { resolveLayout } from '../../store/layout.ts';
 import { withStoreLock } from '../../store/lock.ts';
-import { publishSnapshot } from '../../store/publish.ts';
 import { readStoreSummary } from '../../store/read-store-summary.ts';
 import { type DueDecision, decideDue } from '../../update/due-sources.ts';
 import { readUpdateState, recordAttempt, UPDATE_STATE_FILE } from '../../update/update-state.ts';
@@ -18,6 +16,7 @@ import { PIPELINE_VERSION } from '../../version.ts';
 import type { CommandContext } from '../context.ts';
 import { type FetchOutcome, fetchAndIngest } from '../fetch-and-ingest.ts';
 import { FETCHABLE_SOURCES, findFetchableSource } from '../fetch-sources.ts';
+import { publishStep } from '../publish-step.ts';
 import { ExitStatus, ReportedFailure } from '../reported-failure.ts';
 import { UsageError } from '../usage-error.ts';
 import { describeFetch } from './fetch.ts';
@@ -237,23 +236,11 @@ async function publishAndBuild(
   report: UpdateReport,
   build: boolean,
 ): Promise<void> {
-  const db = await openDuckDb(pipelineDuckDbOptions(context.config));
-  try {
-    const published = await withConnection(db, (connection) =>
-      publishSnapshot(layout, connection, {
-        now: context.now(),
-        pipelineVersion: PIPELINE_VERSION,
-        keep: context.config.keepSnapshots,
-        snapshotEvents: writeSnapshotEvents,
-      }),
-    );
-    for (const warning of published.warnings) context.reporter.warn(warning.message);
-    report.snapshot = published.snapshot_id;
-    report.published = published.status === 'published';
-    if (report.published) context.reporter.line(`published snapshot ${published.snapshot_id}`);
-  } finally {
-    db.closeSync();
-  }
+  // The publish step of mmds publish, with its settings (MMDS_PARTITION_ROWS).
+  const { published } = await publishStep(context, layout, null, context.config.keepSnapshots);
+  report.snapshot = published.snapshot_id;
+  report.published = published.status === 'published';
+  if (report.published) context.reporter.line(`published snapshot ${published.snapshot_id}`);
   if (!build || report.snapshot === null) return;
   const result = await runStaticBuild({
     layout,
