@@ -54,8 +54,8 @@ export interface Config {
   /** Revisions per fact partition publish and update aim at (MMDS_PARTITION_ROWS, default 250,000). */
   partitionRows: number;
   /**
-   * Where `mmds publish` also commits each snapshot (MMDS_SNAPSHOT_STORE, `s3://bucket/prefix`;
-   * null: the local data directory only). See src/store/object-store/bucket-log.ts.
+   * Where `mmds publish` and `mmds update` also commit each snapshot (MMDS_SNAPSHOT_STORE,
+   * `s3://bucket/prefix`; null: the local data directory only). See src/store/object-store/bucket-log.ts.
    */
   snapshotStore: string | null;
   /** How often `mmds serve --from` polls the bucket's log (MMDS_SNAPSHOT_POLL_MS, default 2000). */

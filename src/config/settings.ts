@@ -207,7 +207,7 @@ export const SETTINGS: readonly Setting[] = Object.freeze([
     variable: 'MMDS_SNAPSHOT_STORE',
     fallback: null,
     trim: true,
-    help: 's3://bucket/prefix publish also commits each snapshot to (as --to)',
+    help: 's3://bucket/prefix publish (as --to) and update also commit each snapshot to',
   }),
   integer({
     name: 'snapshotPollMs',
