@@ -51,11 +51,11 @@ export interface Config {
    * past it, sorts and windows spill to the data directory's tmp/ instead of failing.
    */
   memoryLimit: string;
-  /** Revisions per fact partition a publish aims at (MMDS_PARTITION_ROWS, default 250,000). */
+  /** Revisions per fact partition publish and update aim at (MMDS_PARTITION_ROWS, default 250,000). */
   partitionRows: number;
   /**
-   * Where `mmds publish` also commits each snapshot (MMDS_SNAPSHOT_STORE, `s3://bucket/prefix`;
-   * null: the local data directory only). See src/store/object-store/bucket-log.ts.
+   * Where `mmds publish` and `mmds update` also commit each snapshot (MMDS_SNAPSHOT_STORE,
+   * `s3://bucket/prefix`; null: the local data directory only). See src/store/object-store/bucket-log.ts.
    */
   snapshotStore: string | null;
   /** How often `mmds serve --from` polls the bucket's log (MMDS_SNAPSHOT_POLL_MS, default 2000). */

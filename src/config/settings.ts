@@ -200,14 +200,14 @@ export const SETTINGS: readonly Setting[] = Object.freeze([
     variable: 'MMDS_PARTITION_ROWS',
     fallback: DEFAULT_PARTITION_ROWS,
     bounds: [100, 1_000_000_000],
-    help: 'revisions per snapshot partition publish aims at',
+    help: 'revisions per snapshot partition publish and update aim at',
   }),
   text({
     name: 'snapshotStore',
     variable: 'MMDS_SNAPSHOT_STORE',
     fallback: null,
     trim: true,
-    help: 's3://bucket/prefix publish also commits each snapshot to (as --to)',
+    help: 's3://bucket/prefix publish (as --to) and update also commit each snapshot to',
   }),
   integer({
     name: 'snapshotPollMs',

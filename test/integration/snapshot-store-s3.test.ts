@@ -1,7 +1,8 @@
-import { cpSync, readdirSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSnapshotDb } from '../../src/query/snapshot-db.ts';
+import { listBatches } from '../../src/store/batches.ts';
 import { resolveLayout, snapshotDir } from '../../src/store/layout.ts';
 import { manifestFiles, readCurrentId, readManifest } from '../../src/store/manifest.ts';
 import {
@@ -14,6 +15,7 @@ import {
 import type { ObjectStore } from '../../src/store/object-store/object-store.ts';
 import { pullLatestSnapshot } from '../../src/store/object-store/pull-snapshot.ts';
 import { verifySnapshotFiles } from '../../src/store/verify-files.ts';
+import { startUpdatePublisher, type UpdatePublisher } from '../e2e/pipeline/update-publisher.ts';
 import { REPO_ROOT, SAMPLE_DATA } from '../helpers/paths.ts';
 import { openGatewayStore, type RadosGateway, startRadosGateway } from '../helpers/radosgw.ts';
 import { runMmds } from '../helpers/run-cli.ts';
@@ -23,7 +25,7 @@ import { createTempDir } from '../helpers/temp-dir.ts';
 /**
  * `mmds publish --to s3://…` against a real S3 server (Ceph's RADOS Gateway, started once for the
  * file): content-addressed upload, incremental upload, and the create-only commit with two
- * publishers racing for one log entry.
+ * publishers racing for one log entry; and `mmds update` with MMDS_SNAPSHOT_STORE.
  */
 let gateway: RadosGateway;
 let store: ObjectStore;
@@ -384,5 +386,99 @@ describe('mmds publish --to s3://bucket/prefix', () => {
       /access denied \(403 \w+\): check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY/,
     );
     expect(readCurrentId(resolveLayout(dataDir))).toBe(current);
+  });
+});
+
+/**
+ * `mmds update` with MMDS_SNAPSHOT_STORE: its publish step is publish's, so the snapshot it
+ * publishes (or one published earlier and not yet committed) is committed to the bucket. Its own
+ * data directory and prefix; the sources are served by the loopback publisher of the update tests.
+ */
+describe('mmds update with MMDS_SNAPSHOT_STORE', () => {
+  const updateDir = join(temp.dir, 'update');
+  const UPDATE_PREFIX = 'snapshots/update';
+  let served: UpdatePublisher;
+  let updateEnv: Record<string, string>;
+  let updateStore: ObjectStore;
+  let updateUrl: string;
+  const morning = at('2026-11-27T08:00:00Z');
+  const update = (env: Record<string, string>, now = morning) =>
+    runMmds(['--json', 'update', '--source', 'ecb', '--no-build'], env, now);
+
+  beforeAll(async () => {
+    served = await startUpdatePublisher();
+    updateUrl = `s3://${gateway.bucket}/${UPDATE_PREFIX}`;
+    updateEnv = { ...served.env(), ...gateway.env, MMDS_DATA_DIR: updateDir, MMDS_SNAPSHOT_STORE: updateUrl };
+    updateStore = openGatewayStore(gateway, UPDATE_PREFIX);
+    await ok(['ingest', 'catalog', join(REPO_ROOT, 'data/catalog/catalog.yaml')], updateEnv);
+  });
+  afterAll(async () => {
+    updateStore?.close();
+    await served?.publisher.close();
+  });
+
+  it('a bad location is exit 2; a missing bucket is exit 69 in one line, before anything is fetched', async () => {
+    const bad = await update({ ...updateEnv, MMDS_SNAPSHOT_STORE: 's3://Not_A_Bucket/x' });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('MMDS_SNAPSHOT_STORE: not a valid bucket name in "s3://Not_A_Bucket/x"');
+    const missing = await update({ ...updateEnv, MMDS_SNAPSHOT_STORE: 's3://no-such-bucket/x' });
+    expect(missing.code, missing.stderr).toBe(69);
+    expect(missing.stderr.trim().split('\n'), missing.stderr).toHaveLength(1);
+    expect(missing.stderr).toContain('the bucket "no-such-bucket" does not exist');
+    expect(JSON.parse(missing.stdout)).toMatchObject({ error: { code: 'unavailable', exit_code: 69 } });
+    // Nothing fetched, ingested, recorded or published.
+    expect(served.publisher.requests).toEqual([]);
+    expect(listBatches(resolveLayout(updateDir)).map((batch) => batch.source)).toEqual(['catalog']);
+    expect(existsSync(join(updateDir, 'update-state.json'))).toBe(false);
+    expect(readCurrentId(resolveLayout(updateDir))).toBeNull();
+  });
+
+  it('commits the snapshot it publishes to the bucket and reports it as publish --json does', async () => {
+    const run = await update(updateEnv);
+    expect(run.code, run.stderr).toBe(0);
+    const { id, files } = currentFiles(updateDir);
+    const report = JSON.parse(run.stdout) as { status: string; published: boolean; store: unknown };
+    expect(report).toMatchObject({ status: 'updated', published: true, snapshot: id });
+    expect(report.store).toEqual({
+      status: 'committed',
+      seq: 1,
+      snapshot_id: id,
+      uploaded: { files: new Set(files.map((file) => file.sha256)).size, bytes: expect.any(Number) },
+      skipped: 0,
+    });
+    expect(await readLogEntry(updateStore, 1)).toMatchObject({ seq: 1, snapshot_id: id, previous: null });
+    expect((await updateStore.get('CURRENT'))!.toString()).toBe(`1 ${id}\n`);
+    const text = await runMmds(['update', '--source', 'ecb', '--no-build'], updateEnv, morning);
+    expect(text.code, text.stderr).toBe(3);
+    expect(text.stdout).toContain(`${updateUrl}: log entry 1 already names snapshot ${id}; nothing uploaded`);
+  });
+
+  it('commits a snapshot published without the bucket; with nothing new and committed, exit 3', async () => {
+    const { MMDS_SNAPSHOT_STORE: _, ...local } = updateEnv;
+    const nine = at('2026-11-27T09:00:00Z');
+    await ok(['ingest', 'm49', join(SAMPLE_DATA, 'reference/unsd_m49_overview_en.csv')], local, nine);
+    await ok(['publish'], local, nine);
+    const { id } = currentFiles(updateDir);
+    // ECB is not due again before its next release: nothing is fetched and nothing published.
+    const run = await update(updateEnv, at('2026-11-27T10:00:00Z'));
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      status: 'updated',
+      published: false,
+      snapshot: id,
+      store: { status: 'committed', seq: 2, snapshot_id: id },
+    });
+    expect(await readLogEntry(updateStore, 2)).toMatchObject({
+      snapshot_id: id,
+      previous: expect.any(String),
+    });
+    const before = await updateStore.list('');
+    const again = await update(updateEnv, at('2026-11-27T10:00:00Z'));
+    expect(again.code, again.stderr).toBe(3);
+    expect(JSON.parse(again.stdout)).toMatchObject({
+      status: 'nothing_new',
+      store: { status: 'already', seq: 2, snapshot_id: id },
+    });
+    expect(await updateStore.list('')).toEqual(before);
   });
 });

@@ -5,12 +5,11 @@ import pLimit from 'p-limit';
 import { runStaticBuild } from '../../build/run-static-build.ts';
 import { DEFAULT_CALENDAR_DIR, loadCalendars } from '../../calendar/load-calendars.ts';
 import { openDuckDb, pipelineDuckDbOptions, withConnection } from '../../db/duckdb.ts';
-import { writeSnapshotEvents } from '../../events/snapshot-events.ts';
 import { formatTimestamp } from '../../lib/zoned-time.ts';
 import { listBatches } from '../../store/batches.ts';
 import { resolveLayout } from '../../store/layout.ts';
 import { withStoreLock } from '../../store/lock.ts';
-import { publishSnapshot } from '../../store/publish.ts';
+import type { StorePublishResult } from '../../store/object-store/publish-to-store.ts';
 import { readStoreSummary } from '../../store/read-store-summary.ts';
 import { type DueDecision, decideDue } from '../../update/due-sources.ts';
 import { readUpdateState, recordAttempt, UPDATE_STATE_FILE } from '../../update/update-state.ts';
@@ -18,6 +17,13 @@ import { PIPELINE_VERSION } from '../../version.ts';
 import type { CommandContext } from '../context.ts';
 import { type FetchOutcome, fetchAndIngest } from '../fetch-and-ingest.ts';
 import { FETCHABLE_SOURCES, findFetchableSource } from '../fetch-sources.ts';
+import {
+  describeStored,
+  publishStep,
+  type Remote,
+  snapshotStoreLocation,
+  withRemote,
+} from '../publish-step.ts';
 import { ExitStatus, ReportedFailure } from '../reported-failure.ts';
 import { UsageError } from '../usage-error.ts';
 import { describeFetch } from './fetch.ts';
@@ -62,6 +68,8 @@ interface UpdateReport {
   failed: string[];
   /** Wall-clock seconds the fetches took together (0 when none was due). */
   fetch_seconds: number;
+  /** With MMDS_SNAPSHOT_STORE: what the commit to the bucket did (as `mmds publish --json`). */
+  store?: StorePublishResult;
 }
 
 /** Registers `mmds update`. */
@@ -88,9 +96,15 @@ run ends within seconds, and says how long the fetches took. Then a snapshot is 
 what an earlier run or a manual ingest left unpublished) and dist/ is rebuilt if it is behind.
 Two runs never overlap (a lock in MMDS_DATA_DIR).
 
-Exit status: 0 updated (a new snapshot), ${EXIT_NOTHING_NEW} nothing new, 1 a source failed (its name and
-error on stderr, a failed download included; the others were still updated and published), 75
-another run holds the lock, 78 bad configuration (mmds --help lists every code).
+The publish is mmds publish's: partitions of about MMDS_PARTITION_ROWS, and with
+MMDS_SNAPSHOT_STORE=s3://bucket/prefix the current snapshot is then committed to the bucket unless
+its log already names it (also one an earlier run published but did not commit). The bucket is
+opened before anything is fetched: unreachable, it ends the run at once (exit 69), nothing written.
+
+Exit status: 0 updated (a new snapshot, or one committed to the bucket), ${EXIT_NOTHING_NEW} nothing new, 1 a
+source failed (its name and error on stderr, a failed download included; the others were still
+updated and published) or another publisher committed first, 2 a bad MMDS_SNAPSHOT_STORE, 69 the
+bucket failed, 75 another run holds the lock, 78 bad configuration (mmds --help lists every code).
 
 Examples:
   mmds update --dry-run
@@ -123,6 +137,7 @@ async function runUpdate(
   for (const id of ids) {
     if (!findFetchableSource(id)) throw new UsageError(`unknown source "${id}" in --source`);
   }
+  const location = snapshotStoreLocation(context);
   const stateFile = join(context.config.dataDir, UPDATE_STATE_FILE);
   const state = readUpdateState(stateFile);
   const decisions = await decide(context, layout, ids, state, flags.force === true);
@@ -135,35 +150,54 @@ async function runUpdate(
     failed: [],
     fetch_seconds: 0,
   };
-  for (const decision of decisions) {
-    context.reporter.line(`${decision.source}: ${decision.due ? 'due' : 'not due'} (${decision.reason})`);
+  const listDecisions = () => {
+    for (const decision of decisions)
+      context.reporter.line(`${decision.source}: ${decision.due ? 'due' : 'not due'} (${decision.reason})`);
+  };
+  if (flags.dryRun) {
+    listDecisions();
+    return report;
   }
-  if (flags.dryRun) return report;
+  // A dry run touches no bucket. With MMDS_SNAPSHOT_STORE the bucket is opened, and its log's end read, before anything is
+  // fetched: an unreachable bucket ends the run in a second with nothing written.
+  return await withRemote(location, context, async (remote) => {
+    listDecisions();
+    await fetchDue(context, report, stateFile, state);
+    // Always: publish, commit and build are no-ops when up to date, and they catch up after a run
+    // that ingested but failed to publish, commit or build (its sources are no longer due).
+    if (listBatches(layout).length > 0)
+      await publishAndBuild(context, layout, report, remote, flags.build !== false);
+    const changed = report.published || report.store?.status === 'committed' || report.built;
+    report.status = report.failed.length > 0 ? 'failed' : changed ? 'updated' : 'nothing_new';
+    if (report.status === 'nothing_new')
+      context.reporter.line('update: nothing new; snapshot and dist/ unchanged');
+    return report;
+  });
+}
+
+/** Fetches and ingests the due sources of `report`, recording each attempt in the state file. */
+async function fetchDue(
+  context: CommandContext,
+  report: UpdateReport,
+  stateFile: string,
+  state: ReturnType<typeof readUpdateState>,
+): Promise<void> {
   const due = report.sources.filter((entry) => entry.due);
-  if (due.length > 0) {
-    const started = performance.now();
-    const downloads = pLimit(UPDATE_CONCURRENCY);
-    const storeWork = pLimit(1);
-    const exclusive = <T>(work: () => Promise<T>) => storeWork(work);
-    // Each attempt is recorded as it ends (synchronous writes of one shared state), so a run
-    // killed halfway still remembers the sources it finished.
-    const record = (source: string, at: string, error: string | null) =>
-      recordAttempt(stateFile, state, source, at, error);
-    await Promise.all(due.map((entry) => downloads(() => updateSource(context, entry, exclusive, record))));
-    report.fetch_seconds = seconds(performance.now() - started);
-    report.failed = due.filter((entry) => entry.result === 'failed').map((entry) => entry.source);
-    context.reporter.line(
-      `update: fetched ${due.length - report.failed.length} of ${due.length} due sources in ${report.fetch_seconds.toFixed(1)} s${report.failed.length > 0 ? `, ${report.failed.length} failed` : ''}`,
-    );
-  }
-  // Always: publish and build are no-ops when up to date, and they catch up after a run that
-  // ingested but failed to publish or build (its sources are no longer due).
-  if (listBatches(layout).length > 0) await publishAndBuild(context, layout, report, flags.build !== false);
-  report.status =
-    report.failed.length > 0 ? 'failed' : report.published || report.built ? 'updated' : 'nothing_new';
-  if (report.status === 'nothing_new')
-    context.reporter.line('update: nothing new; snapshot and dist/ unchanged');
-  return report;
+  if (due.length === 0) return;
+  const started = performance.now();
+  const downloads = pLimit(UPDATE_CONCURRENCY);
+  const storeWork = pLimit(1);
+  const exclusive = <T>(work: () => Promise<T>) => storeWork(work);
+  // Each attempt is recorded as it ends (synchronous writes of one shared state), so a run
+  // killed halfway still remembers the sources it finished.
+  const record = (source: string, at: string, error: string | null) =>
+    recordAttempt(stateFile, state, source, at, error);
+  await Promise.all(due.map((entry) => downloads(() => updateSource(context, entry, exclusive, record))));
+  report.fetch_seconds = seconds(performance.now() - started);
+  report.failed = due.filter((entry) => entry.result === 'failed').map((entry) => entry.source);
+  context.reporter.line(
+    `update: fetched ${due.length - report.failed.length} of ${due.length} due sources in ${report.fetch_seconds.toFixed(1)} s${report.failed.length > 0 ? `, ${report.failed.length} failed` : ''}`,
+  );
 }
 
 /**
@@ -235,24 +269,19 @@ async function publishAndBuild(
   context: CommandContext,
   layout: ReturnType<typeof resolveLayout>,
   report: UpdateReport,
+  remote: Remote | null,
   build: boolean,
 ): Promise<void> {
-  const db = await openDuckDb(pipelineDuckDbOptions(context.config));
-  try {
-    const published = await withConnection(db, (connection) =>
-      publishSnapshot(layout, connection, {
-        now: context.now(),
-        pipelineVersion: PIPELINE_VERSION,
-        keep: context.config.keepSnapshots,
-        snapshotEvents: writeSnapshotEvents,
-      }),
-    );
-    for (const warning of published.warnings) context.reporter.warn(warning.message);
-    report.snapshot = published.snapshot_id;
-    report.published = published.status === 'published';
-    if (report.published) context.reporter.line(`published snapshot ${published.snapshot_id}`);
-  } finally {
-    db.closeSync();
+  // The publish step of mmds publish: MMDS_PARTITION_ROWS, then the commit to MMDS_SNAPSHOT_STORE
+  // unless the bucket's log already names the snapshot (a failed commit ends the run, before the
+  // build; the next run commits it).
+  const { published, stored } = await publishStep(context, layout, remote, context.config.keepSnapshots);
+  report.snapshot = published.snapshot_id;
+  report.published = published.status === 'published';
+  if (report.published) context.reporter.line(`published snapshot ${published.snapshot_id}`);
+  if (remote !== null && stored !== null) {
+    report.store = stored;
+    context.reporter.line(describeStored(remote.store.url, stored));
   }
   if (!build || report.snapshot === null) return;
   const result = await runStaticBuild({

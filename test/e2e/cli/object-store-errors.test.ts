@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -97,6 +97,31 @@ describe('object-store failures of publish --to and serve --from', () => {
     expect(run.stderr).toContain('fix AWS_ENDPOINT_URL_S3');
     expect(run.stderr).not.toMatch(/connect ECONNREFUSED|\n\s+at /);
     expect(JSON.parse(run.stdout)).toMatchObject({ error: { code: 'unavailable', exit_code: 69 } });
+  });
+
+  it('update with MMDS_SNAPSHOT_STORE at an unreachable endpoint: exit 69 in one line, before any fetch', async () => {
+    const endpoint = `http://127.0.0.1:${await closedPort()}`;
+    const dataDir = awsless.MMDS_DATA_DIR!;
+    const storeState = () => ({
+      batches: readdirSync(join(dataDir, 'store/batches')).sort(),
+      current: existsSync(join(dataDir, 'CURRENT')) ? readFileSync(join(dataDir, 'CURRENT'), 'utf8') : null,
+    });
+    const before = storeState();
+    const run = await spawnMmds(['update', '--source', 'ecb', '--force', '--no-build', '--json'], {
+      ...awsless,
+      MMDS_SNAPSHOT_STORE: 's3://mmds-test/prod',
+      MMDS_ECB_BASE_URL: `http://127.0.0.1:${await closedPort()}/`,
+      AWS_ENDPOINT_URL_S3: endpoint,
+      AWS_ACCESS_KEY_ID: 'key',
+      AWS_SECRET_ACCESS_KEY: 'secret',
+    });
+    expect(run.code, run.stderr).toBe(69);
+    expect(linesOf(run.stderr), run.stderr).toHaveLength(1);
+    expect(run.stderr).toContain(`the object store at ${endpoint} is unreachable`);
+    expect(JSON.parse(run.stdout)).toMatchObject({ error: { code: 'unavailable', exit_code: 69 } });
+    // The bucket was tried first: no fetch was attempted (none recorded), nothing ingested or published.
+    expect(existsSync(join(dataDir, 'update-state.json'))).toBe(false);
+    expect(storeState()).toEqual(before);
   });
 
   it('no credentials anywhere: exit 78 (configuration), one line naming the variables to set', async () => {

@@ -1,10 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { cpSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSnapshotDb, type SnapshotDb } from '../../../src/query/snapshot-db.ts';
 import { listBatches } from '../../../src/store/batches.ts';
 import { resolveLayout } from '../../../src/store/layout.ts';
-import { readCurrentId } from '../../../src/store/manifest.ts';
+import { readCurrentId, readManifest } from '../../../src/store/manifest.ts';
 import { REPO_ROOT, SHARED_DATA } from '../../helpers/paths.ts';
 import { runMmds } from '../../helpers/run-cli.ts';
 import { createTempDir } from '../../helpers/temp-dir.ts';
@@ -153,6 +153,36 @@ describe('mmds update against a loopback publisher (every source, real files)', 
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/published snapshot /);
     expect(readCurrentId(layout())).not.toBe(previous);
+  });
+
+  it('publishes in partitions of MMDS_PARTITION_ROWS, as mmds publish does', async () => {
+    // The same batches twice without snapshots (nothing is due at NOW: the state file is copied).
+    const copy = (name: string) => {
+      const dir = join(temp.dir, name);
+      cpSync(env.MMDS_DATA_DIR!, dir, { recursive: true });
+      rmSync(join(dir, 'snapshots'), { recursive: true });
+      rmSync(join(dir, 'CURRENT'));
+      return { ...env, MMDS_DATA_DIR: dir, MMDS_PARTITION_ROWS: '500' };
+    };
+    const byUpdate = copy('by-update');
+    const byPublish = copy('by-publish');
+    const updated = await runMmds(['update', '--no-build'], byUpdate, clock);
+    expect(updated.code, updated.stderr).toBe(0);
+    expect(updated.stdout).toMatch(/published snapshot /);
+    const published = await runMmds(['publish'], byPublish, clock);
+    expect(published.code, published.stderr).toBe(0);
+    const partitions = (dir: string) => {
+      const manifest = readManifest(resolveLayout(dir), readCurrentId(resolveLayout(dir))!);
+      return Object.entries(manifest.tables).map(([table, { files }]) => ({
+        table,
+        files: files.map(({ file, source, lower, upper, rows }) => ({ file, source, lower, upper, rows })),
+      }));
+    };
+    const layoutOfUpdate = partitions(byUpdate.MMDS_DATA_DIR!);
+    expect(layoutOfUpdate).toEqual(partitions(byPublish.MMDS_DATA_DIR!));
+    // Not the default layout (250,000 revisions a partition): the ECB's rates span several.
+    const observations = layoutOfUpdate.find((entry) => entry.table === 'observations')!;
+    expect(observations.files.filter((file) => file.source === 'ecb').length).toBeGreaterThan(2);
   });
 });
 
