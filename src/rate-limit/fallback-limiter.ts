@@ -88,8 +88,12 @@ export class FallbackLimiter implements RateLimiter {
 
   #callPrimary(key: string, limitPerMinute: number): Promise<Decision> {
     return new Promise<Decision>((resolve, reject) => {
+      // Timers run before the event loop reads its sockets: after a busy stretch of this process
+      // (a burst of requests), the timer would fire while the primary's answer already waits to be
+      // read, and a busy server would count a healthy Redis as down (and its limits locally).
+      // The refusal waits for the loop's next check phase, after the answers waiting were read.
       const timer = setTimeout(
-        () => reject(new Error(`no answer within ${this.#timeoutMs} ms`)),
+        () => setImmediate(() => reject(new Error(`no answer within ${this.#timeoutMs} ms`))),
         this.#timeoutMs,
       );
       let call: Promise<Decision>;
