@@ -3,10 +3,10 @@ import {
   existsSync,
   mkdirSync,
   readdirSync,
+  readFileSync,
   renameSync,
   rmSync,
   statSync,
-  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -38,6 +38,13 @@ const GZIP_LEVEL = 6;
 const SETTINGS = `gz${GZIP_LEVEL}-br${BROTLI_QUALITY.small}-${BROTLI_QUALITY.large}at256k`;
 /** The cache is trimmed to this size after a build, least recently used entries first. */
 const CACHE_MAX_BYTES = 512 * 1024 * 1024;
+/**
+ * When each entry was last used by a build (SHA-256 to ms), written at trim. Not the copies' own
+ * times: a copy is hard-linked into every dist/ that holds it, so its modification time is that
+ * of the files served (static hosts derive Last-Modified and ETags from it), which a later build
+ * must not move.
+ */
+const USED_FILE = 'used.json';
 
 /** Sizes of the two copies written beside a file. */
 export interface CopySizes {
@@ -76,21 +83,32 @@ export function compressedCopiesDir(buildCacheDir: string): string {
 export function openCompressedCopies(dir: string): CompressedCopies {
   mkdirSync(dir, { recursive: true });
   const limit = createLimit(Math.max(2, availableParallelism()));
+  // The entries this build used, recorded as used when it trims.
+  const used = new Set<string>();
+  const ensure = (body: Buffer, sha256: string) => {
+    used.add(sha256);
+    return ensureCopies(dir, body, sha256);
+  };
   return {
-    write: (path, body, sha256) => limit(() => writeCopies(dir, path, body, sha256)),
-    prepare: (body, sha256) => limit(async () => void (await ensureCopies(dir, body, sha256))),
-    trim: () => trimCache(dir, CACHE_MAX_BYTES),
+    write: (path, body, sha256) => limit(() => writeCopies(ensure, path, body, sha256)),
+    prepare: (body, sha256) => limit(async () => void (await ensure(body, sha256))),
+    trim: () => trimCache(dir, CACHE_MAX_BYTES, used),
   };
 }
 
-async function writeCopies(dir: string, path: string, body: Buffer, sha256: string): Promise<CopySizes> {
-  const { gz, br } = await ensureCopies(dir, body, sha256);
+async function writeCopies(
+  ensure: (body: Buffer, sha256: string) => Promise<{ gz: string; br: string }>,
+  path: string,
+  body: Buffer,
+  sha256: string,
+): Promise<CopySizes> {
+  const { gz, br } = await ensure(body, sha256);
   linkOrCopy(gz, `${path}.gz`);
   linkOrCopy(br, `${path}.br`);
   return { gzip: statSync(gz).size, br: statSync(br).size };
 }
 
-/** Makes the cached copies of a body unless they exist (then marks them used); their paths. */
+/** Makes the cached copies of a body unless they exist; their paths. */
 async function ensureCopies(dir: string, body: Buffer, sha256: string): Promise<{ gz: string; br: string }> {
   const cached = join(dir, sha256.slice(0, 2), sha256);
   const gz = `${cached}.gz`;
@@ -106,11 +124,6 @@ async function ensureCopies(dir: string, body: Buffer, sha256: string): Promise<
     // halfway, never leaves a half-written copy under the name that is reused.
     publish(gz, gzBody);
     publish(br, brBody);
-  } else {
-    // The cache is trimmed by last use.
-    const now = new Date();
-    utimesSync(gz, now, now);
-    utimesSync(br, now, now);
   }
   return { gz, br };
 }
@@ -121,15 +134,31 @@ function publish(path: string, body: Buffer): void {
   renameSync(temp, path);
 }
 
-/** Removes the least recently used copies until the cache holds at most `maxBytes`. */
-function trimCache(dir: string, maxBytes: number): void {
-  const entries: Array<{ path: string; bytes: number; used: number }> = [];
+/**
+ * Records `used` as used now, then removes the least recently used entries (by that record, else
+ * the time the copy was made) until the cache holds at most `maxBytes`. Two builds trimming at
+ * once may each miss the other's record: an entry then looks older than it is, which costs at
+ * most a compression again (a dist/ keeps its own links to the copies it holds).
+ */
+function trimCache(dir: string, maxBytes: number, used: ReadonlySet<string>): void {
+  const usedFile = join(dir, USED_FILE);
+  let lastUse: Record<string, number> = {};
+  try {
+    lastUse = JSON.parse(readFileSync(usedFile, 'utf8')) as Record<string, number>;
+  } catch {
+    // None yet, or unreadable: the copies' own times stand in.
+  }
+  const now = Date.now();
+  for (const sha256 of used) lastUse[sha256] = now;
+  const entries: Array<{ path: string; sha256: string; bytes: number; used: number }> = [];
   for (const bucket of readdirSync(dir)) {
     const bucketDir = join(dir, bucket);
+    if (!statSync(bucketDir).isDirectory()) continue;
     for (const name of readdirSync(bucketDir)) {
       const path = join(bucketDir, name);
       const stat = statSync(path);
-      entries.push({ path, bytes: stat.size, used: stat.mtimeMs });
+      const sha256 = name.replace(/\..*$/, '');
+      entries.push({ path, sha256, bytes: stat.size, used: lastUse[sha256] ?? stat.mtimeMs });
     }
   }
   let total = entries.reduce((sum, entry) => sum + entry.bytes, 0);
@@ -137,8 +166,14 @@ function trimCache(dir: string, maxBytes: number): void {
   for (const entry of entries) {
     if (total <= maxBytes) break;
     rmSync(entry.path, { force: true });
+    delete lastUse[entry.sha256];
     total -= entry.bytes;
   }
+  const kept = new Set(entries.filter((entry) => existsSync(entry.path)).map((entry) => entry.sha256));
+  publish(
+    usedFile,
+    Buffer.from(JSON.stringify(Object.fromEntries(Object.entries(lastUse).filter(([sha]) => kept.has(sha))))),
+  );
 }
 
 /** Runs at most `size` tasks at once. */
