@@ -7,7 +7,8 @@ import { createDeliverer, type Deliverer } from './deliverer.ts';
 
 /**
  * The settings a delivery loop starts with: the fields of the configuration it reads
- * (config/load-config.ts; its Config satisfies this type).
+ * (config/load-config.ts; its Config extends this type; src/config/settings.ts says what each
+ * setting means).
  */
 export interface DeliveryConfig {
   /** MMDS_DATA_DIR. */

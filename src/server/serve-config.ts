@@ -1,7 +1,7 @@
 /**
  * The settings a server starts with: the fields of the configuration that startServer reads
- * (config/load-config.ts; its Config satisfies this type), as `mmds serve` passes them and the
- * workers of `--workers N` receive them.
+ * (config/load-config.ts; its Config extends this type; src/config/settings.ts says what each
+ * setting means), as `mmds serve` passes them and the workers of `--workers N` receive them.
  */
 import type { EventStreamLimits } from './event-streams.ts';
 
