@@ -2,8 +2,9 @@
  * The service's configuration: loadConfig reads the environment once, at a composition root, row
  * by row of the settings table (settings.ts), and warns of MMDS_* variables no row reads.
  */
-import { editDistance } from '../lib/edit-distance.ts';
+
 import type { DeliveryConfig } from '../hooks/start-delivery.ts';
+import { editDistance } from '../lib/edit-distance.ts';
 import type { ServeConfig } from '../server/serve-config.ts';
 import type { S3Settings } from '../store/object-store/object-store.ts';
 import type { Env } from './setting.ts';
