@@ -76,6 +76,16 @@ export class KeyRecordCache {
     return reading;
   }
 
+  /**
+   * The record of a key id when memory holds a fresh one (or a fresh absence: null), without a
+   * read; undefined when `read` would go to the store. Lets a server answer without a promise.
+   */
+  peek(id: string): KeyRecord | null | undefined {
+    if (!this.#enabled) return undefined;
+    const entry = this.#entries.get(id);
+    return entry !== undefined && this.#now() - entry.readAt < this.#maxAgeMs ? entry.record : undefined;
+  }
+
   /** Forgets one key's record (its record changed). */
   invalidate(id: string): void {
     this.#generation++;

@@ -53,6 +53,11 @@ export interface KeyStore {
   list(): Promise<KeyRecord[]>;
   /** Checks a presented plaintext key. Throws only when the storage itself fails. */
   authenticate(plaintext: string, now: Date, pepper: string | null): Promise<AuthResult>;
+  /**
+   * The same check without a promise when the cache holds the key's record (or its absence)
+   * fresh; undefined when only `authenticate` can tell (no cache, or the record must be read).
+   */
+  authenticateNow(plaintext: string, now: Date, pepper: string | null): AuthResult | undefined;
 }
 
 /** A stored record that does not pass validation. */
@@ -69,6 +74,31 @@ export class KeyNotFoundError extends MmdsError {
     super('key_not_found', `no key with id ${id}`);
     this.name = 'KeyNotFoundError';
   }
+}
+
+function refuse(reason: AuthFailureReason, keyId: string | null): AuthResult {
+  return { ok: false, log: { reason, keyId } };
+}
+
+/**
+ * The outcome for a well-formed key whose record (or absence) was read: the same work whether
+ * the id is unknown or the secret wrong (CONTRACT section 4).
+ */
+function judge(
+  plaintext: string,
+  keyId: string,
+  record: KeyRecord | null,
+  now: Date,
+  pepper: string | null,
+): AuthResult {
+  if (!record) {
+    verifySecret(plaintext, pepper ? DUMMY_HASHES.peppered : DUMMY_HASHES.plain, pepper);
+    return refuse('unknown', keyId);
+  }
+  if (!verifySecret(plaintext, record.hash, pepper)) return refuse('wrong_secret', keyId);
+  const status = getKeyStatus(record, now);
+  if (!isUsableStatus(status)) return refuse(status as AuthFailureReason, keyId);
+  return { ok: true, record };
 }
 
 function parseRecord(id: string, raw: unknown): KeyRecord {
@@ -175,27 +205,22 @@ export function createKeyStore(storage: Storage, options: KeyStoreOptions = {}):
         .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
     },
     async authenticate(plaintext, now, pepper) {
-      const fail = (reason: AuthFailureReason, keyId: string | null): AuthResult => ({
-        ok: false,
-        log: { reason, keyId },
-      });
       const parsed = parseKey(plaintext);
-      if (!parsed) return fail('malformed', null);
+      if (!parsed) return refuse('malformed', null);
       let record: KeyRecord | null;
       try {
         record = await lookup(parsed.id);
       } catch (error) {
-        if (error instanceof KeyRecordError) return fail('invalid_record', parsed.id);
+        if (error instanceof KeyRecordError) return refuse('invalid_record', parsed.id);
         throw error;
       }
-      if (!record) {
-        verifySecret(plaintext, pepper ? DUMMY_HASHES.peppered : DUMMY_HASHES.plain, pepper);
-        return fail('unknown', parsed.id);
-      }
-      if (!verifySecret(plaintext, record.hash, pepper)) return fail('wrong_secret', parsed.id);
-      const status = getKeyStatus(record, now);
-      if (!isUsableStatus(status)) return fail(status as AuthFailureReason, parsed.id);
-      return { ok: true, record };
+      return judge(plaintext, parsed.id, record, now, pepper);
+    },
+    authenticateNow(plaintext, now, pepper) {
+      const parsed = parseKey(plaintext);
+      if (!parsed) return refuse('malformed', null);
+      const record = cache?.peek(parsed.id);
+      return record === undefined ? undefined : judge(plaintext, parsed.id, record, now, pepper);
     },
   };
 }

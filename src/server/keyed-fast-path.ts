@@ -69,8 +69,16 @@ export class KeyedAnswers {
   }
 }
 
+/** The sorted scopes of a record, once per scopes array (a cached record keeps its array). */
+const SCOPE_KEYS = new WeakMap<readonly string[], string>();
+
 function scopesOf(scopes: readonly string[]): string {
-  return [...scopes].sort().join(' ');
+  let key = SCOPE_KEYS.get(scopes);
+  if (key === undefined) {
+    key = [...scopes].sort().join(' ');
+    SCOPE_KEYS.set(scopes, key);
+  }
+  return key;
 }
 
 /** What the keyed fast path needs, injected by the composition root. */
@@ -81,9 +89,10 @@ export interface KeyedFastPathDeps {
   currentSnapshot: () => string | null;
   /**
    * The caller a bearer token proves, or null for any refusal, without logging it: a refused
-   * key goes on to the general path, which refuses it and logs the refusal once.
+   * key goes on to the general path, which refuses it and logs the refusal once. Synchronous
+   * when the key's record is in memory.
    */
-  verify: (token: string) => Promise<Caller | null>;
+  verify: (token: string) => Caller | null | Promise<Caller | null>;
   consume: (bucket: string, limit: number) => Decision | Promise<Decision>;
   resolveClientIp: (socketAddress: string, forwardedFor: string | null) => string;
   log: (entry: Record<string, unknown>) => void;
@@ -124,20 +133,15 @@ export function createKeyedFastPath(deps: KeyedFastPathDeps, next: NodeRequestHa
     return fresh;
   };
 
-  const answer = async (
+  /** Answers once the key is verified; what it cannot answer goes to `next`. */
+  const answer = (
     request: IncomingMessage,
     response: ServerResponse,
     answers: Map<string, KeyedAnswer>,
     snapshot: string,
-    token: string,
+    caller: Caller | null,
     started: number,
-  ): Promise<void> => {
-    let caller: Caller | null;
-    try {
-      caller = await deps.verify(token);
-    } catch {
-      caller = null;
-    }
+  ): void => {
     const found = caller ? answers.get(scopesOf(caller.scopes)) : undefined;
     const representation = found ? deps.cache.get(found.cacheKey) : undefined;
     const chosen =
@@ -148,22 +152,25 @@ export function createKeyedFastPath(deps: KeyedFastPathDeps, next: NodeRequestHa
       next(request, response);
       return;
     }
-    let decision: Decision;
+    const send = (decision: Decision) =>
+      answerAndLog(request, response, chosen, decision, {
+        log: deps.log,
+        path: found.path,
+        ip: clientIpOf(request, deps.resolveClientIp),
+        keyId: caller.keyId,
+        snapshot,
+        started,
+      });
+    let decision: Decision | Promise<Decision>;
     try {
-      decision = await deps.consume(`key:${caller.keyId}`, caller.rateLimit);
+      decision = deps.consume(`key:${caller.keyId}`, caller.rateLimit);
     } catch {
       // Nothing was counted: the general path decides again and answers whatever the limiter throws.
       next(request, response);
       return;
     }
-    answerAndLog(request, response, chosen, decision, {
-      log: deps.log,
-      path: found.path,
-      ip: clientIpOf(request, deps.resolveClientIp),
-      keyId: caller.keyId,
-      snapshot,
-      started,
-    });
+    if (decision instanceof Promise) decision.then(send, () => next(request, response));
+    else send(decision);
   };
 
   return (request, response) => {
@@ -187,8 +194,25 @@ export function createKeyedFastPath(deps: KeyedFastPathDeps, next: NodeRequestHa
       next(request, response);
       return;
     }
-    answer(request, response, answers, snapshot!, token, started).catch((error: unknown) =>
-      handOverAfterFailure(error, request, response, next, deps.log),
-    );
+    const fail = (error: unknown) => handOverAfterFailure(error, request, response, next, deps.log);
+    // With the key's record in memory and the in-process limiter, no promise is made.
+    let verified: Caller | null | Promise<Caller | null>;
+    try {
+      verified = deps.verify(token);
+    } catch {
+      verified = null;
+    }
+    if (verified instanceof Promise) {
+      verified
+        .catch(() => null)
+        .then((caller) => answer(request, response, answers, snapshot!, caller, started))
+        .catch(fail);
+    } else {
+      try {
+        answer(request, response, answers, snapshot!, verified, started);
+      } catch (error) {
+        fail(error);
+      }
+    }
   };
 }

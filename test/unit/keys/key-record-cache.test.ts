@@ -110,6 +110,26 @@ describe('KeyRecordCache', () => {
     expect(store.reads).toBe(5);
   });
 
+  it('peeks at a fresh record or absence without a read, and at nothing stale, unread or disabled', async () => {
+    const store = createFakeStore();
+    const clock = createClock();
+    store.records.set('aaaaaaaaaaaa', makeRecord('aaaaaaaaaaaa'));
+    const cache = new KeyRecordCache({ maxAgeMs: 500, now: clock.now });
+    expect(cache.peek('aaaaaaaaaaaa')).toBeUndefined();
+    cache.setEnabled(true);
+    expect(cache.peek('aaaaaaaaaaaa')).toBeUndefined();
+    await cache.read('aaaaaaaaaaaa', store.load);
+    await cache.read('bbbbbbbbbbbb', store.load);
+    expect(cache.peek('aaaaaaaaaaaa')).toEqual(makeRecord('aaaaaaaaaaaa'));
+    expect(cache.peek('bbbbbbbbbbbb')).toBeNull();
+    expect(store.reads).toBe(2);
+    clock.advance(500);
+    expect(cache.peek('aaaaaaaaaaaa')).toBeUndefined();
+    await cache.read('aaaaaaaaaaaa', store.load);
+    cache.invalidate('aaaaaaaaaaaa');
+    expect(cache.peek('aaaaaaaaaaaa')).toBeUndefined();
+  });
+
   it('keeps an unknown id like a record: one store read per maxAgeMs, so both cost the same', async () => {
     const store = createFakeStore();
     const clock = createClock();

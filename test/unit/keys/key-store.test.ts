@@ -3,6 +3,7 @@ import { createStorage, type Storage } from 'unstorage';
 import memoryDriver from 'unstorage/drivers/memory';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createKey } from '../../../src/keys/key-codec.ts';
+import { KeyRecordCache } from '../../../src/keys/key-record-cache.ts';
 import { type AuthResult, createKeyStore, type KeyStore } from '../../../src/keys/key-store.ts';
 import {
   issueKey,
@@ -146,6 +147,40 @@ describe('authenticate', () => {
     expect(stored).toMatch(/hmac-sha256:[0-9a-f]{64}/);
     expect(stored).not.toContain(plaintext);
     expect(stored).not.toContain(plaintext.slice(18, 50));
+  });
+});
+
+describe('authenticateNow', () => {
+  it('answers as authenticate, without a promise, once the cache holds the record or its absence', async () => {
+    let ms = 0;
+    const cache = new KeyRecordCache({ maxAgeMs: 500, now: () => ms });
+    cache.setEnabled(true);
+    const cached = createKeyStore(storage, { cache });
+    const valid = await issue();
+    const revoked = await issue();
+    await revokeKey(revoked.record.id, store, at(1));
+    const wrongSecret = withChecksum(`mmds_${valid.record.id}_${createKey().plaintext.slice(18, 50)}`);
+    const cases: [string, string][] = [
+      ['ok', valid.plaintext],
+      ['unknown', createKey().plaintext],
+      ['wrong_secret', wrongSecret],
+      ['revoked', revoked.plaintext],
+    ];
+    for (const [name, plaintext] of cases) {
+      // Nothing in memory yet for this id (the wrong secret's id was read with the valid key).
+      if (name !== 'wrong_secret')
+        expect(cached.authenticateNow(plaintext, at(10), PEPPER), name).toBeUndefined();
+      const read = await cached.authenticate(plaintext, at(10), PEPPER);
+      expect(failureReason(read) ?? 'ok', name).toBe(name);
+      expect(cached.authenticateNow(plaintext, at(10), PEPPER), name).toEqual(read);
+    }
+    // A malformed key needs no record.
+    expect(failureReason(cached.authenticateNow(`${valid.plaintext}x`, at(10), PEPPER)!)).toBe('malformed');
+    // The record is old: the next check reads the store again.
+    ms = 500;
+    expect(cached.authenticateNow(valid.plaintext, at(10), PEPPER)).toBeUndefined();
+    // A store without a cache never answers synchronously.
+    expect(store.authenticateNow(valid.plaintext, at(10), PEPPER)).toBeUndefined();
   });
 });
 
