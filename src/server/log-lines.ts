@@ -4,6 +4,7 @@
  * after `ts`, and hands them to the primary, which alone writes stdout (lines of two processes
  * never interleave).
  */
+import { type RequestLogLine, requestLineFields } from './access-log.ts';
 
 /** A line logger and the function that writes what it holds at once. */
 export interface LineLog {
@@ -33,7 +34,9 @@ export function createLineLog(write: (lines: string) => void, worker?: number): 
       lastMs = now;
       lastTs = new Date(now).toISOString();
     }
-    const fields = JSON.stringify(entry);
+    // A request line (one per request) is written by its own formatter, every other by JSON.stringify.
+    const fields =
+      entry.event === 'request' ? `{${requestLineFields(entry as RequestLogLine)}}` : JSON.stringify(entry);
     pending.push(
       fields.length > 2 ? `{"ts":"${lastTs}"${head},${fields.slice(1)}\n` : `{"ts":"${lastTs}"${head}}\n`,
     );
