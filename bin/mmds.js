@@ -8,4 +8,8 @@ if (major < 22 || (major === 22 && minor < 18)) {
   );
   process.exit(1);
 }
+// Node keeps the compiled (and type-stripped) modules in its compile cache under the system's
+// temporary directory: a later start skips most of that work. NODE_DISABLE_COMPILE_CACHE=1 turns it off.
+const { enableCompileCache } = await import('node:module');
+enableCompileCache?.();
 await import('../src/cli/main.ts');

@@ -9,7 +9,7 @@ import {
   parseRetrySchedule,
 } from '../hooks/retry-schedule.ts';
 import { ConfigError } from '../lib/config-error.ts';
-import { DEFAULT_REVISION_CACHE_MB } from '../query/revision-cache.ts';
+import { DEFAULT_REVISION_CACHE_MB } from '../query/revision-cache-size.ts';
 import { integer, parsed, type Setting } from './setting.ts';
 
 const HOUR_MS = 3_600_000;

@@ -9,7 +9,7 @@ import { DEFAULT_HTTP_OPTIONS } from '../fetch/http-options.ts';
 import { ConfigError } from '../lib/config-error.ts';
 import { DEFAULT_IPV6_PREFIX } from '../rate-limit/client-ip.ts';
 import { readS3Settings } from '../store/object-store/object-store.ts';
-import { DEFAULT_PARTITION_ROWS } from '../store/partitions.ts';
+import { DEFAULT_PARTITION_ROWS } from '../store/partition-rows.ts';
 import { integer, parsed, type Setting, text } from './setting.ts';
 import { SERVE_SETTINGS } from './settings-serve.ts';
 

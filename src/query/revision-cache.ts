@@ -30,8 +30,7 @@ import { rfc3339 } from './sql.ts';
 /** What the cache holds for a key: a block, or null when the series must go to DuckDB. */
 type Slot = { block: RevisionBlock | null; bytes: number };
 
-/** Default budget of the blocks of one snapshot (MMDS_REVISION_CACHE_MB). */
-export const DEFAULT_REVISION_CACHE_MB = 64;
+export { DEFAULT_REVISION_CACHE_MB } from './revision-cache-size.ts';
 
 /** The columns of a cached row: ObservationRow without in_force (computed per page), in its order. */
 const rowColumns = () => OBSERVATION_COLUMNS.filter((column) => column !== 'in_force');

@@ -18,9 +18,6 @@ export interface PartitionRange {
   upper: string | null;
 }
 
-/** Rows per partition a publish aims at (MMDS_PARTITION_ROWS). */
-export const DEFAULT_PARTITION_ROWS = 250_000;
-
 /** The source a series key belongs to, as SQL. */
 export const SOURCE_OF_KEY = "split_part(series_key, '.', 1)";
 

@@ -11,7 +11,7 @@ import { findKnowledgeAhead, KnowledgeAheadError, snapshotClock } from './knowle
 import { noticedEventsLock, type StoreLayout, snapshotDir } from './layout.ts';
 import { withShortLock, withStoreLock } from './lock.ts';
 import { readCurrentId, readManifest, SCHEMA_VERSION, type SnapshotManifest } from './manifest.ts';
-import { DEFAULT_PARTITION_ROWS } from './partitions.ts';
+import { DEFAULT_PARTITION_ROWS } from './partition-rows.ts';
 import { pruneSnapshots } from './prune-snapshots.ts';
 import type { SnapshotEventStep } from './snapshot-event-step.ts';
 import { TABLES } from './tables.ts';

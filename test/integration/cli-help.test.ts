@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeSystemError } from '../../src/cli/describe-system-error.ts';
 import { createReporter, formatProgressBar } from '../../src/cli/reporter.ts';
-import { createProgram } from '../../src/cli/run-cli.ts';
+import { createProgram, loadAllCommands } from '../../src/cli/run-cli.ts';
 import { loadConfig } from '../../src/config/load-config.ts';
 import { SETTINGS } from '../../src/config/settings.ts';
 import { REPO_ROOT, SAMPLE_DATA } from '../helpers/paths.ts';
@@ -15,14 +15,17 @@ import { runMmds } from '../helpers/run-cli.ts';
 import { createTempDir } from '../helpers/temp-dir.ts';
 
 /** Every command and subcommand of `mmds`, as the words that name it (`['keys', 'issue']`). */
-function listCommands(): { names: string[]; command: Command }[] {
-  const program = createProgram({
-    config: loadConfig({}, process.cwd()),
-    now: () => new Date(),
-    stdout: new PassThrough(),
-    stderr: new PassThrough(),
-    interactive: false,
-  });
+async function listCommands(): Promise<{ names: string[]; command: Command }[]> {
+  const program = createProgram(
+    {
+      config: loadConfig({}, process.cwd()),
+      now: () => new Date(),
+      stdout: new PassThrough(),
+      stderr: new PassThrough(),
+      interactive: false,
+    },
+    await loadAllCommands(),
+  );
   const found: { names: string[]; command: Command }[] = [];
   const walk = (command: Command, names: string[]) => {
     for (const child of command.commands) {
@@ -35,7 +38,7 @@ function listCommands(): { names: string[]; command: Command }[] {
   return found;
 }
 
-const COMMANDS = listCommands();
+const COMMANDS = await listCommands();
 const ENV = { MMDS_STORAGE: 'memory' };
 
 describe('mmds --help of every command', () => {

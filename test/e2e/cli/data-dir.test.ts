@@ -5,7 +5,7 @@ import { PassThrough } from 'node:stream';
 import type { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATA_DIR_USE } from '../../../src/cli/data-dir.ts';
-import { createProgram } from '../../../src/cli/run-cli.ts';
+import { createProgram, loadAllCommands } from '../../../src/cli/run-cli.ts';
 import { loadConfig } from '../../../src/config/load-config.ts';
 import { REPO_ROOT } from '../../helpers/paths.ts';
 import { runMmds } from '../../helpers/run-cli.ts';
@@ -65,14 +65,17 @@ describe('MMDS_DATA_DIR', () => {
   });
   afterAll(() => temp?.remove());
 
-  it('every registered command has a decided data-directory use, and a test run here', () => {
-    const program = createProgram({
-      config: loadConfig({}, temp.dir),
-      now: () => new Date(),
-      stdout: new PassThrough(),
-      stderr: new PassThrough(),
-      interactive: false,
-    });
+  it('every registered command has a decided data-directory use, and a test run here', async () => {
+    const program = createProgram(
+      {
+        config: loadConfig({}, temp.dir),
+        now: () => new Date(),
+        stdout: new PassThrough(),
+        stderr: new PassThrough(),
+        interactive: false,
+      },
+      await loadAllCommands(),
+    );
     const commands = leafCommands(program).sort();
     expect(commands).toEqual(Object.keys(DATA_DIR_USE).sort());
     expect(Object.keys(ARGS).sort()).toEqual(commands);

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createProgram } from '../../../src/cli/run-cli.ts';
+import { createProgram, loadAllCommands } from '../../../src/cli/run-cli.ts';
 import { loadConfig, MMDS_SETTINGS } from '../../../src/config/load-config.ts';
 import { SETTINGS } from '../../../src/config/settings.ts';
 import { formatSettingsHelp, formatSettingsTable } from '../../../src/config/settings-text.ts';
@@ -37,14 +37,17 @@ describe('the settings table', () => {
     expect(table, 'README.md: the settings table between its markers').toBe(formatSettingsTable());
   });
 
-  it('mmds --help lists every setting with its default', () => {
-    const program = createProgram({
-      config: loadConfig({}, REPO_ROOT),
-      now: () => new Date(),
-      stdout: process.stdout,
-      stderr: process.stderr,
-      interactive: false,
-    });
+  it('mmds --help lists every setting with its default', async () => {
+    const program = createProgram(
+      {
+        config: loadConfig({}, REPO_ROOT),
+        now: () => new Date(),
+        stdout: process.stdout,
+        stderr: process.stderr,
+        interactive: false,
+      },
+      await loadAllCommands(),
+    );
     let help = '';
     program.configureOutput({ writeOut: (text) => (help += text) });
     program.outputHelp();
