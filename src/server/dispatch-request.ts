@@ -2,7 +2,7 @@ import { API_INDEX_PATHS } from '../api/v1/api-index.ts';
 import { filtersOf } from '../api/v1/events.ts';
 import { authorise, type Caller } from '../contract/authorise.ts';
 import { ApiError, notFound, unauthorized } from '../contract/errors.ts';
-import { cacheControlFor } from '../contract/header-rules.ts';
+import { cacheControlFor, KEYED_CACHE_CONTROL } from '../contract/header-rules.ts';
 import { OPENAPI_PATH } from '../contract/openapi.ts';
 import { parseRequest } from '../contract/parse-request.ts';
 import { COT_HISTORY_SCOPE, csvQuery, matchRoute } from '../contract/routes.ts';
@@ -212,6 +212,6 @@ function serveFile(
     if (page) return page;
     throw notFound('page');
   }
-  headers.set('Cache-Control', caller ? 'private, no-store' : entry.cacheControl);
+  headers.set('Cache-Control', caller ? KEYED_CACHE_CONTROL : entry.cacheControl);
   return respondWith(request, entry, headers);
 }

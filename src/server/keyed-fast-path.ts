@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Caller } from '../contract/authorise.ts';
+import { KEYED_CACHE_CONTROL } from '../contract/header-rules.ts';
 import type { RouteDefinition } from '../contract/routes.ts';
 import type { Decision } from '../rate-limit/sliding-log.ts';
 import { MAX_LOGGED_PATH } from './access-log.ts';
@@ -124,7 +125,7 @@ export function createKeyedFastPath(deps: KeyedFastPathDeps, next: NodeRequestHa
     const common = commonFields(
       answer.route,
       snapshot,
-      'private, no-store',
+      KEYED_CACHE_CONTROL,
       representation.etag,
       representation.link,
     );

@@ -11,7 +11,7 @@ import {
 } from '../api/v1/bulk.ts';
 import type { Caller } from '../contract/authorise.ts';
 import { ApiError, invalidParameter, notFound, unavailable } from '../contract/errors.ts';
-import { publicCacheControl } from '../contract/header-rules.ts';
+import { KEYED_CACHE_CONTROL, publicCacheControl } from '../contract/header-rules.ts';
 import { SNAPSHOT_ID_PATTERN } from '../store/layout.ts';
 import type { HandlerDeps, RequestState } from './handler-deps.ts';
 import {
@@ -57,7 +57,7 @@ export async function serveBulkDownload(
   if (!site && !deps.snapshots.current()) throw unavailable('no snapshot has been published yet', 30);
   const segments = url.pathname === BULK_PATH ? [] : url.pathname.slice(BULK_PATH.length + 1).split('/');
   const shared = (cacheControl: string) =>
-    headers.set('Cache-Control', caller ? 'private, no-store' : cacheControl);
+    headers.set('Cache-Control', caller ? KEYED_CACHE_CONTROL : cacheControl);
   if (segments[0] === BULK_LATEST) {
     const newest = site?.bulk[0]?.snapshot;
     const file = segments[1];

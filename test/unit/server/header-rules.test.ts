@@ -145,7 +145,7 @@ describe('the response header rules', () => {
         file.endsWith('.ts'),
       );
       return files
-        .filter((file) => /'no-store'|max-age/.test(readFileSync(join(dir, file), 'utf8')))
+        .filter((file) => /no-store|max-age/.test(readFileSync(join(dir, file), 'utf8')))
         .map((file) => `${folder}/${file}`);
     });
     expect(offending).toEqual([]);
