@@ -14,6 +14,7 @@ import { presentObservation } from '../../query/revision-block.ts';
 import type { PayloadFunction } from './context.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { requestedOrder } from './history-order.ts';
+import { describeSeries } from './series-summary.ts';
 import { presentTransformedHistory, requestedTransform } from './transforms.ts';
 import { presentVintageView, requestedVintageView } from './vintages.ts';
 
@@ -81,14 +82,7 @@ export function describeSeriesHistory(
 ): Record<string, unknown> {
   return {
     view: 'revisions',
-    series: {
-      key: series.key,
-      slug: series.slug,
-      name: series.name,
-      unit: series.unit,
-      frequency: series.frequency,
-      source: series.source,
-    },
+    series: describeSeries(series),
     ...describeHistoryPage(query, last, more),
     licence: series.licence,
     attribution: series.attribution,

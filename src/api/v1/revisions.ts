@@ -12,17 +12,7 @@ import {
 import type { SnapshotDb } from '../../query/snapshot-db.ts';
 import type { PayloadFunction } from './context.ts';
 import { describeHistoryPage, resolveHistoryQuery } from './observations.ts';
-
-function describeSeries(series: SeriesInfo) {
-  return {
-    key: series.key,
-    slug: series.slug,
-    name: series.name,
-    unit: series.unit,
-    frequency: series.frequency,
-    source: series.source,
-  };
-}
+import { describeSeries } from './series-summary.ts';
 
 /**
  * The revisions of one series (docs/api/revisions.md): shape list (one row per period: first

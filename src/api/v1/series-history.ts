@@ -5,6 +5,7 @@ import { readPublicHistorySeries, readValuesInForce } from '../../query/series-h
 import type { PayloadFunction } from './context.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { pageByPeriod, requestedOrder } from './history-order.ts';
+import { describeSeries } from './series-summary.ts';
 
 /** Path of a series' public history (endpoint 15) as JSON. */
 export function seriesHistoryPath(slug: string): string {
@@ -69,15 +70,7 @@ export const getSeriesHistory: PayloadFunction = async ({ db }, params) => {
       observed_at: row.observed_at,
     })),
     meta: {
-      series: {
-        key: series.key,
-        slug: series.slug,
-        name: series.name,
-        unit: series.unit,
-        frequency: series.frequency,
-        source: series.source,
-        seasonal_adjustment: series.seasonal_adjustment,
-      },
+      series: { ...describeSeries(series), seasonal_adjustment: series.seasonal_adjustment },
       first_period: rows[0]?.period ?? null,
       last_period: last?.period ?? null,
       filters: { from: typeof from === 'string' ? from : null, to: typeof to === 'string' ? to : null },

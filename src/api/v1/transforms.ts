@@ -26,6 +26,7 @@ import {
 } from '../../query/transforms-compute.ts';
 import { encodeCursor } from './cursor.ts';
 import { pageByPeriod } from './history-order.ts';
+import { describeSeries } from './series-summary.ts';
 
 /**
  * The transformed view of endpoints 5 and 8 (docs/api/transforms.md): with units, frequency or
@@ -110,14 +111,7 @@ export async function presentTransformedHistory(
     data: page,
     meta: {
       view: 'transformed',
-      series: {
-        key: series.key,
-        slug: series.slug,
-        name: series.name,
-        unit: series.unit,
-        frequency: series.frequency,
-        source: series.source,
-      },
+      series: describeSeries(series),
       as_of: query.asOf,
       filters: { from: query.from, to: query.to },
       sort_order: query.order ?? 'asc',

@@ -21,6 +21,7 @@ import {
 } from '../../query/vintages-compute.ts';
 import type { PayloadFunction } from './context.ts';
 import { requestedOrder, type SortOrder } from './history-order.ts';
+import { describeSeries } from './series-summary.ts';
 
 /**
  * ALFRED's real-time views on endpoints 5 and 8 (docs/api/vintages.md): realtime_start and
@@ -119,14 +120,7 @@ export async function presentVintageView(
     data: rows,
     meta: {
       view: 'vintages',
-      series: {
-        key: series.key,
-        slug: series.slug,
-        name: series.name,
-        unit: series.unit,
-        frequency: series.frequency,
-        source: series.source,
-      },
+      series: describeSeries(series),
       output_type: outputType,
       realtime_start: start,
       realtime_end: end,
