@@ -6,6 +6,7 @@ import { stageApiResponse } from './bls-api.ts';
 import { type BlsKnowledgeContext, blsNeedsCollection, resolveBlsKnowledge } from './bls-knowledge-time.ts';
 import { CPI_HEADER, readCpiCsv, readVintages } from './bls-small-files.ts';
 import { type BlsTables, STAGED_COLUMNS, stageValues } from './bls-staging.ts';
+import { countedFactRelation } from './fact-relation.ts';
 import { InputError } from './input-error.ts';
 import type { Source } from './source.ts';
 import { defineTextMacros } from './sql-text.ts';
@@ -220,14 +221,10 @@ async function createObservations(tables: BlsTables): Promise<FactRelation> {
       `duplicate value for ${series_key} ${period} observed at ${observed_text} (also ${previous_ref})`,
     );
   }
-  const [count] = await readRows<{ rows: number }>(
+  return countedFactRelation(
     connection,
-    `SELECT count(*)::INTEGER AS rows FROM ${observations}`,
+    observations,
+    'series_key, period, observed_at',
+    '* EXCLUDE (file, line, file_index, ordinal)',
   );
-  return {
-    kind: 'relation',
-    sql: `SELECT * EXCLUDE (file, line, file_index, ordinal) FROM ${observations}`,
-    orderBy: 'series_key, period, observed_at',
-    rows: count?.rows ?? 0,
-  };
 }

@@ -6,6 +6,7 @@ import { execute, quotedIdentifier, readRows } from '../db/duckdb.ts';
 import type { FactRelation, ParsedBatch } from '../model/records.ts';
 import { loadEcbCsvRates } from './ecb-csv.ts';
 import { readEcbXmlRates } from './ecb-xml.ts';
+import { countedFactRelation } from './fact-relation.ts';
 import { InputError } from './input-error.ts';
 import { citedName, type IngestContext, type Source } from './source.ts';
 import { correctionSql, createKnowledgeTable, defineTextMacros } from './sql-text.ts';
@@ -169,14 +170,5 @@ async function createObservations(tables: EcbTables, context: IngestContext): Pr
       QUALIFY row_number() OVER (PARTITION BY r.currency, r.date ORDER BY r.file_index, r.ordinal) = 1`,
     context.collectedAt === null ? undefined : { collectedAt: context.collectedAt },
   );
-  const [count] = await readRows<{ rows: number }>(
-    connection,
-    `SELECT count(*)::INTEGER AS rows FROM ${observations}`,
-  );
-  return {
-    kind: 'relation',
-    sql: `SELECT * FROM ${observations}`,
-    orderBy: 'series_key, period',
-    rows: count?.rows ?? 0,
-  };
+  return countedFactRelation(connection, observations, 'series_key, period');
 }

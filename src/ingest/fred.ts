@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import { execute, quotedIdentifier, readRows } from '../db/duckdb.ts';
 import type { FactRelation, KnowledgeTime, ParsedBatch } from '../model/records.ts';
+import { countedFactRelation } from './fact-relation.ts';
 import { insertAlfredJsonValues } from './fred-alfred-json.ts';
 import { loadFredCsvValues } from './fred-csv.ts';
 import type { FredKnowledge, FredTables } from './fred-tables.ts';
@@ -187,16 +188,7 @@ async function createObservations(tables: FredTables, knowledge: FredKnowledge):
               'unverified' AS verification_status, 0.9::DOUBLE AS confidence, 'official' AS data_class
          FROM ${located} WHERE nth = 1`,
   );
-  const [count] = await readRows<{ rows: number }>(
-    connection,
-    `SELECT count(*)::INTEGER AS rows FROM ${observations}`,
-  );
-  return {
-    kind: 'relation',
-    sql: `SELECT * FROM ${observations}`,
-    orderBy: 'series_key, period, observed_at',
-    rows: count?.rows ?? 0,
-  };
+  return countedFactRelation(connection, observations, 'series_key, period, observed_at');
 }
 
 /** JSON starts with `{` (after a BOM and blanks); everything else is read as CSV. */

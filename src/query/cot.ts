@@ -1,4 +1,4 @@
-import type { CotCropYear, CotNetConcentration, CotPosition } from '../model/records.ts';
+import type { CotCropYear, CotNetConcentration, CotReportInput } from '../model/records.ts';
 import { roundedRatioSql, roundedRootRatioSql } from './exact-round.ts';
 import type { SnapshotDb } from './snapshot-db.ts';
 import { rfc3339 } from './sql.ts';
@@ -60,23 +60,26 @@ export interface MarketLinkRow {
   slug: string;
 }
 
-/** One COT report revision as stored. */
-export interface CotReportRow {
+/** One COT report revision as stored: the fields of its parsed report it keeps, and its revision. */
+export interface CotReportRow
+  extends Pick<
+    CotReportInput,
+    | 'market_code'
+    | 'period'
+    | 'market_name'
+    | 'contract_units'
+    | 'open_interest'
+    | 'change_open_interest'
+    | 'traders_total'
+    | 'conc_gross_le4_long'
+    | 'conc_gross_le4_short'
+    | 'conc_gross_le8_long'
+    | 'conc_gross_le8_short'
+    | 'positions'
+  > {
   id: string;
   series_key: string;
   report_type: string;
-  market_code: string;
-  period: string;
-  market_name: string;
-  contract_units: string | null;
-  open_interest: number | null;
-  change_open_interest: number | null;
-  traders_total: number | null;
-  conc_gross_le4_long: number | null;
-  conc_gross_le4_short: number | null;
-  conc_gross_le8_long: number | null;
-  conc_gross_le8_short: number | null;
-  positions: CotPosition[];
   observed_at: string;
   observed_at_method: string | null;
   revision_number: number;

@@ -1,26 +1,14 @@
 import { getSources } from '../../api/v1/catalog.ts';
 import { getSectors } from '../../api/v1/sectors.ts';
 import { getSeriesCatalogue } from '../../api/v1/series.ts';
+import type { SourceCatalogRow } from '../../query/catalog-lists.ts';
 import { formatTimestamp } from '../format.ts';
 import type { MacroListItem } from './macro-pages.ts';
 import type { MarketListItem } from './market-pages.ts';
 import { readPublicData, type SiteContext } from './site-context.ts';
 
 /** A source of the public `/api/v1/sources` payload. */
-export interface SourceRow {
-  id: string;
-  name: string;
-  publisher: string;
-  url: string;
-  licence: string;
-  licence_url: string | null;
-  rights: string;
-  redistributable: boolean;
-  attribution: string;
-  cadence: string;
-  sample: boolean;
-  series_count: number;
-}
+export type SourceRow = SourceCatalogRow;
 
 /** A sector with its measured coverage and links to the pages of its members. */
 export interface SectorRow {
