@@ -122,14 +122,19 @@ export interface SourceEntry {
   sample: boolean;
 }
 
-/** A series in the catalogue. */
-export interface SeriesEntry {
+/** What names a series in every list of series: its key, slug, name, source, frequency and unit. */
+export interface SeriesIdentity {
   key: string;
   slug: string;
   name: string;
   source: string;
-  frequency: Frequency;
+  frequency: string;
   unit: string;
+}
+
+/** A series in the catalogue. */
+export interface SeriesEntry extends SeriesIdentity {
+  frequency: Frequency;
   country: string | null;
   region: string | null;
   currency: string | null;

@@ -1,5 +1,6 @@
 import { quotedString } from '../db/duckdb.ts';
 import { REDISTRIBUTABLE_RIGHTS } from '../model/records.ts';
+import type { SeriesIdentity } from '../model/reference-records.ts';
 import type { SnapshotDb } from './snapshot-db.ts';
 import { rfc3339 } from './sql.ts';
 
@@ -71,13 +72,7 @@ export async function readSourceCatalog(db: SnapshotDb): Promise<SourceCatalogRo
 }
 
 /** A catalog series of a redistributable source with its latest value (nulls without data). */
-export interface SeriesCatalogueRow {
-  key: string;
-  slug: string;
-  name: string;
-  source: string;
-  frequency: string;
-  unit: string;
+export interface SeriesCatalogueRow extends SeriesIdentity {
   country: string | null;
   region: string | null;
   currency: string | null;

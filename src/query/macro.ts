@@ -1,14 +1,9 @@
+import type { SeriesIdentity } from '../model/reference-records.ts';
 import type { SnapshotDb } from './snapshot-db.ts';
 import { rfc3339 } from './sql.ts';
 
 /** A tracked macro series with its latest value (nulls if the snapshot has none yet). */
-export interface MacroLatestRow {
-  key: string;
-  slug: string;
-  name: string;
-  source: string;
-  frequency: string;
-  unit: string;
+export interface MacroLatestRow extends SeriesIdentity {
   seasonal_adjustment: string | null;
   country: string | null;
   period: string | null;

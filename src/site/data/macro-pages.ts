@@ -1,4 +1,5 @@
 import { getMacroLatest } from '../../api/v1/macro.ts';
+import type { SeriesIdentity } from '../../model/reference-records.ts';
 import { readSourceTerms } from '../../query/catalog.ts';
 import { type ObservationRow, readObservationHistory } from '../../query/history.ts';
 import { parsePeriodStart } from '../charts/axis-ticks.ts';
@@ -10,13 +11,7 @@ import { revisionBarPoints } from '../revisions-view.ts';
 import { readPublicData, readWholeHistory, type SiteContext } from './site-context.ts';
 
 /** A tracked macro series as the public `/api/v1/macro` payload lists it. */
-interface MacroLatest {
-  key: string;
-  slug: string;
-  name: string;
-  source: string;
-  frequency: string;
-  unit: string;
+interface MacroLatest extends SeriesIdentity {
   seasonal_adjustment: string | null;
   latest: { period: string; value: number; published_at: string; revision_number: number } | null;
   periods: number | null;
