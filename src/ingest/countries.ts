@@ -1,5 +1,6 @@
-import { type CsvRow, readCsvFile } from '../db/duckdb.ts';
+import type { CsvRow } from '../db/duckdb.ts';
 import type { CountryCurrencies, ParsedBatch } from '../model/records.ts';
+import { readCsvWithColumns } from './csv-with-columns.ts';
 import { InputError } from './input-error.ts';
 import { createEmptyBatch, type IngestContext, type Source } from './source.ts';
 import { cleanText } from './values.ts';
@@ -26,7 +27,8 @@ export async function parseCountryCodesFiles(
   const batch = createEmptyBatch();
   const byCountry = new Map<string, { line: number; currencies: string[] }>();
   for (const file of files) {
-    for (const row of await readCountryCodeRows(context, file)) {
+    const rows = await readCsvWithColumns(context, file, REQUIRED_COLUMNS, 'a datahub country-codes CSV');
+    for (const row of rows) {
       batch.rows_read += 1;
       const iso2 = cleanText(row.values[ISO2_COLUMN]);
       if (iso2 !== null && !/^[A-Z]{2}$/.test(iso2)) {
@@ -55,22 +57,6 @@ export async function parseCountryCodesFiles(
   return batch;
 }
 
-async function readCountryCodeRows(context: IngestContext, file: string): Promise<CsvRow[]> {
-  let rows: CsvRow[];
-  try {
-    rows = await readCsvFile(context.connection, file);
-  } catch (error) {
-    throw new InputError(file, null, `cannot read as CSV (malformed or truncated?): ${firstLine(error)}`);
-  }
-  const first = rows[0];
-  if (first === undefined) throw new InputError(file, null, 'no data rows (empty or truncated file)');
-  const missing = REQUIRED_COLUMNS.filter((column) => !(column in first.values));
-  if (missing.length > 0) {
-    throw new InputError(file, 1, `not a datahub country-codes CSV: missing columns ${missing.join(', ')}`);
-  }
-  return rows;
-}
-
 /** The column lists several codes as `INR,BTN`; an empty one may be a lone no-break space. */
 function readCurrencies(file: string, row: CsvRow): string[] {
   const text = cleanText(row.values[CURRENCY_COLUMN]);
@@ -89,9 +75,4 @@ function readCurrencies(file: string, row: CsvRow): string[] {
     if (!codes.includes(code)) codes.push(code);
   }
   return codes;
-}
-
-/** DuckDB's messages run over several lines of hints; an InputError is one line. */
-function firstLine(error: unknown): string {
-  return String(error instanceof Error ? error.message : error).split('\n')[0] ?? '';
 }

@@ -25,3 +25,8 @@ export async function assertNonEmptyFile(file: string): Promise<void> {
   }
   if (size === 0) throw new InputError(file, null, 'file is empty');
 }
+
+/** The first line of an error's message (DuckDB's run on over several). */
+export function firstLine(error: unknown): string {
+  return String(error instanceof Error ? error.message : error).split('\n')[0] ?? '';
+}

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { type CsvRow, readCsvFile } from '../db/duckdb.ts';
 import type { Currency, ParsedBatch } from '../model/records.ts';
-import { InputError } from './input-error.ts';
+import { firstLine, InputError } from './input-error.ts';
 import { createEmptyBatch, type IngestContext, type Source } from './source.ts';
 import { cleanText, publishedText } from './values.ts';
 
@@ -278,9 +278,4 @@ function createLineCounter(text: string): (offset: number) => number {
     for (; scanned < offset; scanned++) if (text.charCodeAt(scanned) === 10) line += 1;
     return line;
   };
-}
-
-/** DuckDB's messages run over several lines of hints; an InputError is one line. */
-function firstLine(error: unknown): string {
-  return String(error instanceof Error ? error.message : error).split('\n')[0] ?? '';
 }

@@ -1,5 +1,6 @@
-import { type CsvRow, readCsvFile } from '../db/duckdb.ts';
+import type { CsvRow } from '../db/duckdb.ts';
 import type { Country, ParsedBatch, Region } from '../model/records.ts';
+import { readCsvWithColumns } from './csv-with-columns.ts';
 import { InputError } from './input-error.ts';
 import { createEmptyBatch, type IngestContext, type Source } from './source.ts';
 import { cleanText, publishedText } from './values.ts';
@@ -54,7 +55,7 @@ export async function parseM49Files(files: readonly string[], context: IngestCon
   const countries = new Map<string, Located<Country>>();
   const slugs = new Map<string, string>();
   for (const file of files) {
-    const rows = await readM49Rows(context, file);
+    const rows = await readCsvWithColumns(context, file, Object.values(COLUMNS), 'a UN M49 overview CSV');
     for (const row of rows) {
       batch.rows_read += 1;
       addRegions(file, row, regions, slugs);
@@ -86,22 +87,6 @@ export function slugifyName(name: string): string {
     .replace(/^-+|-+$/g, '')
     .slice(0, 64)
     .replace(/-+$/, '');
-}
-
-async function readM49Rows(context: IngestContext, file: string): Promise<CsvRow[]> {
-  let rows: CsvRow[];
-  try {
-    rows = await readCsvFile(context.connection, file);
-  } catch (error) {
-    throw new InputError(file, null, `cannot read as CSV (malformed or truncated?): ${firstLine(error)}`);
-  }
-  const first = rows[0];
-  if (first === undefined) throw new InputError(file, null, 'no data rows (empty or truncated file)');
-  const missing = Object.values(COLUMNS).filter((column) => !(column in first.values));
-  if (missing.length > 0) {
-    throw new InputError(file, 1, `not a UN M49 overview CSV: missing columns ${missing.join(', ')}`);
-  }
-  return rows;
 }
 
 function value(row: CsvRow, column: Column): string | null {
@@ -209,9 +194,4 @@ function readFlag(file: string, row: CsvRow, column: Column): boolean {
   if (text === null) return false;
   if (text.toLowerCase() === 'x') return true;
   throw new InputError(file, row.line, `column "${COLUMNS[column]}": expected "x" or empty, got "${text}"`);
-}
-
-/** DuckDB's messages run over several lines of hints; an InputError is one line. */
-function firstLine(error: unknown): string {
-  return String(error instanceof Error ? error.message : error).split('\n')[0] ?? '';
 }

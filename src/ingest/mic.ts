@@ -1,5 +1,6 @@
-import { type CsvRow, readCsvFile } from '../db/duckdb.ts';
+import type { CsvRow } from '../db/duckdb.ts';
 import type { ParsedBatch, Venue } from '../model/records.ts';
+import { readCsvWithColumns } from './csv-with-columns.ts';
 import { InputError } from './input-error.ts';
 import { parseIsoDate } from './periods.ts';
 import { createEmptyBatch, type IngestContext, type Source } from './source.ts';
@@ -41,7 +42,8 @@ export async function parseMicFiles(files: readonly string[], context: IngestCon
   const batch = createEmptyBatch();
   const venues = new Map<string, { venue: Venue; file: string; line: number }>();
   for (const file of files) {
-    for (const row of await readMicRows(context, file)) {
+    const rows = await readCsvWithColumns(context, file, Object.values(COLUMNS), 'an ISO 10383 MIC CSV');
+    for (const row of rows) {
       batch.rows_read += 1;
       const venue = readVenue(file, row);
       const previous = venues.get(venue.mic);
@@ -54,22 +56,6 @@ export async function parseMicFiles(files: readonly string[], context: IngestCon
   }
   batch.venues = [...venues.values()].map((entry) => entry.venue).sort((a, b) => (a.mic < b.mic ? -1 : 1));
   return batch;
-}
-
-async function readMicRows(context: IngestContext, file: string): Promise<CsvRow[]> {
-  let rows: CsvRow[];
-  try {
-    rows = await readCsvFile(context.connection, file);
-  } catch (error) {
-    throw new InputError(file, null, `cannot read as CSV (malformed or truncated?): ${firstLine(error)}`);
-  }
-  const first = rows[0];
-  if (first === undefined) throw new InputError(file, null, 'no data rows (empty or truncated file)');
-  const missing = Object.values(COLUMNS).filter((column) => !(column in first.values));
-  if (missing.length > 0) {
-    throw new InputError(file, 1, `not an ISO 10383 MIC CSV: missing columns ${missing.join(', ')}`);
-  }
-  return rows;
 }
 
 function readVenue(file: string, row: CsvRow): Venue {
@@ -130,9 +116,4 @@ function readDate(file: string, row: CsvRow, column: Column, value: string | nul
     );
   }
   return date;
-}
-
-/** DuckDB's messages run over several lines of hints; an InputError is one line. */
-function firstLine(error: unknown): string {
-  return String(error instanceof Error ? error.message : error).split('\n')[0] ?? '';
 }
