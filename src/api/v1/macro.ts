@@ -2,6 +2,7 @@ import { readMacroLatest } from '../../query/macro.ts';
 import type { PayloadFunction } from './context.ts';
 import { readNextReleases } from './next-releases.ts';
 import { historyLinks } from './series-history.ts';
+import { seriesIdentity } from './series-summary.ts';
 
 /** Endpoint 4: per tracked macro series the latest period and value, when it was published, its revision. */
 export const getMacroLatest: PayloadFunction = async ({ db, now }) => {
@@ -9,12 +10,7 @@ export const getMacroLatest: PayloadFunction = async ({ db, now }) => {
   const next = await readNextReleases(db, now);
   return {
     data: rows.map((row) => ({
-      key: row.key,
-      slug: row.slug,
-      name: row.name,
-      source: row.source,
-      frequency: row.frequency,
-      unit: row.unit,
+      ...seriesIdentity(row),
       seasonal_adjustment: row.seasonal_adjustment,
       country: row.country,
       latest:

@@ -1,4 +1,3 @@
-import { readSourceTerms } from '../../query/catalog.ts';
 import {
   type CountryRow,
   readCountries,
@@ -7,6 +6,7 @@ import {
   readVenues,
 } from '../../query/reference-lists.ts';
 import type { SnapshotDb } from '../../query/snapshot-db.ts';
+import { readAttribution } from './attribution.ts';
 import type { PayloadFunction } from './context.ts';
 import { resolveGeoFilters } from './filters.ts';
 import { findUsualVenueZones, resolveVenueTimeZone } from './venue-time-zone.ts';
@@ -17,22 +17,6 @@ const LIST_SOURCES = {
   currencies: ['iso'],
   venues: ['swift-mic', 'iana-tz', 'iso'],
 } as const;
-
-async function readAttribution(db: SnapshotDb, ids: readonly string[]) {
-  const terms = await Promise.all(ids.map((id) => readSourceTerms(db, id)));
-  return terms.flatMap((term) =>
-    term === null
-      ? []
-      : [
-          {
-            source: term.id,
-            attribution: term.attribution,
-            licence: term.licence,
-            licence_url: term.licence_url,
-          },
-        ],
-  );
-}
 
 async function readZonesByCountry(db: SnapshotDb): Promise<Map<string, string[]>> {
   return new Map((await readCountryTimeZones(db)).map((row) => [row.country, row.zones]));

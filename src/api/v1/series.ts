@@ -1,8 +1,9 @@
-import { readSourceTerms } from '../../query/catalog.ts';
 import { readSeriesCatalogue } from '../../query/catalog-lists.ts';
+import { readAttribution } from './attribution.ts';
 import type { PayloadFunction } from './context.ts';
 import { resolveGeoFilters } from './filters.ts';
 import { historyLinks } from './series-history.ts';
+import { seriesIdentity } from './series-summary.ts';
 
 /**
  * Endpoint 9: the catalog series of redistributable sources with their latest value, filtered
@@ -17,15 +18,9 @@ export const getSeriesCatalogue: PayloadFunction = async ({ db }, params) => {
     currency: filters.currency ?? '',
   });
   const sources = [...new Set(rows.map((row) => row.source))].sort();
-  const terms = await Promise.all(sources.map((id) => readSourceTerms(db, id)));
   return {
     data: rows.map((row) => ({
-      key: row.key,
-      slug: row.slug,
-      name: row.name,
-      source: row.source,
-      frequency: row.frequency,
-      unit: row.unit,
+      ...seriesIdentity(row),
       country: row.country,
       region: row.region,
       currency: row.currency,
@@ -44,18 +39,7 @@ export const getSeriesCatalogue: PayloadFunction = async ({ db }, params) => {
     })),
     meta: {
       filters,
-      attribution: terms.flatMap((term) =>
-        term === null
-          ? []
-          : [
-              {
-                source: term.id,
-                attribution: term.attribution,
-                licence: term.licence,
-                licence_url: term.licence_url,
-              },
-            ],
-      ),
+      attribution: await readAttribution(db, sources),
     },
   };
 };
