@@ -1,6 +1,6 @@
 import { quotedString } from '../db/duckdb.ts';
 import { REDISTRIBUTABLE_RIGHTS } from '../model/records.ts';
-import type { SeriesIdentity } from '../model/reference-records.ts';
+import type { SeriesIdentity, SourceEntry } from '../model/reference-records.ts';
 import type { SnapshotDb } from './snapshot-db.ts';
 import { rfc3339 } from './sql.ts';
 
@@ -44,18 +44,10 @@ export async function readResearch(db: SnapshotDb): Promise<ResearchRow[]> {
 }
 
 /** A catalog source with its rights classification and how many catalog series it has. */
-export interface SourceCatalogRow {
-  id: string;
-  name: string;
-  publisher: string;
-  url: string;
-  licence: string;
-  licence_url: string | null;
+export interface SourceCatalogRow extends Omit<SourceEntry, 'rights' | 'cadence' | 'stale_after_days'> {
   rights: string;
   redistributable: boolean;
-  attribution: string;
   cadence: string;
-  sample: boolean;
   series_count: number;
 }
 

@@ -1,19 +1,10 @@
+import type { Country } from '../model/reference-records.ts';
 import type { SnapshotDb } from './snapshot-db.ts';
 
 /** A country with its M49 areas, currencies and how much redistributable data covers it. */
-export interface CountryRow {
-  iso2: string;
-  iso3: string;
-  numeric: string;
-  name: string;
-  region_code: string | null;
-  region_name: string | null;
+export interface CountryRow extends Omit<Country, 'ldc' | 'lldc' | 'sids'> {
   region_slug: string | null;
-  sub_region_code: string | null;
-  sub_region_name: string | null;
   sub_region_slug: string | null;
-  intermediate_region_code: string | null;
-  intermediate_region_name: string | null;
   intermediate_region_slug: string | null;
   currencies: string[];
   series_count: number;
