@@ -3,7 +3,7 @@
  * (docs/api/changes.md), and 24, the release event log as Server-Sent Events or JSON pages
  * (docs/api/events.md).
  */
-import { PARAMS } from './params.ts';
+import { PUBLIC_FORMAT } from './params.ts';
 import type { RouteDefinition } from './route-definition.ts';
 import { EVENTS_PARAMS } from './schemas/events.ts';
 
@@ -30,12 +30,7 @@ export const FEED_ROUTES: readonly RouteDefinition[] = [
     prerender: 'none',
     // The feed is public in CSV too: no key for format here.
     params: {
-      format: {
-        ...PARAMS.format,
-        description:
-          'Response format: json (default) or csv (RFC 4180 with a header row, the rows of data only); no key needed.',
-        keyedOnly: false,
-      },
+      format: PUBLIC_FORMAT,
     },
   },
   {

@@ -260,4 +260,12 @@ export const PARAMS = {
   ...FIELDS_PARAMS,
 } satisfies Record<string, ParamSpec>;
 
+/** `format` where CSV is public too (the changes feed, a series' public history): no key for csv. */
+export const PUBLIC_FORMAT = {
+  ...PARAMS.format,
+  description:
+    'Response format: json (default) or csv (RFC 4180 with a header row, the rows of data only); no key needed.',
+  keyedOnly: false,
+} satisfies ParamSpec;
+
 export type ParamName = keyof typeof PARAMS;

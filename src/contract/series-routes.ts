@@ -3,7 +3,7 @@
  * 26 (its search, search-routes.ts), 27 (a series' vintage dates, vintage-routes.ts) and 15 (the
  * public history of one redistributable series, in JSON and CSV without a key).
  */
-import { PARAMS, type ParamName, type ParamSpec } from './params.ts';
+import { PARAMS, type ParamName, type ParamSpec, PUBLIC_FORMAT } from './params.ts';
 import { LATEST_MAX_AGE, type RouteDefinition } from './route-definition.ts';
 import { SERIES_SEARCH_ROUTE } from './search-routes.ts';
 import { VINTAGE_DATES_ROUTE } from './vintage-routes.ts';
@@ -54,12 +54,7 @@ export const SERIES_ROUTES: readonly RouteDefinition[] = [
     prerender: 'per-slug',
     // The public history is public with its range, order and paging, and in CSV too: no key here.
     params: {
-      format: {
-        ...PARAMS.format,
-        description:
-          'Response format: json (default) or csv (RFC 4180 with a header row, the rows of data only); no key needed.',
-        keyedOnly: false,
-      },
+      format: PUBLIC_FORMAT,
       ...publicHistoryParams(['from', 'to', 'observation_start', 'observation_end', 'sort_order', 'cursor']),
       limit: {
         ...PARAMS.limit,

@@ -7,18 +7,16 @@ import { SnapshotGoneError } from '../../store/snapshot-hold.ts';
 import type { PayloadFunction } from './context.ts';
 
 /** One row of the change feed (schemas/changes.ts CHANGES_ITEM), flat so that CSV is the same rows. */
-interface ChangeRow {
+interface ChangeRow
+  extends Pick<
+    ChangedKey,
+    'report_type' | 'new_observations' | 'revisions' | 'backfilled' | 'period_start' | 'period_end'
+  > {
   kind: 'series' | 'market';
   key: string;
   slug: string | null;
   name: string | null;
   source: string;
-  report_type: string | null;
-  new_observations: number;
-  revisions: number;
-  backfilled: number;
-  period_start: string;
-  period_end: string;
 }
 
 /** The catalog facts the feed names each key by, and whether a public answer may name it. */
