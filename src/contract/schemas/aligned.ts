@@ -3,19 +3,7 @@ import { FREQUENCIES } from '../../model/records.ts';
 import { INSTANT_PATTERN } from '../instant.ts';
 import { PARAMS, type ParamSpec } from '../params.ts';
 import { createEnvelope, SINGLE_SOURCE_TERMS } from './envelope.ts';
-import {
-  arrayOf,
-  boolean,
-  integer,
-  type JsonSchema,
-  nullable,
-  number,
-  object,
-  oneOfText,
-  period,
-  text,
-  timestamp,
-} from './json-schema.ts';
+import * as js from './json-schema.ts';
 import { SERIES_HISTORY } from './observations.ts';
 
 /**
@@ -100,21 +88,21 @@ export const ALIGNED_FREQUENCY_PARAM: ParamSpec = {
   required: true,
 };
 
-const alignedSeries = object(
+const alignedSeries = js.object(
   {
-    key: text('The key as requested (a COT key with its field, if any).'),
-    series_key: text('The stored series the column is read from.'),
-    field: nullable(
-      text(`What a COT column holds: ${ALIGNED_COT_FIELDS}; null for an observation series (its value).`),
+    key: js.text('The key as requested (a COT key with its field, if any).'),
+    series_key: js.text('The stored series the column is read from.'),
+    field: js.nullable(
+      js.text(`What a COT column holds: ${ALIGNED_COT_FIELDS}; null for an observation series (its value).`),
     ),
-    name: nullable(text('Catalog name (COT: the market name), null when not catalogued.')),
-    unit: nullable(text('Unit of the values (COT: contracts).')),
-    source: nullable(text('Catalog source id.')),
-    source_frequency: oneOfText(
+    name: js.nullable(js.text('Catalog name (COT: the market name), null when not catalogued.')),
+    unit: js.nullable(js.text('Unit of the values (COT: contracts).')),
+    source: js.nullable(js.text('Catalog source id.')),
+    source_frequency: js.oneOfText(
       FREQUENCIES,
       "The series' own frequency (catalog, else implied by its periods).",
     ),
-    mapping: oneOfText(
+    mapping: js.oneOfText(
       ['end_of_period', 'containing_period'],
       '`end_of_period`: the series is as fine as the rows or finer, each row has the value of its last period ' +
         'in the row (daily on w or m, weekly on w or m, monthly on m); `containing_period`: the series is ' +
@@ -125,39 +113,39 @@ const alignedSeries = object(
   'One column of the aligned rows.',
 );
 
-const rowFields = object(
+const rowFields = js.object(
   {
-    period: period('The row: a week by its Friday (YYYY-MM-DD) or a month (YYYY-MM).'),
-    values: arrayOf(
-      nullable(number()),
+    period: js.period('The row: a week by its Friday (YYYY-MM-DD) or a month (YYYY-MM).'),
+    values: js.arrayOf(
+      js.nullable(js.number()),
       "One value per series of meta.series, in that order, as known at as_of (as_of=row: at the row's as_of); " +
         'null when the series has none for the row (after fill).',
     ),
-    filled: arrayOf(
-      boolean(),
+    filled: js.arrayOf(
+      js.boolean(),
       'One flag per series of meta.series: true when the value was carried forward from the previous row (fill=ffill).',
     ),
   },
   'One period of the common calendar.',
 );
 /** The row; with as_of=row also its own knowledge time (present only then, after period). */
-const alignedRow: JsonSchema = {
+const alignedRow: js.JsonSchema = {
   ...rowFields,
   properties: {
-    ...(rowFields.properties as Record<string, JsonSchema>),
-    as_of: timestamp(`Only with as_of=row: the instant the row is as known at, ${ALIGNED_ROW_INSTANT}.`),
+    ...(rowFields.properties as Record<string, js.JsonSchema>),
+    as_of: js.timestamp(`Only with as_of=row: the instant the row is as known at, ${ALIGNED_ROW_INSTANT}.`),
   },
 };
 
 /** The 200 body of /api/v1/observations/aligned. */
-export const ALIGNED_BODY: JsonSchema = createEnvelope(
-  arrayOf(alignedRow, 'One row per period of the calendar, oldest first.'),
+export const ALIGNED_BODY: js.JsonSchema = createEnvelope(
+  js.arrayOf(alignedRow, 'One row per period of the calendar, oldest first.'),
   {
-    series: arrayOf(alignedSeries, 'The columns, in the order of `series`.'),
-    frequency: oneOfText(['w', 'm'], 'The calendar of the rows.'),
-    fill: oneOfText(['ffill', 'none'], 'How periods without a value of their own were filled.'),
-    as_of: nullable(
-      text(
+    series: js.arrayOf(alignedSeries, 'The columns, in the order of `series`.'),
+    frequency: js.oneOfText(['w', 'm'], 'The calendar of the rows.'),
+    fill: js.oneOfText(['ffill', 'none'], 'How periods without a value of their own were filled.'),
+    as_of: js.nullable(
+      js.text(
         "The as_of asked for: an instant, null (everything the snapshot knows), or row (each row's own as_of).",
         {
           pattern: `^(?:${ALIGNED_ROW_AS_OF}|\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z)$`,
@@ -167,7 +155,7 @@ export const ALIGNED_BODY: JsonSchema = createEnvelope(
     filters: SERIES_HISTORY.meta.filters,
     sort_order: SERIES_HISTORY.meta.sort_order,
     next_cursor: SERIES_HISTORY.meta.next_cursor,
-    max_series: integer(`The bound on series per request (${ALIGNED_MAX_SERIES}).`, { minimum: 1 }),
+    max_series: js.integer(`The bound on series per request (${ALIGNED_MAX_SERIES}).`, { minimum: 1 }),
   },
   {
     description:

@@ -1,4 +1,4 @@
-import { arrayOf, integer, type JsonSchema, nullable, object, text } from './json-schema.ts';
+import * as js from './json-schema.ts';
 import { createSuccessHeaders } from './responses.ts';
 
 /** The path of the keyed full store's listing (a route of the table, `bulk-full`). */
@@ -26,36 +26,36 @@ export const BULK_FULL_RIGHTS =
   'the files hold every source, licensed and proprietary ones included: the organisation the key was issued to is trusted to hold the rights to those; redistribute only what /api/v1/sources marks redistributable.';
 
 /** Listing data: one entry per Parquet file of the snapshot's tables. */
-export const BULK_FULL_DATA: JsonSchema = arrayOf(
-  object({
-    table: text('The table the file belongs to (observations, cot_reports, series, sources, ...).'),
-    file: text(
+export const BULK_FULL_DATA: js.JsonSchema = js.arrayOf(
+  js.object({
+    table: js.text('The table the file belongs to (observations, cot_reports, series, sources, ...).'),
+    file: js.text(
       'Path of the file inside the snapshot, as in its manifest (a fact table is partitioned: `observations/<source>-<hash>.parquet`).',
     ),
-    rows: integer('Rows in the file.', { minimum: 0 }),
-    bytes: integer('Size of the file in bytes.', { minimum: 0 }),
-    sha256: text('SHA-256 of the file, lowercase hex; the download answers it as its ETag.', {
+    rows: js.integer('Rows in the file.', { minimum: 0 }),
+    bytes: js.integer('Size of the file in bytes.', { minimum: 0 }),
+    sha256: js.text('SHA-256 of the file, lowercase hex; the download answers it as its ETag.', {
       pattern: '^[0-9a-f]{64}$',
     }),
-    source: nullable(
-      text(
+    source: js.nullable(
+      js.text(
         'The source whose series a fact partition holds (`bls`, `ecb`, `cftc`, ...); null for other tables.',
       ),
     ),
-    url: text('Where to download the file: /api/v1/bulk/full/{snapshot}/{file} (same key).'),
+    url: js.text('Where to download the file: /api/v1/bulk/full/{snapshot}/{file} (same key).'),
   }),
   'Every file of every table of the snapshot, in manifest order (facts first, then reference tables).',
 );
 
 /** Listing meta. */
-export const BULK_FULL_META: Record<string, JsonSchema> = {
-  files: integer('Number of files listed (as count).', { minimum: 0 }),
-  rows: integer('Rows over all files.', { minimum: 0 }),
-  bytes: integer('Bytes over all files.', { minimum: 0 }),
-  rights: text(`Always: ${BULK_FULL_RIGHTS}`),
+export const BULK_FULL_META: Record<string, js.JsonSchema> = {
+  files: js.integer('Number of files listed (as count).', { minimum: 0 }),
+  rows: js.integer('Rows over all files.', { minimum: 0 }),
+  bytes: js.integer('Bytes over all files.', { minimum: 0 }),
+  rights: js.text(`Always: ${BULK_FULL_RIGHTS}`),
 };
 
-const SNAPSHOT_PARAM: JsonSchema = {
+const SNAPSHOT_PARAM: js.JsonSchema = {
   name: 'snapshot',
   in: 'path',
   required: true,
@@ -65,7 +65,7 @@ const SNAPSHOT_PARAM: JsonSchema = {
 };
 
 /** One path segment of a listed file (OpenAPI path parameters never hold a `/`). */
-function createSegmentParam(name: string, description: string): JsonSchema {
+function createSegmentParam(name: string, description: string): js.JsonSchema {
   return { name, in: 'path', required: true, description, schema: { type: 'string', pattern: '^[^/]+$' } };
 }
 
@@ -98,7 +98,7 @@ export function createBulkFullFilePathItems(
 function createFileItem(
   securityScheme: string,
   operationId: string,
-  params: JsonSchema[],
+  params: js.JsonSchema[],
 ): Record<string, unknown> {
   const ref = (status: string) => ({ $ref: `#/components/responses/${status}` });
   return {

@@ -1,13 +1,4 @@
-import {
-  arrayOf,
-  integer,
-  type JsonSchema,
-  nullable,
-  object,
-  oneOfText,
-  text,
-  timestamp,
-} from './json-schema.ts';
+import * as js from './json-schema.ts';
 import { createSuccessHeaders } from './responses.ts';
 
 export const SNAPSHOT_PATTERN = '^\\d{8}T\\d{6}Z-[0-9a-f]{8}$';
@@ -16,7 +7,7 @@ export const SNAPSHOT_PATTERN = '^\\d{8}T\\d{6}Z-[0-9a-f]{8}$';
  * The `{snapshot}` path parameter of the public bulk paths. `latest` (a 302 to the newest
  * snapshot) is described in the operations' text, not matched here (see createBulkPublicPathItems).
  */
-export const SNAPSHOT_PATH_PARAM: JsonSchema = {
+export const SNAPSHOT_PATH_PARAM: js.JsonSchema = {
   name: 'snapshot',
   in: 'path',
   required: true,
@@ -24,88 +15,90 @@ export const SNAPSHOT_PATH_PARAM: JsonSchema = {
   schema: { type: 'string', pattern: SNAPSHOT_PATTERN },
 };
 
-const BULK_FILE: JsonSchema = object({
-  dataset: text(
+const BULK_FILE: js.JsonSchema = js.object({
+  dataset: js.text(
     'observations, cot_reports, or a reference or catalog list (regions, countries, country_currencies, currencies, time_zones, venues, sources, series, markets, sectors).',
   ),
-  format: oneOfText(['parquet', 'csv.gz'], 'Parquet (zstd) or gzipped RFC 4180 CSV with a header row.'),
-  path: text('Where to download it: /api/v1/bulk/{snapshot}/{dataset}.{format}; its content never changes.'),
-  bytes: integer('Size of the file in bytes.', { minimum: 0 }),
-  rows: integer('Data rows (the CSV has one header row more).', { minimum: 0 }),
-  sha256: text('SHA-256 of the file, lowercase hex; the file is served with this, quoted, as its ETag.', {
+  format: js.oneOfText(['parquet', 'csv.gz'], 'Parquet (zstd) or gzipped RFC 4180 CSV with a header row.'),
+  path: js.text(
+    'Where to download it: /api/v1/bulk/{snapshot}/{dataset}.{format}; its content never changes.',
+  ),
+  bytes: js.integer('Size of the file in bytes.', { minimum: 0 }),
+  rows: js.integer('Data rows (the CSV has one header row more).', { minimum: 0 }),
+  sha256: js.text('SHA-256 of the file, lowercase hex; the file is served with this, quoted, as its ETag.', {
     pattern: '^[0-9a-f]{64}$',
   }),
-  licence: text(
+  licence: js.text(
     "The licence of the rows: the source's, each source's prefixed by its id when several, or the service's own catalog.",
   ),
-  attribution: arrayOf(text(), 'The attributions of the sources of the rows, to show with the data.'),
-  sources: arrayOf(text(), 'Catalog ids of the sources of the rows (empty for the catalog lists).'),
-  media_type: oneOfText(
+  attribution: js.arrayOf(js.text(), 'The attributions of the sources of the rows, to show with the data.'),
+  sources: js.arrayOf(js.text(), 'Catalog ids of the sources of the rows (empty for the catalog lists).'),
+  media_type: js.oneOfText(
     ['application/vnd.apache.parquet', 'application/gzip'],
     'Content-Type of the file (the .csv.gz is a gzip file: no Content-Encoding).',
   ),
 });
 
-const WITHHELD_FILE: JsonSchema = object({
-  dataset: text('cot_reports: the only dataset with a public window.'),
-  format: oneOfText(['parquet', 'csv.gz'], 'The format of the file.'),
-  path: text('The path the file had: 404 now, with or without a key.'),
-  window_of: text(
+const WITHHELD_FILE: js.JsonSchema = js.object({
+  dataset: js.text('cot_reports: the only dataset with a public window.'),
+  format: js.oneOfText(['parquet', 'csv.gz'], 'The format of the file.'),
+  path: js.text('The path the file had: 404 now, with or without a key.'),
+  window_of: js.text(
     'The snapshot whose public window its reports left (the newest one when it was withheld).',
     {
       pattern: SNAPSHOT_PATTERN,
     },
   ),
-  reason: text('Why it is withheld, in words.'),
-  scope: oneOfText(['cot:history'], 'The scope that reads every report it held.'),
-  history: text('Where a key with that scope reads them: endpoint 3, paged, JSON or CSV.'),
+  reason: js.text('Why it is withheld, in words.'),
+  scope: js.oneOfText(['cot:history'], 'The scope that reads every report it held.'),
+  history: js.text('Where a key with that scope reads them: endpoint 3, paged, JSON or CSV.'),
 });
 
 /** One snapshot's bulk files. */
-export const BULK_SNAPSHOT_DATA: JsonSchema = object({
-  snapshot: text('Snapshot id.', { pattern: SNAPSHOT_PATTERN }),
-  created_at: timestamp('When the snapshot was published.'),
-  files: arrayOf(BULK_FILE, 'Per dataset its Parquet file, then its CSV.'),
-  withheld: arrayOf(
+export const BULK_SNAPSHOT_DATA: js.JsonSchema = js.object({
+  snapshot: js.text('Snapshot id.', { pattern: SNAPSHOT_PATTERN }),
+  created_at: js.timestamp('When the snapshot was published.'),
+  files: js.arrayOf(BULK_FILE, 'Per dataset its Parquet file, then its CSV.'),
+  withheld: js.arrayOf(
     WITHHELD_FILE,
     "Files of this snapshot that are no longer public (empty for the newest snapshot): an earlier snapshot's cot_reports files once they hold a report outside the public window of the newest snapshot.",
   ),
 });
 
 /** `/api/v1/bulk`: every snapshot with bulk files, newest first. */
-export const BULK_DATA: JsonSchema = arrayOf(
+export const BULK_DATA: js.JsonSchema = js.arrayOf(
   BULK_SNAPSHOT_DATA,
   'Snapshots with bulk files, newest first: the one built last, then earlier ones the store still keeps.',
 );
 
-const RIGHTS = text('Always: only rows of public_domain or open_licence sources.');
+const RIGHTS = js.text('Always: only rows of public_domain or open_licence sources.');
 
-const COT_WINDOW: JsonSchema = object(
+const COT_WINDOW: js.JsonSchema = js.object(
   {
-    reports: integer('Report dates per market and report type in the public window (12).', { minimum: 1 }),
-    snapshot: nullable(text('The newest snapshot: the one whose public window applies.')),
-    rule: text('The rule, in words.'),
+    reports: js.integer('Report dates per market and report type in the public window (12).', { minimum: 1 }),
+    snapshot: js.nullable(js.text('The newest snapshot: the one whose public window applies.')),
+    rule: js.text('The rule, in words.'),
   },
   'Which rule the cot_reports files follow: they are public only while their reports are in the public window of the newest snapshot (SPEC rule 1); older reports need a key with cot:history.',
 );
 
 /** Meta of the listing. */
-export const BULK_META: Record<string, JsonSchema> = {
-  latest: nullable(text('The newest snapshot with bulk files (where /api/v1/bulk/latest redirects).')),
+export const BULK_META: Record<string, js.JsonSchema> = {
+  latest: js.nullable(js.text('The newest snapshot with bulk files (where /api/v1/bulk/latest redirects).')),
   rights: RIGHTS,
   cot_window: COT_WINDOW,
 };
 
 /** Meta of one snapshot's listing. */
-export const BULK_SNAPSHOT_META: Record<string, JsonSchema> = {
-  count: integer('Number of files.', { minimum: 0 }),
+export const BULK_SNAPSHOT_META: Record<string, js.JsonSchema> = {
+  count: js.integer('Number of files.', { minimum: 0 }),
   rights: RIGHTS,
   cot_window: COT_WINDOW,
 };
 
 const ref = (status: string) => ({ $ref: `#/components/responses/${status}` });
 
-const FILE_PARAM: JsonSchema = {
+const FILE_PARAM: js.JsonSchema = {
   name: 'file',
   in: 'path',
   required: true,

@@ -1,48 +1,36 @@
 import { COT_REPORT_TYPES, COT_SHAPES, MARKET_FIELDS } from './cot-shapes.ts';
 import { createMeta, createTaggedEnvelope, SINGLE_SOURCE_TERMS } from './envelope.ts';
-import {
-  arrayOf,
-  boolean,
-  date,
-  integer,
-  type JsonSchema,
-  nullable,
-  object,
-  oneOfText,
-  ref,
-  text,
-  timestamp,
-} from './json-schema.ts';
+import * as js from './json-schema.ts';
 
 /** Endpoint 2: every market ever reported, its report dates and its latest report across report types. */
-export const COT_SUMMARY_DATA: JsonSchema = arrayOf(
-  object({
+export const COT_SUMMARY_DATA: js.JsonSchema = js.arrayOf(
+  js.object({
     ...MARKET_FIELDS,
-    first_report: date(
+    first_report: js.date(
       'First report date of the market in the snapshot, in any report type (market metadata: the reports before the latest 12 need a cot:history key).',
     ),
-    last_report: date('Last report date of the market in the snapshot, in any report type.'),
-    active: boolean(
+    last_report: js.date('Last report date of the market in the snapshot, in any report type.'),
+    active: js.boolean(
       'Reported in the latest report date the snapshot holds for one of its report types (each type is its own family: legacy, disaggregated, TFF, futures-and-options, CIT); false for a market the CFTC no longer reports.',
     ),
-    latest: ref('CotReport', 'The newest report across the report types (on a tie, the default type).'),
+    latest: js.ref('CotReport', 'The newest report across the report types (on a tie, the default type).'),
   }),
   'Every market ever reported in the snapshot, active or not, by slug.',
 );
 
 /** Endpoint 2 meta. */
-export const COT_SUMMARY_META: Record<string, JsonSchema> = SINGLE_SOURCE_TERMS;
+export const COT_SUMMARY_META: Record<string, js.JsonSchema> = SINGLE_SOURCE_TERMS;
 
-function window(fullHistory: boolean, description: string): JsonSchema {
-  return object(
+function window(fullHistory: boolean, description: string): js.JsonSchema {
+  return js.object(
     {
-      reports: integer('Reports in data (fewer than limit when the market has fewer).', { minimum: 0 }),
-      limit: integer(
+      reports: js.integer('Reports in data (fewer than limit when the market has fewer).', { minimum: 0 }),
+      limit: js.integer(
         fullHistory ? 'The page size asked for (default 1000).' : 'Always 12: the latest 12 reports at most.',
         { minimum: 1 },
       ),
-      from: nullable(date('First report date shown.')),
-      to: nullable(date('Last report date shown.')),
+      from: js.nullable(js.date('First report date shown.')),
+      to: js.nullable(js.date('Last report date shown.')),
       full_history: { type: 'boolean', const: fullHistory },
     },
     description,
@@ -55,15 +43,15 @@ export const COT_MARKET_VIEWS = {
   history: 'CotMarketHistoryMeta',
 } as const;
 
-const view = (value: keyof typeof COT_MARKET_VIEWS, description: string): JsonSchema => ({
+const view = (value: keyof typeof COT_MARKET_VIEWS, description: string): js.JsonSchema => ({
   type: 'string',
   const: value,
   description,
 });
 
-const MARKET_META: Record<string, JsonSchema> = {
-  market: ref('CotMarket'),
-  report_type: oneOfText(COT_REPORT_TYPES, 'The report type shown.'),
+const MARKET_META: Record<string, js.JsonSchema> = {
+  market: js.ref('CotMarket'),
+  report_type: js.oneOfText(COT_REPORT_TYPES, 'The report type shown.'),
 };
 
 /** Endpoint 3 without a cot:history key: the latest 12 reports, oldest first. */
@@ -91,17 +79,20 @@ const COT_MARKET_HISTORY_META = createMeta(
     ),
     ...MARKET_META,
     window: window(true, 'What this page covers.'),
-    as_of: nullable(timestamp('The as_of asked for.')),
-    filters: object({ from: nullable(text()), to: nullable(text()) }, 'from and to as asked for.'),
-    sort_order: oneOfText(['asc', 'desc'], 'Row order: asc oldest report first, desc newest first.'),
-    next_cursor: nullable(text('Cursor of the next page; null on the last page.')),
+    as_of: js.nullable(js.timestamp('The as_of asked for.')),
+    filters: js.object(
+      { from: js.nullable(js.text()), to: js.nullable(js.text()) },
+      'from and to as asked for.',
+    ),
+    sort_order: js.oneOfText(['asc', 'desc'], 'Row order: asc oldest report first, desc newest first.'),
+    next_cursor: js.nullable(js.text('Cursor of the next page; null on the last page.')),
     ...SINGLE_SOURCE_TERMS,
   },
   '`meta` of /api/v1/markets/cot/{slug} with a cot:history key (`view` = `history`).',
 );
 
 /** Named schemas of the COT endpoints. */
-export const COT_COMPONENTS: Record<string, JsonSchema> = {
+export const COT_COMPONENTS: Record<string, js.JsonSchema> = {
   ...COT_SHAPES,
   [COT_MARKET_VIEWS.latest]: COT_MARKET_LATEST_META,
   [COT_MARKET_VIEWS.history]: COT_MARKET_HISTORY_META,
@@ -111,8 +102,8 @@ export const COT_COMPONENTS: Record<string, JsonSchema> = {
  * Endpoint 3: one body, two views told apart by `meta.view` (an OpenAPI discriminator). The
  * reports are CotReport in both; the history view adds `supersedes_id` to each.
  */
-export const COT_MARKET_BODY: JsonSchema = createTaggedEnvelope(
-  arrayOf(ref('CotReport'), 'The reports, oldest first.'),
+export const COT_MARKET_BODY: js.JsonSchema = createTaggedEnvelope(
+  js.arrayOf(js.ref('CotReport'), 'The reports, oldest first.'),
   'view',
   COT_MARKET_VIEWS,
   {

@@ -1,34 +1,25 @@
 import { ERROR_STATUS } from '../errors.ts';
-import {
-  integer,
-  type JsonSchema,
-  nullable,
-  object,
-  oneOfText,
-  ref,
-  text,
-  timestamp,
-} from './json-schema.ts';
+import * as js from './json-schema.ts';
 
 /** The meta fields of every success (CONTRACT section 1); `count` only when `data` is an array. */
-function commonMeta(arrayData: boolean): Record<string, JsonSchema> {
+function commonMeta(arrayData: boolean): Record<string, js.JsonSchema> {
   return {
     api_version: { type: 'string', const: 'v1', description: 'Always `v1`.' },
-    snapshot: text('Id of the published snapshot the payload was computed from.'),
-    generated_at: timestamp(
+    snapshot: js.text('Id of the published snapshot the payload was computed from.'),
+    generated_at: js.timestamp(
       'When the payload was rendered (for pre-rendered files: the build time). Not part of the ETag.',
     ),
-    ...(arrayData ? { count: integer('Number of items in `data`.', { minimum: 0 }) } : {}),
+    ...(arrayData ? { count: js.integer('Number of items in `data`.', { minimum: 0 }) } : {}),
   };
 }
 
 /** The `meta` of a success: the common fields, then the endpoint's own. */
 export function createMeta(
   arrayData: boolean,
-  meta: Record<string, JsonSchema>,
+  meta: Record<string, js.JsonSchema>,
   description?: string,
-): JsonSchema {
-  return object({ ...commonMeta(arrayData), ...meta }, description);
+): js.JsonSchema {
+  return js.object({ ...commonMeta(arrayData), ...meta }, description);
 }
 
 /**
@@ -38,11 +29,11 @@ export function createMeta(
  * clients get a tagged union instead of an untagged `anyOf`.
  */
 export function createTaggedEnvelope(
-  data: JsonSchema,
+  data: js.JsonSchema,
   propertyName: string,
   metas: Readonly<Record<string, string>>,
   options: { description?: string } = {},
-): JsonSchema {
+): js.JsonSchema {
   const mapping = Object.fromEntries(
     Object.entries(metas).map(([value, name]) => [value, `#/components/schemas/${name}`]),
   );
@@ -62,54 +53,57 @@ export function createTaggedEnvelope(
 
 /** A success body: `data` and `meta` with the common fields plus the endpoint's own. */
 export function createEnvelope(
-  data: JsonSchema,
-  meta: Record<string, JsonSchema>,
+  data: js.JsonSchema,
+  meta: Record<string, js.JsonSchema>,
   options: { title?: string; description?: string } = {},
-): JsonSchema {
+): js.JsonSchema {
   const arrayData = data.type === 'array';
   return {
     ...(options.title ? { title: options.title } : {}),
     ...(options.description ? { description: options.description } : {}),
     type: 'object',
     required: ['data', 'meta'],
-    properties: { data, meta: object({ ...commonMeta(arrayData), ...meta }) },
+    properties: { data, meta: js.object({ ...commonMeta(arrayData), ...meta }) },
   };
 }
 
 /** Named schemas shared by several endpoints. */
-export const ENVELOPE_COMPONENTS: Record<string, JsonSchema> = {
-  Error: object(
+export const ENVELOPE_COMPONENTS: Record<string, js.JsonSchema> = {
+  Error: js.object(
     {
-      error: object({
-        code: oneOfText(Object.keys(ERROR_STATUS), 'Machine-readable error code; each has one HTTP status.'),
-        message: text(
+      error: js.object({
+        code: js.oneOfText(
+          Object.keys(ERROR_STATUS),
+          'Machine-readable error code; each has one HTTP status.',
+        ),
+        message: js.text(
           'What went wrong, safe to show; for invalid_parameter it names the parameter and the expected format.',
         ),
-        request_id: text('The same id as the X-Request-Id header; quote it when reporting a problem.'),
+        request_id: js.text('The same id as the X-Request-Id header; quote it when reporting a problem.'),
       }),
     },
     'Every error response (CONTRACT section 1).',
   ),
-  SourceTerms: object(
+  SourceTerms: js.object(
     {
-      source: text('Catalog source id.'),
-      attribution: text('Text to show next to the data.'),
-      licence: text('Licence name.'),
-      licence_url: nullable(text('Licence address.')),
+      source: js.text('Catalog source id.'),
+      attribution: js.text('Text to show next to the data.'),
+      licence: js.text('Licence name.'),
+      licence_url: js.nullable(js.text('Licence address.')),
     },
     'Licence and attribution of one source the payload draws on.',
   ),
 };
 
 /** `licence` and `attribution` of the one source a payload comes from (nullable when the catalog lacks it). */
-export const SINGLE_SOURCE_TERMS: Record<string, JsonSchema> = {
-  attribution: nullable(text('Attribution to show next to the data.')),
-  licence: nullable(text('Licence of the data.')),
+export const SINGLE_SOURCE_TERMS: Record<string, js.JsonSchema> = {
+  attribution: js.nullable(js.text('Attribution to show next to the data.')),
+  licence: js.nullable(js.text('Licence of the data.')),
 };
 
 /** `meta.attribution` as a list, for payloads drawn from several sources. */
-export const SOURCE_TERMS_LIST: JsonSchema = {
+export const SOURCE_TERMS_LIST: js.JsonSchema = {
   type: 'array',
-  items: ref('SourceTerms'),
+  items: js.ref('SourceTerms'),
   description: 'Licence and attribution of each source the payload draws on.',
 };

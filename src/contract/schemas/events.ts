@@ -3,7 +3,7 @@ import { EVENT_TYPES } from '../../events/event.ts';
 import { MAX_PATTERN_LENGTH, PATTERN_CHARACTERS } from '../../events/series-pattern.ts';
 import { PARAMS, type ParamSpec } from '../params.ts';
 import { createEnvelope } from './envelope.ts';
-import { arrayOf, boolean, integer, nullable, object, oneOfText, text, timestamp } from './json-schema.ts';
+import * as js from './json-schema.ts';
 
 /** Events per JSON page of /api/v1/events: default and most. */
 export const EVENTS_PAGE_DEFAULT = 100;
@@ -48,18 +48,20 @@ export const EVENTS_PARAMS: Partial<Record<'limit' | 'source' | 'series', ParamS
 };
 
 /** One event of the log (src/events/event.ts ReleaseEvent, docs/api/events.md). */
-export const EVENT_ITEM = object({
-  id: text(
+export const EVENT_ITEM = js.object({
+  id: js.text(
     '`<snapshot id>:<seq>`, seq from 1 within the snapshot: ids follow the log in order. Resume after it.',
   ),
-  type: oneOfText(EVENT_TYPES, 'What happened (docs/api/events.md).'),
-  snapshot: text('The snapshot that made it known.'),
-  source: text('Catalog source id.'),
-  series: nullable(text('The series (or COT report series) key of series.* events; null for releases.')),
-  observed_at: timestamp('When the service knew it: the snapshot time, never earlier than the facts.'),
-  public: boolean('Whether a caller without a key sees it.'),
-  scopes: arrayOf(
-    oneOfText(['observations:read', 'cot:history']),
+  type: js.oneOfText(EVENT_TYPES, 'What happened (docs/api/events.md).'),
+  snapshot: js.text('The snapshot that made it known.'),
+  source: js.text('Catalog source id.'),
+  series: js.nullable(
+    js.text('The series (or COT report series) key of series.* events; null for releases.'),
+  ),
+  observed_at: js.timestamp('When the service knew it: the snapshot time, never earlier than the facts.'),
+  public: js.boolean('Whether a caller without a key sees it.'),
+  scopes: js.arrayOf(
+    js.oneOfText(['observations:read', 'cot:history']),
     'The scopes a key needs to see it when it is not public.',
   ),
   data: {
@@ -70,15 +72,15 @@ export const EVENT_ITEM = object({
 });
 
 /** Endpoint 24: one page of the event log. */
-export const EVENTS_BODY = createEnvelope(arrayOf(EVENT_ITEM, 'Events in log order.'), {
-  view: oneOfText(
+export const EVENTS_BODY = createEnvelope(js.arrayOf(EVENT_ITEM, 'Events in log order.'), {
+  view: js.oneOfText(
     ['public', 'keyed'],
     '`public`: public events only; `keyed` (a key with observations:read): also the events of licensed sources (and, with cot:history, of COT reports older than the public window).',
   ),
-  after: nullable(text('The `after` asked with (null: from the oldest event kept).')),
-  next_after: nullable(
-    text('Ask again with after = this to continue: the last event looked at (the filters skip others).'),
+  after: js.nullable(js.text('The `after` asked with (null: from the oldest event kept).')),
+  next_after: js.nullable(
+    js.text('Ask again with after = this to continue: the last event looked at (the filters skip others).'),
   ),
-  oldest_snapshot: nullable(text('The oldest snapshot whose events the log still holds.')),
-  limit: integer('Events per page asked for.', { minimum: 1 }),
+  oldest_snapshot: js.nullable(js.text('The oldest snapshot whose events the log still holds.')),
+  limit: js.integer('Events per page asked for.', { minimum: 1 }),
 });

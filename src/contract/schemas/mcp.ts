@@ -1,4 +1,4 @@
-import { integer, type JsonSchema, object, partialObject, ref, text } from './json-schema.ts';
+import * as js from './json-schema.ts';
 import { headers, RATE_LIMIT_HEADERS } from './responses.ts';
 
 /** The path of the MCP endpoint (Streamable HTTP, stateless): src/server/serve-mcp.ts, docs/mcp.md. */
@@ -10,17 +10,17 @@ const JSON_RPC_ID = {
 };
 
 /** A JSON-RPC error as the MCP transport answers it (the SDK's, and the server's own refusals). */
-const JSON_RPC_ERROR = object({
+const JSON_RPC_ERROR = js.object({
   jsonrpc: { const: '2.0' },
   id: JSON_RPC_ID,
-  error: partialObject({
-    code: integer('The JSON-RPC error code: -32700 parse error, -32000 a refused request.'),
-    message: text('What was refused.'),
+  error: js.partialObject({
+    code: js.integer('The JSON-RPC error code: -32700 parse error, -32000 a refused request.'),
+    message: js.text('What was refused.'),
     data: { description: 'More about the error, when there is more.' },
   }),
 });
 
-function jsonRpcRefusal(description: string): JsonSchema {
+function jsonRpcRefusal(description: string): js.JsonSchema {
   return {
     description,
     headers: headers(['X-Request-Id', 'Cache-Control', ...RATE_LIMIT_HEADERS]),
@@ -48,10 +48,10 @@ export function createMcpPathItem(securityScheme: string): Record<string, unknow
         description: 'One JSON-RPC 2.0 request or notification of MCP, at most 65,536 bytes.',
         content: {
           'application/json': {
-            schema: partialObject({
+            schema: js.partialObject({
               jsonrpc: { const: '2.0' },
               id: { type: ['string', 'integer'], description: 'Absent in a notification.' },
-              method: text('The MCP method, e.g. `tools/call`.'),
+              method: js.text('The MCP method, e.g. `tools/call`.'),
               params: { type: 'object', description: "The method's parameters (MCP specification)." },
             }),
           },
@@ -64,7 +64,7 @@ export function createMcpPathItem(securityScheme: string): Record<string, unknow
           headers: headers(['X-Request-Id', 'Cache-Control', ...RATE_LIMIT_HEADERS]),
           content: {
             'application/json': {
-              schema: partialObject({
+              schema: js.partialObject({
                 jsonrpc: { const: '2.0' },
                 id: JSON_RPC_ID,
                 result: { type: 'object', description: 'The result of the method (MCP specification).' },
@@ -85,7 +85,7 @@ export function createMcpPathItem(securityScheme: string): Record<string, unknow
         '413': {
           description: '`payload_too_large`: the body is over 65,536 bytes.',
           headers: headers(['X-Request-Id', 'Cache-Control', ...RATE_LIMIT_HEADERS]),
-          content: { 'application/json': { schema: ref('Error') } },
+          content: { 'application/json': { schema: js.ref('Error') } },
         },
         '415': {
           description:
@@ -98,7 +98,7 @@ export function createMcpPathItem(securityScheme: string): Record<string, unknow
               schema: { type: 'string', const: 'identity' },
             },
           },
-          content: { 'application/json': { schema: ref('Error') } },
+          content: { 'application/json': { schema: js.ref('Error') } },
         },
         '429': { $ref: '#/components/responses/429' },
         '500': { $ref: '#/components/responses/500' },

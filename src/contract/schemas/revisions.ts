@@ -1,16 +1,5 @@
 import { createMeta } from './envelope.ts';
-import {
-  arrayOf,
-  integer,
-  type JsonSchema,
-  nullable,
-  number,
-  object,
-  oneOfText,
-  period,
-  ref,
-  timestamp,
-} from './json-schema.ts';
+import * as js from './json-schema.ts';
 import { knowledgeMethod, SERIES_HISTORY } from './observations.ts';
 
 /** Most vintages a triangle may have (docs/api/revisions.md): more is a 400. */
@@ -35,68 +24,68 @@ const REVISIONS_SHAPES = {
   triangle: 'RevisionsTriangleMeta',
 } as const;
 
-const shape = (value: string, description: string): JsonSchema => ({
+const shape = (value: string, description: string): js.JsonSchema => ({
   type: 'string',
   const: value,
   description,
 });
 
 const release = {
-  revision_number: integer('1 for the first release, +1 per revision.', { minimum: 1 }),
-  value: number(),
-  observed_at: timestamp('Knowledge time: when this value became known (what as_of filters on).'),
+  revision_number: js.integer('1 for the first release, +1 per revision.', { minimum: 1 }),
+  value: js.number(),
+  observed_at: js.timestamp('Knowledge time: when this value became known (what as_of filters on).'),
   observed_at_method: knowledgeMethod('observed_at'),
 };
 
 /** Named schemas of the revisions endpoints (docs/api/revisions.md). */
-export const REVISIONS_COMPONENTS: Record<string, JsonSchema> = {
-  RevisionRelease: object(release, 'One release of a period: its value and when it became known.'),
-  RevisionChange: object(
+export const REVISIONS_COMPONENTS: Record<string, js.JsonSchema> = {
+  RevisionRelease: js.object(release, 'One release of a period: its value and when it became known.'),
+  RevisionChange: js.object(
     {
       ...release,
-      change: number('This value minus the previous revision of the period.'),
-      change_percent: nullable(
-        number('change / previous value x 100; null when the previous value is 0 (see note).'),
+      change: js.number('This value minus the previous revision of the period.'),
+      change_percent: js.nullable(
+        js.number('change / previous value x 100; null when the previous value is 0 (see note).'),
       ),
-      note: nullable(oneOfText(NOTE_CODES, `Why change_percent is null: ${NOTE_TEXT}.`)),
+      note: js.nullable(js.oneOfText(NOTE_CODES, `Why change_percent is null: ${NOTE_TEXT}.`)),
     },
     'A revision after the first release, with its change from the previous revision.',
   ),
-  RevisionPeriod: object(
+  RevisionPeriod: js.object(
     {
       shape: shape('list', 'The shape this row belongs to (the discriminator of the rows): always `list`.'),
-      period: period('Reference period.'),
-      first_release: ref('RevisionRelease', 'Revision 1 of the period.'),
-      revisions: arrayOf(
-        ref('RevisionChange'),
+      period: js.period('Reference period.'),
+      first_release: js.ref('RevisionRelease', 'Revision 1 of the period.'),
+      revisions: js.arrayOf(
+        js.ref('RevisionChange'),
         'Every later revision known at as_of, in order; empty when the first release still stands.',
       ),
-      latest: ref(
+      latest: js.ref(
         'RevisionRelease',
         'The revision in force at as_of (without as_of: the latest); the first release when never revised.',
       ),
-      revision_count: integer('Number of revisions after the first release (the length of revisions).', {
+      revision_count: js.integer('Number of revisions after the first release (the length of revisions).', {
         minimum: 0,
       }),
-      total_revision: number('latest.value - first_release.value.'),
-      total_revision_percent: nullable(
-        number('total_revision / first_release.value x 100; null when the first release is 0 (see note).'),
+      total_revision: js.number('latest.value - first_release.value.'),
+      total_revision_percent: js.nullable(
+        js.number('total_revision / first_release.value x 100; null when the first release is 0 (see note).'),
       ),
-      total_revision_note: nullable(
-        oneOfText(NOTE_CODES, `Why total_revision_percent is null: ${NOTE_TEXT}.`),
+      total_revision_note: js.nullable(
+        js.oneOfText(NOTE_CODES, `Why total_revision_percent is null: ${NOTE_TEXT}.`),
       ),
     },
     'One period: its first release, each revision and its size, and the latest (shape=list).',
   ),
-  RevisionTriangleRow: object(
+  RevisionTriangleRow: js.object(
     {
       shape: shape(
         'triangle',
         'The shape this row belongs to (the discriminator of the rows): always `triangle`.',
       ),
-      period: period('Reference period.'),
-      values: arrayOf(
-        nullable(number()),
+      period: js.period('Reference period.'),
+      values: js.arrayOf(
+        js.nullable(js.number()),
         'One value per vintage of meta.vintages, in that order: the value in force for the period at that vintage; null before its first release.',
       ),
     },
@@ -121,11 +110,11 @@ export const REVISIONS_COMPONENTS: Record<string, JsonSchema> = {
         'Which shape this is (the discriminator of `meta`): one RevisionTriangleRow per period.',
       ),
       ...SERIES_HISTORY.meta,
-      vintages: arrayOf(
-        timestamp(),
+      vintages: js.arrayOf(
+        js.timestamp(),
         'The vintages, oldest first: every distinct knowledge time (known at as_of) at which a period of the from/to range got a first release or a revision. The same on every page.',
       ),
-      max_vintages: integer(
+      max_vintages: js.integer(
         `The bound on vintages: a request whose range has more is a 400 (${REVISIONS_MAX_VINTAGES}).`,
         { minimum: 1 },
       ),
@@ -137,7 +126,7 @@ export const REVISIONS_COMPONENTS: Record<string, JsonSchema> = {
 const ROW_SHAPES = { list: 'RevisionPeriod', triangle: 'RevisionTriangleRow' } as const;
 
 /** A oneOf of named schemas with an OpenAPI discriminator on `shape`: a tagged union for generated clients. */
-function taggedByShape(names: Readonly<Record<string, string>>): JsonSchema {
+function taggedByShape(names: Readonly<Record<string, string>>): js.JsonSchema {
   return {
     oneOf: Object.values(names).map((name) => ({ $ref: `#/components/schemas/${name}` })),
     discriminator: {
@@ -154,13 +143,13 @@ function taggedByShape(names: Readonly<Record<string, string>>): JsonSchema {
  * is each `data` row (row.shape, the same value): a RevisionPeriod in the list shape, a
  * RevisionTriangleRow in the triangle. Generated clients type both as discriminated unions.
  */
-export const REVISIONS_BODY: JsonSchema = {
+export const REVISIONS_BODY: js.JsonSchema = {
   description:
     'meta.shape `list` (default): one RevisionPeriod per period. meta.shape `triangle`: one RevisionTriangleRow per period, its values aligned with meta.vintages.',
   type: 'object',
   required: ['data', 'meta'],
   properties: {
-    data: arrayOf(
+    data: js.arrayOf(
       taggedByShape(ROW_SHAPES),
       'RevisionPeriod rows (shape list) or RevisionTriangleRow rows (shape triangle), oldest period first; every row has the shape of meta.',
     ),

@@ -8,20 +8,7 @@ import {
   TRANSFORM_UNITS,
 } from '../../model/transforms.ts';
 import { createMeta } from './envelope.ts';
-import {
-  arrayOf,
-  boolean,
-  integer,
-  type JsonSchema,
-  nullable,
-  number,
-  object,
-  oneOfText,
-  period,
-  ref,
-  text,
-  timestamp,
-} from './json-schema.ts';
+import * as js from './json-schema.ts';
 import { SERIES_HISTORY } from './observations.ts';
 
 const NOTE_CODES = Object.keys(TRANSFORM_NOTES);
@@ -49,7 +36,7 @@ const HISTORY_VIEWS = {
  */
 export const TAGGED_BY = 'x-tagged-by';
 
-const view = (value: string, description: string): JsonSchema => ({
+const view = (value: string, description: string): js.JsonSchema => ({
   type: 'string',
   const: value,
   description,
@@ -62,39 +49,39 @@ const view = (value: string, description: string): JsonSchema => ({
  * see two object-typed `meta` and report the views as overlapping, blind to meta.view one level
  * down; it leaves an allOf to other checks, and the OpenAPI test checks the tag (x-tagged-by).
  */
-const viewMeta = (name: string, description: string): JsonSchema => ({
-  allOf: [ref(name)],
+const viewMeta = (name: string, description: string): js.JsonSchema => ({
+  allOf: [js.ref(name)],
   description,
 });
 
 /** Named schemas of the transformed view (docs/api/transforms.md). */
-export const TRANSFORM_COMPONENTS: Record<string, JsonSchema> = {
-  TransformedValue: object(
+export const TRANSFORM_COMPONENTS: Record<string, js.JsonSchema> = {
+  TransformedValue: js.object(
     {
-      period: period(
+      period: js.period(
         'The period: of the series, or of the frequency asked for (a week ending Friday is labelled by its Friday).',
       ),
-      value: nullable(
-        number('The value after aggregation and units; null when it cannot be computed (see note).'),
+      value: js.nullable(
+        js.number('The value after aggregation and units; null when it cannot be computed (see note).'),
       ),
-      level: nullable(
-        number(
+      level: js.nullable(
+        js.number(
           'The value in force at as_of after aggregation, before units (lin); null for sum and eop of an incomplete period.',
         ),
       ),
-      source_values: integer(
+      source_values: js.integer(
         'How many values in force were aggregated into the period (1 without frequency).',
         {
           minimum: 1,
         },
       ),
-      complete: boolean(
+      complete: js.boolean(
         'Whether the values known at as_of cover the whole period (every month of a quarter; for daily and weekly series, values on or before its first day and on or after its last). Always true without frequency.',
       ),
-      observed_at: timestamp(
+      observed_at: js.timestamp(
         'The latest knowledge time of the values the row was computed from (the lag included): never after as_of.',
       ),
-      note: nullable(oneOfText(NOTE_CODES, `Why value is null: ${NOTE_TEXT}.`)),
+      note: js.nullable(js.oneOfText(NOTE_CODES, `Why value is null: ${NOTE_TEXT}.`)),
     },
     'One period of a transformed series: the values in force at as_of, aggregated, then transformed.',
   ),
@@ -114,41 +101,43 @@ export const TRANSFORM_COMPONENTS: Record<string, JsonSchema> = {
         'One row per period, transformed (units, frequency or aggregation asked for).',
       ),
       ...SERIES_HISTORY.meta,
-      transform: object(
+      transform: js.object(
         {
           order: {
             type: 'array',
             items: { type: 'string', enum: [...TRANSFORM_ORDER] },
             description: 'The steps in the order applied: as_of selection, then aggregation, then units.',
           },
-          as_of: nullable(timestamp('The knowledge time of step 1 (null: everything the snapshot knows).')),
-          source_frequency: oneOfText(
+          as_of: js.nullable(
+            js.timestamp('The knowledge time of step 1 (null: everything the snapshot knows).'),
+          ),
+          source_frequency: js.oneOfText(
             FREQUENCIES,
             'Frequency of the stored series (the catalog, else implied by its periods).',
           ),
-          frequency: nullable(
-            oneOfText(TRANSFORM_FREQUENCIES, 'The frequency asked for; null: not aggregated.'),
+          frequency: js.nullable(
+            js.oneOfText(TRANSFORM_FREQUENCIES, 'The frequency asked for; null: not aggregated.'),
           ),
-          output_frequency: oneOfText(FREQUENCIES, 'Frequency of the rows.'),
-          aggregation: nullable(
-            oneOfText(TRANSFORM_AGGREGATIONS, 'How periods were aggregated; null without frequency.'),
+          output_frequency: js.oneOfText(FREQUENCIES, 'Frequency of the rows.'),
+          aggregation: js.nullable(
+            js.oneOfText(TRANSFORM_AGGREGATIONS, 'How periods were aggregated; null without frequency.'),
           ),
-          units: oneOfText(TRANSFORM_UNITS, 'The units transformation applied (lin: none).'),
-          periods_per_year: integer("n of FRED's formulas (n_obs_per_yr) for the output frequency.", {
+          units: js.oneOfText(TRANSFORM_UNITS, 'The units transformation applied (lin: none).'),
+          periods_per_year: js.integer("n of FRED's formulas (n_obs_per_yr) for the output frequency.", {
             minimum: 1,
           }),
-          incomplete_periods: nullable(
-            oneOfText(
+          incomplete_periods: js.nullable(
+            js.oneOfText(
               ['kept', 'null'],
               '`kept`: avg of a period the values do not fully cover is given (complete=false); `null`: sum and eop of such a period are null. Null without frequency.',
             ),
           ),
-          rounding: text(TRANSFORM_ROUNDING),
-          notes: arrayOf(
-            object({
-              note: oneOfText(NOTE_CODES),
-              periods: integer('Rows of this page with the note.', { minimum: 1 }),
-              first_period: period('The first of them.'),
+          rounding: js.text(TRANSFORM_ROUNDING),
+          notes: js.arrayOf(
+            js.object({
+              note: js.oneOfText(NOTE_CODES),
+              periods: js.integer('Rows of this page with the note.', { minimum: 1 }),
+              first_period: js.period('The first of them.'),
             }),
             'Why values of this page are null, one entry per reason; empty when every value was computed.',
           ),
@@ -158,9 +147,9 @@ export const TRANSFORM_COMPONENTS: Record<string, JsonSchema> = {
     },
     'Meta of the transformed view.',
   ),
-  [HISTORY_VIEWS.revisions.body]: object(
+  [HISTORY_VIEWS.revisions.body]: js.object(
     {
-      data: arrayOf(ref(HISTORY_VIEWS.revisions.row), 'Every revision record, oldest period first.'),
+      data: js.arrayOf(js.ref(HISTORY_VIEWS.revisions.row), 'Every revision record, oldest period first.'),
       meta: viewMeta(
         HISTORY_VIEWS.revisions.meta,
         'The meta of the revisions view: meta.view is `revisions`.',
@@ -168,9 +157,9 @@ export const TRANSFORM_COMPONENTS: Record<string, JsonSchema> = {
     },
     'The revisions view of endpoints 5 and 8 (meta.view `revisions`: no units, frequency or aggregation asked for).',
   ),
-  [HISTORY_VIEWS.transformed.body]: object(
+  [HISTORY_VIEWS.transformed.body]: js.object(
     {
-      data: arrayOf(ref(HISTORY_VIEWS.transformed.row), 'One row per period, oldest first.'),
+      data: js.arrayOf(js.ref(HISTORY_VIEWS.transformed.row), 'One row per period, oldest first.'),
       meta: viewMeta(
         HISTORY_VIEWS.transformed.meta,
         'The meta of the transformed view: meta.view is `transformed`.',
@@ -186,9 +175,9 @@ export const TRANSFORM_COMPONENTS: Record<string, JsonSchema> = {
  * each view (a oneOf of rows would need a tag in every Observation row). The tag is one level down,
  * which an OpenAPI discriminator cannot name: `x-tagged-by` does.
  */
-export const SERIES_HISTORY_BODY: JsonSchema = {
+export const SERIES_HISTORY_BODY: js.JsonSchema = {
   description:
     'A oneOf of two bodies told apart by meta.view. meta.view `revisions`: every revision record (SeriesHistoryRevisions, Observation rows). meta.view `transformed` (units, frequency or aggregation given): one row per period (SeriesHistoryTransformed, TransformedValue rows). meta.view `vintages` (ALFRED real-time parameters given): values with their real-time periods (SeriesHistoryVintages, VintageValue rows).',
-  oneOf: [...Object.values(HISTORY_VIEWS).map(({ body }) => ref(body)), ref('SeriesHistoryVintages')],
+  oneOf: [...Object.values(HISTORY_VIEWS).map(({ body }) => js.ref(body)), js.ref('SeriesHistoryVintages')],
   [TAGGED_BY]: 'meta.view',
 };

@@ -1,35 +1,22 @@
 import { REALTIME_ZONE } from '../vintage-params.ts';
 import { createEnvelope, createMeta, SINGLE_SOURCE_TERMS } from './envelope.ts';
-import {
-  arrayOf,
-  date,
-  integer,
-  type JsonSchema,
-  nullable,
-  number,
-  object,
-  oneOfText,
-  period,
-  ref,
-  text,
-  timestamp,
-} from './json-schema.ts';
+import * as js from './json-schema.ts';
 import { SERIES_HISTORY } from './observations.ts';
 
 /** ALFRED's real-time view of endpoints 5 and 8 (meta.view `vintages`; docs/api/vintages.md). */
-export const VINTAGE_COMPONENTS: Record<string, JsonSchema> = {
-  VintageValue: object(
+export const VINTAGE_COMPONENTS: Record<string, js.JsonSchema> = {
+  VintageValue: js.object(
     {
-      period: period(),
-      value: nullable(
-        number(
+      period: js.period(),
+      value: js.nullable(
+        js.number(
           'The value; null (ALFRED writes `.`) where output_type 2 shows a period not yet known at the vintage date.',
         ),
       ),
-      realtime_start: date(
+      realtime_start: js.date(
         `First day (${REALTIME_ZONE}) the value was in force, clipped to realtime_start; output_types 2 and 3: the vintage date.`,
       ),
-      realtime_end: date(
+      realtime_end: js.date(
         'Last day it was in force (9999-12-31: still is), clipped to realtime_end; output_types 2 and 3: the vintage date.',
       ),
     },
@@ -40,28 +27,31 @@ export const VINTAGE_COMPONENTS: Record<string, JsonSchema> = {
     {
       view: { type: 'string', const: 'vintages', description: 'The ALFRED real-time view.' },
       series: SERIES_HISTORY.meta.series,
-      output_type: integer("ALFRED's output_type of the rows: 1, 2, 3 or 4.", { minimum: 1, maximum: 4 }),
-      realtime_start: date('Start of the real-time period (the first vintage date with vintage_dates).'),
-      realtime_end: date('End of the real-time period (the last vintage date with vintage_dates).'),
-      realtime_zone: text('The zone of the days: America/Chicago (St. Louis, as ALFRED).'),
-      vintage_dates: nullable(
-        arrayOf(date(), 'The vintage dates of the rows (output_types 2 and 3, or vintage_dates); else null.'),
+      output_type: js.integer("ALFRED's output_type of the rows: 1, 2, 3 or 4.", { minimum: 1, maximum: 4 }),
+      realtime_start: js.date('Start of the real-time period (the first vintage date with vintage_dates).'),
+      realtime_end: js.date('End of the real-time period (the last vintage date with vintage_dates).'),
+      realtime_zone: js.text('The zone of the days: America/Chicago (St. Louis, as ALFRED).'),
+      vintage_dates: js.nullable(
+        js.arrayOf(
+          js.date(),
+          'The vintage dates of the rows (output_types 2 and 3, or vintage_dates); else null.',
+        ),
       ),
-      as_of: nullable(timestamp('Always null: the real-time parameters replace as_of.')),
+      as_of: js.nullable(js.timestamp('Always null: the real-time parameters replace as_of.')),
       filters: SERIES_HISTORY.meta.filters,
       sort_order: SERIES_HISTORY.meta.sort_order,
-      next_cursor: nullable(text('Always null: the vintages view is one page.')),
+      next_cursor: js.nullable(js.text('Always null: the vintages view is one page.')),
       ...SINGLE_SOURCE_TERMS,
     },
     'Meta of the vintages view.',
   ),
-  SeriesHistoryVintages: object(
+  SeriesHistoryVintages: js.object(
     {
-      data: arrayOf(
-        ref('VintageValue'),
+      data: js.arrayOf(
+        js.ref('VintageValue'),
         'By period, then real time (reversed with sort_order=desc); one page.',
       ),
-      meta: { allOf: [ref('SeriesHistoryVintagesMeta')], description: 'meta.view is `vintages`.' },
+      meta: { allOf: [js.ref('SeriesHistoryVintagesMeta')], description: 'meta.view is `vintages`.' },
     },
     'The ALFRED view of endpoints 5 and 8 (meta.view `vintages`: realtime_start/realtime_end, output_type or vintage_dates given).',
   ),
@@ -69,26 +59,28 @@ export const VINTAGE_COMPONENTS: Record<string, JsonSchema> = {
 
 /** Endpoint 27: the vintage dates of a series. */
 export const VINTAGE_DATES_BODY = createEnvelope(
-  arrayOf(
-    object({
-      vintage_date: date(`A day (${REALTIME_ZONE}) on which a value of the series was released or revised.`),
-      observed_at: timestamp(
+  js.arrayOf(
+    js.object({
+      vintage_date: js.date(
+        `A day (${REALTIME_ZONE}) on which a value of the series was released or revised.`,
+      ),
+      observed_at: js.timestamp(
         'The knowledge time of the last record of that day: as_of from it sees the vintage.',
       ),
     }),
     'Oldest first (newest first with sort_order=desc).',
   ),
   {
-    series: object({
-      key: text(),
-      slug: nullable(text()),
-      name: nullable(text()),
-      source: nullable(text()),
+    series: js.object({
+      key: js.text(),
+      slug: js.nullable(js.text()),
+      name: js.nullable(js.text()),
+      source: js.nullable(js.text()),
     }),
-    realtime_start: date(),
-    realtime_end: date(),
-    realtime_zone: text(),
-    sort_order: oneOfText(['asc', 'desc']),
+    realtime_start: js.date(),
+    realtime_end: js.date(),
+    realtime_zone: js.text(),
+    sort_order: js.oneOfText(['asc', 'desc']),
     ...SINGLE_SOURCE_TERMS,
   },
 );
