@@ -100,12 +100,7 @@ export async function readObservationRevisions(
       ORDER BY period, revision_number`,
     { series: seriesKey },
   );
-  return rows.map((row) => ({
-    period: row.period,
-    revision_number: Number(row.revision_number),
-    observed_us: Number(row.observed_us),
-    fields: { value: row.value === null ? null : Number(row.value) },
-  }));
+  return rows.map((row) => storedRevision(row, { value: row.value === null ? null : Number(row.value) }));
 }
 
 /** Every revision of a COT series' reports, by report date then revision number. */
@@ -127,13 +122,23 @@ export async function readCotRevisions(
       ORDER BY period, revision_number`,
     { series: seriesKey },
   );
-  return rows.map((row) => ({
+  return rows.map((row) =>
+    storedRevision(row, {
+      open_interest: row.open_interest === null ? null : Number(row.open_interest),
+      positions: row.positions === null ? null : (JSON.parse(row.positions) as CotPosition[]),
+    }),
+  );
+}
+
+/** A revision row as read (DuckDB may give its integers as bigint) with the fields it carries. */
+function storedRevision<T>(
+  row: { period: string; revision_number: number; observed_us: bigint | number },
+  fields: T,
+): StoredRevision<T> {
+  return {
     period: row.period,
     revision_number: Number(row.revision_number),
     observed_us: Number(row.observed_us),
-    fields: {
-      open_interest: row.open_interest === null ? null : Number(row.open_interest),
-      positions: row.positions === null ? null : (JSON.parse(row.positions) as CotPosition[]),
-    },
-  }));
+    fields,
+  };
 }
