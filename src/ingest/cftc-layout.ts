@@ -3,20 +3,13 @@
  * type, cftc-cit-layout.ts the CIT one): the fields of a report, of a trader category and of a crop
  * year, and the columns that carry them. cftc-columns.ts re-exports it.
  */
-import type { CotPosition, CotReportType, CotScope } from '../model/records.ts';
+import type { CotPosition, CotReportField, CotReportType, CotScope } from '../model/records.ts';
 
 /** The numeric fields of one trader category. */
 export type PositionField = Exclude<keyof CotPosition, 'category'>;
 
 /** The numeric fields of a whole report. */
-export type ReportField =
-  | 'open_interest'
-  | 'change_open_interest'
-  | 'traders_total'
-  | 'conc_gross_le4_long'
-  | 'conc_gross_le4_short'
-  | 'conc_gross_le8_long'
-  | 'conc_gross_le8_short';
+export type ReportField = CotReportField;
 
 /** The net concentration ratios of a report (or of one crop year). */
 export type NetField =

@@ -125,6 +125,16 @@ export interface CotPosition {
   traders_spread: number | null;
 }
 
+/** The numeric fields of a whole COT report (beside its trader categories' positions). */
+export type CotReportField =
+  | 'open_interest'
+  | 'change_open_interest'
+  | 'traders_total'
+  | 'conc_gross_le4_long'
+  | 'conc_gross_le4_short'
+  | 'conc_gross_le8_long'
+  | 'conc_gross_le8_short';
+
 /** One weekly COT report of one market, as a parser reads it. */
 export interface CotReportInput extends ProvenanceInput {
   /**

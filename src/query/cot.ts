@@ -1,4 +1,4 @@
-import type { CotCropYear, CotNetConcentration, CotReportInput } from '../model/records.ts';
+import type { CotCropYear, CotNetConcentration, CotReportField, CotReportInput } from '../model/records.ts';
 import { roundedRatioSql, roundedRootRatioSql } from './exact-round.ts';
 import type { SnapshotDb } from './snapshot-db.ts';
 import { rfc3339 } from './sql.ts';
@@ -64,18 +64,7 @@ export interface MarketLinkRow {
 export interface CotReportRow
   extends Pick<
     CotReportInput,
-    | 'market_code'
-    | 'period'
-    | 'market_name'
-    | 'contract_units'
-    | 'open_interest'
-    | 'change_open_interest'
-    | 'traders_total'
-    | 'conc_gross_le4_long'
-    | 'conc_gross_le4_short'
-    | 'conc_gross_le8_long'
-    | 'conc_gross_le8_short'
-    | 'positions'
+    'market_code' | 'period' | 'market_name' | 'contract_units' | CotReportField | 'positions'
   > {
   id: string;
   series_key: string;
