@@ -81,24 +81,10 @@ export function verifySecret(plaintext: string, storedHash: string, pepper: stri
   // A peppered hash cannot be checked without the pepper: refuse rather than guess.
   if (algorithm === 'hmac-sha256' && !pepper) return false;
   if (algorithm !== 'hmac-sha256' && algorithm !== 'sha256') return false;
-  const expected = storedDigest(storedHash, separator);
+  const expected = Buffer.from(storedHash.slice(separator + 1), 'hex');
   const actual = digestSecret(plaintext, algorithm === 'sha256' ? null : pepper);
   // timingSafeEqual throws on different lengths; a stored hash of the wrong length is simply no match.
   return expected.length === actual.length && timingSafeEqual(expected, actual);
-}
-
-/** Stored digests decoded from hex, by stored hash: a server checks the same few keys all day. */
-const DIGESTS = new Map<string, Buffer>();
-const MAX_DIGESTS = 10_000;
-
-function storedDigest(storedHash: string, separator: number): Buffer {
-  let digest = DIGESTS.get(storedHash);
-  if (digest === undefined) {
-    digest = Buffer.from(storedHash.slice(separator + 1), 'hex');
-    if (DIGESTS.size >= MAX_DIGESTS) DIGESTS.clear();
-    DIGESTS.set(storedHash, digest);
-  }
-  return digest;
 }
 
 /** The raw digest behind hashSecret (compared as bytes: no hex text per request). */

@@ -36,10 +36,10 @@ export function createLineLog(write: (lines: string) => void, worker?: number): 
     }
     // A request line (one per request) is written by its own formatter, every other by JSON.stringify.
     const fields =
-      entry.event === 'request' ? `{${requestLineFields(entry as RequestLogLine)}}` : JSON.stringify(entry);
-    pending.push(
-      fields.length > 2 ? `{"ts":"${lastTs}"${head},${fields.slice(1)}\n` : `{"ts":"${lastTs}"${head}}\n`,
-    );
+      entry.event === 'request'
+        ? requestLineFields(entry as RequestLogLine)
+        : JSON.stringify(entry).slice(1, -1);
+    pending.push(`{"ts":"${lastTs}"${head}${fields === '' ? '' : `,${fields}`}}\n`);
   };
   return { log, flush };
 }
